@@ -1,0 +1,101 @@
+package gateway
+
+import (
+	"strings"
+
+	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// SOA timers. Secondaries learn of changes by NOTIFY; refresh and retry are
+// the fallback when a NOTIFY is lost.
+const (
+	soaRefresh = 300
+	soaRetry   = 60
+	soaExpire  = 604800
+)
+
+// defaultApex is the nameserver name when none is configured, as in the original plugin.
+const defaultApex = "dns1.kube-system"
+
+// nameserverName returns the fully qualified name of a nameserver given as
+// apex or secondary: an absolute name stays as it is, a relative one is taken
+// under zone.
+func nameserverName(name, zone string) string {
+	if strings.HasSuffix(name, ".") {
+		return strings.ToLower(name)
+	}
+	return strings.ToLower(name) + "." + zone
+}
+
+// newSOA returns the SOA record of zone for serial. MNAME is the primary
+// nameserver (apex), RNAME hostmaster.<zone>; the TTL and the negative-caching
+// TTL (MINIMUM, RFC 2308) are the plugin's TTL.
+func (g *Gateway) newSOA(zone string, serial uint32) *dns.SOA {
+	return &dns.SOA{
+		Hdr:     dns.RR_Header{Name: zone, Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: g.ttl},
+		Ns:      nameserverName(g.apex, zone),
+		Mbox:    "hostmaster." + zone,
+		Serial:  serial,
+		Refresh: soaRefresh,
+		Retry:   soaRetry,
+		Expire:  soaExpire,
+		Minttl:  g.ttl,
+	}
+}
+
+// nsRecords returns the NS RRset of zone: the apex and, if set, the secondary.
+func (g *Gateway) nsRecords(zone string) []dns.RR {
+	rrs := []dns.RR{&dns.NS{
+		Hdr: dns.RR_Header{Name: zone, Rrtype: dns.TypeNS, Class: dns.ClassINET, Ttl: g.ttl},
+		Ns:  nameserverName(g.apex, zone),
+	}}
+	if g.secondary != "" {
+		rrs = append(rrs, &dns.NS{
+			Hdr: dns.RR_Header{Name: zone, Rrtype: dns.TypeNS, Class: dns.ClassINET, Ttl: g.ttl},
+			Ns:  nameserverName(g.secondary, zone),
+		})
+	}
+	return rrs[:len(rrs):len(rrs)]
+}
+
+// soa returns the zone's SOA record as a message section.
+func (g *Gateway) soa(s *snapshot, zi int) []dns.RR {
+	return s.zones[zi].soa
+}
+
+// nameserverServices returns the Services ("namespace/name") whose addresses
+// publish the nameserver names: a relative apex or secondary of exactly two
+// labels, <name>.<namespace>, names the plugin's own Service, as in the
+// original plugin. The index then answers the nameserver names and the glue
+// from them whatever resource kinds are watched.
+func (g *Gateway) nameserverServices() []string {
+	var out []string
+	for _, name := range []string{g.apex, g.secondary} {
+		if name == "" || strings.HasSuffix(name, ".") {
+			continue
+		}
+		parts := strings.Split(strings.ToLower(name), ".")
+		if len(parts) == 2 {
+			out = append(out, parts[1]+"/"+parts[0])
+		}
+	}
+	return out
+}
+
+// nameserverRecords returns the records that a nameserver's own Service
+// publishes: its external addresses at <name>.<namespace>.<zone> in every zone.
+func (c *controller) nameserverRecords(obj any) result {
+	var r result
+	svc, ok := obj.(*corev1.Service)
+	if !ok {
+		return r
+	}
+	t, ok := annotationTargets(&r, &svc.ObjectMeta)
+	if !ok {
+		t = serviceAddresses(&r, svc)
+	}
+	t.hosts = nil // glue must be addresses
+	r.publish(serviceNames(&r, svc, c.sources.zones), t, c.sources.ttl)
+	return r
+}

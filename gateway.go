@@ -1,0 +1,120 @@
+// Package gateway implements the k8s_gateway CoreDNS plugin: authoritative DNS
+// for the external addresses of a Kubernetes cluster's Ingresses, Services and
+// Gateway API routes, answered from client-go informers.
+package gateway
+
+import (
+	"context"
+	"sync/atomic"
+
+	"github.com/coredns/coredns/plugin"
+	"github.com/coredns/coredns/plugin/pkg/fall"
+	"github.com/coredns/coredns/request"
+
+	"github.com/miekg/dns"
+)
+
+// pluginName is the directive of the plugin.
+const pluginName = "k8s_gateway"
+
+// Gateway is the plugin handler. Each k8s_gateway block of a Corefile makes
+// its own Gateway, with its own informers and index.
+type Gateway struct {
+	Next  plugin.Handler
+	Zones []string // fully qualified, lower case
+	Fall  fall.F
+
+	ttl       uint32
+	apex      string // nameserver name, relative to each zone or absolute
+	secondary string // peer nameserver name, same form; may be empty
+
+	resources      []string // kinds to publish
+	ingressClasses []string
+	gatewayClasses []string
+	labelSelectors map[string]string // kind → label selector
+	kubeconfig     string
+	kubecontext    string
+
+	ns    [][]dns.RR // NS RRset per zone
+	index *Index
+	ctrl  *controller
+	ready atomic.Bool
+}
+
+// newGateway returns a Gateway with the defaults of the original plugin.
+func newGateway() *Gateway {
+	return &Gateway{
+		ttl:            defaultTTL,
+		apex:           defaultApex,
+		resources:      supportedResources(),
+		labelSelectors: map[string]string{},
+	}
+}
+
+// init prepares the index and NS records once the configuration is complete.
+func (g *Gateway) init() {
+	g.ns = make([][]dns.RR, len(g.Zones))
+	for i, z := range g.Zones {
+		g.ns[i] = g.nsRecords(z)
+	}
+	g.index = NewIndex(g.Zones, g.newSOA)
+	g.index.onConflict = func(name, msg string) {
+		log.Infof("%s: %s", name, msg)
+		if zi := zoneOf(g.Zones, name); zi >= 0 {
+			conflictsTotal.WithLabelValues(g.Zones[zi]).Inc()
+		}
+	}
+	g.index.onSerial = func(zone string, serial uint32) {
+		zoneSerial.WithLabelValues(zone).Set(float64(serial))
+	}
+}
+
+// Name implements plugin.Handler.
+func (g *Gateway) Name() string { return pluginName }
+
+// Ready implements ready.Readiness: true once every enabled kind has synced.
+func (g *Gateway) Ready() bool { return g.ready.Load() }
+
+// ServeDNS implements plugin.Handler.
+func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg) (int, error) {
+	state := request.Request{W: w, Req: r}
+	qname := state.Name()
+	zi := zoneOf(g.Zones, qname)
+	if zi < 0 {
+		return plugin.NextOrFailure(g.Name(), g.Next, ctx, w, r)
+	}
+	if r.Opcode != dns.OpcodeQuery {
+		return dns.RcodeNotImplemented, nil
+	}
+	qtype := state.QType()
+	if qtype == dns.TypeAXFR || qtype == dns.TypeIXFR {
+		// Zone transfers are served by the transfer plugin, when configured.
+		return dns.RcodeRefused, nil
+	}
+	if c := state.QClass(); c != dns.ClassINET && c != dns.ClassANY {
+		return dns.RcodeRefused, nil
+	}
+	if !g.ready.Load() {
+		return dns.RcodeServerFailure, nil
+	}
+
+	answer, ns, extra, res := g.lookup(g.index.Snapshot(), zi, qname, qtype)
+	switch res {
+	case ServerFailure:
+		return dns.RcodeServerFailure, nil
+	case NameError:
+		if len(answer) == 0 && g.Fall.Through(qname) {
+			return plugin.NextOrFailure(g.Name(), g.Next, ctx, w, r)
+		}
+	}
+
+	m := new(dns.Msg)
+	m.SetReply(r)
+	m.Authoritative = true
+	m.Answer, m.Ns, m.Extra = answer, ns, extra
+	if res == NameError {
+		m.Rcode = dns.RcodeNameError
+	}
+	w.WriteMsg(m)
+	return dns.RcodeSuccess, nil
+}

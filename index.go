@@ -1,0 +1,362 @@
+package gateway
+
+import (
+	"hash/maphash"
+	"maps"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// Index holds the records that Kubernetes objects publish and hands immutable
+// snapshots of them to the query path.
+//
+// Every object (keyed "Kind/namespace/name") contributes a list of records.
+// Several objects may contribute to one owner name; the index merges them
+// (see mergeSets) and keeps each object's contribution apart, so that deleting
+// one object removes exactly its data. Writers serialize on a mutex; readers
+// load the current snapshot atomically.
+type Index struct {
+	zones []string // lower-cased and fully qualified, as configured
+
+	// newSOA makes the SOA record of a zone for a serial.
+	newSOA func(zone string, serial uint32) *dns.SOA
+	// onSerial, when set, is called (without locks held) after a zone's serial changed.
+	onSerial func(zone string, serial uint32)
+	now      func() time.Time
+
+	mu         sync.Mutex
+	live       bool                           // publish on every change (set by Flush)
+	objects    map[string][]dns.RR            // object key → its records
+	owners     map[string]map[string][]dns.RR // owner name → object key → records
+	children   map[string]int                 // name → data-bearing names below it
+	nodes      [shardCount]map[string]*node   // writer's copy of the next snapshot
+	dirty      [shardCount]bool               // shards changed since the last publish
+	changed    []bool                         // zones changed since the last publish
+	serials    []uint32                       // current serial per zone
+	pending    []bool                         // zones whose data changed without a new serial
+	tick       *time.Timer                    // bumps pending serials on the next second
+	conflicts  map[string]string              // owner name → last logged conflict
+	onConflict func(name, message string)     // reports a merge conflict
+
+	snap atomic.Pointer[snapshot]
+}
+
+// NewIndex returns an empty index for zones. The serial of every zone starts at
+// the current Unix time, so it increases across restarts.
+func NewIndex(zones []string, newSOA func(zone string, serial uint32) *dns.SOA) *Index {
+	ix := &Index{
+		zones:     zones,
+		newSOA:    newSOA,
+		now:       time.Now,
+		objects:   map[string][]dns.RR{},
+		owners:    map[string]map[string][]dns.RR{},
+		children:  map[string]int{},
+		changed:   make([]bool, len(zones)),
+		serials:   make([]uint32, len(zones)),
+		pending:   make([]bool, len(zones)),
+		conflicts: map[string]string{},
+	}
+	for i := range ix.nodes {
+		ix.nodes[i] = map[string]*node{}
+	}
+	seed := maphash.MakeSeed()
+	s := &snapshot{seed: seed, zones: make([]zoneState, len(zones))}
+	now := uint32(ix.now().Unix())
+	for i, z := range zones {
+		ix.serials[i] = now
+		ix.setNode(seed, &node{name: z})
+		s.zones[i] = zoneState{serial: now, soa: []dns.RR{newSOA(z, now)}}
+	}
+	for i := range s.shards {
+		s.shards[i] = maps.Clone(ix.nodes[i])
+		ix.dirty[i] = false
+	}
+	ix.snap.Store(s)
+	return ix
+}
+
+// Snapshot returns the current immutable view of the zones.
+func (ix *Index) Snapshot() *snapshot { return ix.snap.Load() }
+
+// zoneOf returns the position of the most specific zone that contains name, or -1.
+func (ix *Index) zoneOf(name string) int { return zoneOf(ix.zones, name) }
+
+// Update replaces the records that the object key publishes. A nil or empty
+// rrs removes the object. Records outside every zone are ignored. The records
+// are owned by the index afterwards and must not be changed.
+func (ix *Index) Update(key string, rrs []dns.RR) {
+	rrs = ix.inZones(rrs)
+	sortRRs(rrs)
+
+	ix.mu.Lock()
+	if equalRRs(ix.objects[key], rrs) {
+		ix.mu.Unlock()
+		return
+	}
+	affected := map[string]struct{}{}
+	for _, rr := range ix.objects[key] {
+		name := rr.Header().Name
+		affected[name] = struct{}{}
+		if o := ix.owners[name]; o != nil {
+			delete(o, key)
+			if len(o) == 0 {
+				delete(ix.owners, name)
+			}
+		}
+	}
+	if len(rrs) == 0 {
+		delete(ix.objects, key)
+	} else {
+		ix.objects[key] = rrs
+	}
+	for i := 0; i < len(rrs); {
+		name := rrs[i].Header().Name
+		j := i + 1
+		for j < len(rrs) && rrs[j].Header().Name == name {
+			j++
+		}
+		affected[name] = struct{}{}
+		o := ix.owners[name]
+		if o == nil {
+			o = map[string][]dns.RR{}
+			ix.owners[name] = o
+		}
+		o[key] = rrs[i:j:j]
+		i = j
+	}
+	// Rebuild in a fixed order so that logs and conflict choices are reproducible.
+	names := make([]string, 0, len(affected))
+	for name := range affected {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		ix.rebuild(name)
+	}
+	notify := ix.publishLocked(false)
+	ix.mu.Unlock()
+	ix.announce(notify)
+}
+
+// Flush publishes everything applied so far and from then on publishes every
+// change at once. Until the first Flush, updates only build up the next
+// snapshot, which makes the initial sync of many objects cheap.
+func (ix *Index) Flush() {
+	ix.mu.Lock()
+	ix.live = true
+	notify := ix.publishLocked(false)
+	ix.mu.Unlock()
+	ix.announce(notify)
+}
+
+// Close stops the serial timer.
+func (ix *Index) Close() {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.live = false
+	if ix.tick != nil {
+		ix.tick.Stop()
+		ix.tick = nil
+	}
+}
+
+func (ix *Index) inZones(rrs []dns.RR) []dns.RR {
+	out := rrs[:0:0]
+	for _, rr := range rrs {
+		if ix.zoneOf(rr.Header().Name) >= 0 {
+			out = append(out, rr)
+		}
+	}
+	return out
+}
+
+// rebuild recomputes the node of name from its contributors.
+func (ix *Index) rebuild(name string) {
+	zi := ix.zoneOf(name)
+	if zi < 0 {
+		return
+	}
+	sets, conflict := mergeSets(name, ix.owners[name], name == ix.zones[zi])
+	ix.reportConflict(name, conflict)
+
+	seed := ix.snap.Load().seed
+	old := ix.nodes[shardOf(seed, name)][name]
+	hadData := old != nil && !old.empty()
+	if old != nil && equalSets(old.sets, sets) {
+		return
+	}
+	if hadData != (len(sets) > 0) {
+		delta := 1
+		if hadData {
+			delta = -1
+		}
+		ix.forAncestors(name, ix.zones[zi], func(a string) {
+			ix.children[a] += delta
+			if ix.children[a] <= 0 {
+				delete(ix.children, a)
+			}
+		})
+		// Ancestors may have appeared as, or stopped being, empty non-terminals.
+		ix.forAncestors(name, ix.zones[zi], func(a string) { ix.refresh(seed, a, zi, nil, false) })
+	}
+	ix.refresh(seed, name, zi, sets, true)
+}
+
+// refresh replaces the node of name. With setData false it keeps the node's
+// current data and only re-evaluates its existence and wildcard link.
+func (ix *Index) refresh(seed maphash.Seed, name string, zi int, sets []rrset, setData bool) {
+	old := ix.nodes[shardOf(seed, name)][name]
+	if !setData && old != nil {
+		sets = old.sets
+	}
+	exists := len(sets) > 0 || ix.children[name] > 0 || name == ix.zones[zi]
+	var n *node
+	if exists {
+		n = &node{name: name, sets: sets, wildcard: ix.nodes[shardOf(seed, "*."+name)]["*."+name]}
+		if old != nil && old.wildcard == n.wildcard && equalSets(old.sets, n.sets) {
+			return
+		}
+		ix.setNode(seed, n)
+	} else {
+		if old == nil {
+			return
+		}
+		ix.deleteNode(seed, name)
+	}
+	ix.changed[zi] = true
+	// The parent of a wildcard links to it.
+	if isWildcard(name) {
+		ix.refresh(seed, name[2:], zi, nil, false)
+	}
+}
+
+func (ix *Index) setNode(seed maphash.Seed, n *node) {
+	i := shardOf(seed, n.name)
+	ix.nodes[i][n.name] = n
+	ix.dirty[i] = true
+}
+
+func (ix *Index) deleteNode(seed maphash.Seed, name string) {
+	i := shardOf(seed, name)
+	delete(ix.nodes[i], name)
+	ix.dirty[i] = true
+}
+
+// forAncestors calls f for every name strictly between name and its zone apex.
+func (ix *Index) forAncestors(name, zone string, f func(string)) {
+	for off, end := dns.NextLabel(name, 0); !end; off, end = dns.NextLabel(name, off) {
+		a := name[off:]
+		if len(a) <= len(zone) {
+			return
+		}
+		f(a)
+	}
+}
+
+// publishLocked stores a new snapshot holding the changed shards and serials.
+// It returns the zones whose serial changed.
+//
+// The serial of a zone is the Unix time of its last change. A second change
+// within the same second is published at once and its new serial follows on
+// the next second (see scheduleTick), so the serial never runs ahead of the
+// clock and still increases across restarts. With force, every changed zone
+// gets a new serial now (max(serial+1, time)).
+func (ix *Index) publishLocked(force bool) []int {
+	if !ix.live {
+		return nil
+	}
+	old := ix.snap.Load()
+	s := &snapshot{seed: old.seed, shards: old.shards, zones: old.zones}
+	for i := range ix.dirty {
+		if ix.dirty[i] {
+			s.shards[i] = maps.Clone(ix.nodes[i])
+			ix.dirty[i] = false
+		}
+	}
+	var notify []int
+	now := uint32(ix.now().Unix())
+	for zi, changed := range ix.changed {
+		if !changed {
+			continue
+		}
+		ix.changed[zi] = false
+		switch {
+		case serialLess(ix.serials[zi], now):
+			ix.serials[zi] = now
+		case force:
+			ix.serials[zi]++
+		default:
+			ix.pending[zi] = true
+			ix.scheduleTick()
+			continue
+		}
+		ix.pending[zi] = false
+		notify = append(notify, zi)
+	}
+	if len(notify) > 0 {
+		s.zones = make([]zoneState, len(old.zones))
+		copy(s.zones, old.zones)
+		for _, zi := range notify {
+			s.zones[zi] = zoneState{serial: ix.serials[zi], soa: []dns.RR{ix.newSOA(ix.zones[zi], ix.serials[zi])}}
+		}
+	}
+	ix.snap.Store(s)
+	return notify
+}
+
+// scheduleTick arranges for pending serials to be bumped on the next second.
+func (ix *Index) scheduleTick() {
+	if ix.tick != nil {
+		return
+	}
+	now := ix.now()
+	wait := now.Truncate(time.Second).Add(time.Second).Sub(now)
+	ix.tick = time.AfterFunc(wait, func() {
+		ix.mu.Lock()
+		ix.tick = nil
+		for zi, p := range ix.pending {
+			if p {
+				ix.changed[zi] = true
+			}
+		}
+		notify := ix.publishLocked(true)
+		ix.mu.Unlock()
+		ix.announce(notify)
+	})
+}
+
+func (ix *Index) announce(zones []int) {
+	if ix.onSerial == nil {
+		return
+	}
+	for _, zi := range zones {
+		ix.onSerial(ix.zones[zi], ix.serials[zi])
+	}
+}
+
+func (ix *Index) reportConflict(name, conflict string) {
+	if conflict == "" {
+		delete(ix.conflicts, name)
+		return
+	}
+	if ix.conflicts[name] == conflict {
+		return
+	}
+	ix.conflicts[name] = conflict
+	if ix.onConflict != nil {
+		ix.onConflict(name, conflict)
+	}
+}
+
+// serialLess reports a < b in RFC 1982 serial number arithmetic.
+func serialLess(a, b uint32) bool {
+	return a != b && int32(b-a) > 0
+}
+
+func isWildcard(name string) bool {
+	return len(name) > 2 && name[0] == '*' && name[1] == '.'
+}

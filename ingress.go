@@ -1,0 +1,59 @@
+package gateway
+
+import (
+	"slices"
+
+	networkingv1 "k8s.io/api/networking/v1"
+)
+
+// legacyIngressClassAnnotation is how Ingresses named their class before spec.ingressClassName.
+const legacyIngressClassAnnotation = "kubernetes.io/ingress.class"
+
+// ingressRecords returns the records an Ingress publishes: its rule and TLS
+// hosts (and hostname annotations) pointing at the load balancer addresses in
+// its status, or at its target annotation.
+func ingressRecords(ing *networkingv1.Ingress, c *sourceConfig) result {
+	var r result
+	if ignored(&ing.ObjectMeta) || !ingressClassAllowed(ing, c.ingressClasses) {
+		return r
+	}
+	t, ok := annotationTargets(&r, &ing.ObjectMeta)
+	if !ok {
+		for _, lb := range ing.Status.LoadBalancer.Ingress {
+			t.add(&r, lb.IP, "status.loadBalancer")
+			t.add(&r, lb.Hostname, "status.loadBalancer")
+		}
+	}
+	if t.empty() {
+		return r
+	}
+	var names []string
+	for _, rule := range ing.Spec.Rules {
+		if rule.Host != "" {
+			names = append(names, zoneNames(&r, rule.Host, c.zones, false, "spec.rules")...)
+		}
+	}
+	for _, tls := range ing.Spec.TLS {
+		for _, h := range tls.Hosts {
+			if h != "" {
+				names = append(names, zoneNames(&r, h, c.zones, false, "spec.tls")...)
+			}
+		}
+	}
+	names = append(names, annotationHostnames(&r, &ing.ObjectMeta, c.zones)...)
+	r.publish(uniqueNames(names), t, objectTTL(&r, &ing.ObjectMeta, c.ttl))
+	return r
+}
+
+// ingressClassAllowed reports whether the Ingress's class passes the filter.
+// With no filter every Ingress passes; with one, an Ingress without a class does not.
+func ingressClassAllowed(ing *networkingv1.Ingress, classes []string) bool {
+	if len(classes) == 0 {
+		return true
+	}
+	class := ing.Annotations[legacyIngressClassAnnotation]
+	if ing.Spec.IngressClassName != nil {
+		class = *ing.Spec.IngressClassName
+	}
+	return class != "" && slices.Contains(classes, class)
+}

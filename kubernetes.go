@@ -1,0 +1,272 @@
+package gateway
+
+import (
+	"fmt"
+	"net"
+	"net/netip"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/miekg/dns"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Labels and annotations read from objects.
+const (
+	ignoreLabel = "k8s-gateway.dns/ignore"
+)
+
+var (
+	// hostnameAnnotations add names to an object, in the order they are read.
+	hostnameAnnotations = []string{
+		"coredns.io/hostname",
+		"external-dns.alpha.kubernetes.io/hostname",
+		"external-dns.kubernetes.io/hostname",
+	}
+	// targetAnnotations replace the addresses an object reports in its status.
+	targetAnnotations = []string{
+		"external-dns.alpha.kubernetes.io/target",
+		"external-dns.kubernetes.io/target",
+	}
+	// ttlAnnotations override the TTL of an object's records.
+	ttlAnnotations = []string{
+		"external-dns.alpha.kubernetes.io/ttl",
+		"external-dns.kubernetes.io/ttl",
+	}
+)
+
+// sourceConfig is what the source functions need to know about the plugin instance.
+type sourceConfig struct {
+	zones          []string // fully qualified, lower case
+	ttl            uint32
+	ingressClasses []string
+}
+
+// result collects what a source function makes of one object.
+type result struct {
+	rrs      []dns.RR
+	warnings []string
+}
+
+func (r *result) warnf(format string, args ...any) {
+	r.warnings = append(r.warnings, fmt.Sprintf(format, args...))
+}
+
+// targets are the addresses an object points its names at.
+type targets struct {
+	ips   []netip.Addr
+	hosts []string // fully qualified, lower case
+}
+
+func (t *targets) empty() bool { return len(t.ips) == 0 && len(t.hosts) == 0 }
+
+// add parses an IP address or a hostname and adds it to the targets.
+func (t *targets) add(r *result, value, origin string) {
+	value = strings.TrimSpace(value)
+	if value == "" {
+		return
+	}
+	if ip, err := netip.ParseAddr(value); err == nil {
+		ip = ip.Unmap()
+		if ip.Zone() != "" || !ip.IsValid() {
+			r.warnf("invalid IP %q in %s", value, origin)
+			return
+		}
+		if !slices.Contains(t.ips, ip) {
+			t.ips = append(t.ips, ip)
+		}
+		return
+	}
+	host, err := canonicalName(value, false)
+	if err != nil {
+		r.warnf("invalid address %q in %s: %v", value, origin, err)
+		return
+	}
+	if !slices.Contains(t.hosts, host) {
+		t.hosts = append(t.hosts, host)
+	}
+}
+
+// ignored reports whether the object opted out with the ignore label.
+func ignored(meta *metav1.ObjectMeta) bool {
+	return strings.EqualFold(meta.Labels[ignoreLabel], "true")
+}
+
+// annotationTargets returns the target annotation's addresses, if the object has one.
+func annotationTargets(r *result, meta *metav1.ObjectMeta) (targets, bool) {
+	var t targets
+	for _, key := range targetAnnotations {
+		v, ok := meta.Annotations[key]
+		if !ok {
+			continue
+		}
+		for _, s := range strings.Split(v, ",") {
+			t.add(r, s, "annotation "+key)
+		}
+		return t, true
+	}
+	return t, false
+}
+
+// objectTTL returns the TTL for an object's records: the ttl annotation, or def.
+func objectTTL(r *result, meta *metav1.ObjectMeta, def uint32) uint32 {
+	for _, key := range ttlAnnotations {
+		v, ok := meta.Annotations[key]
+		if !ok {
+			continue
+		}
+		ttl, err := strconv.ParseUint(strings.TrimSpace(v), 10, 31)
+		if err != nil {
+			r.warnf("invalid TTL %q in annotation %s, using %d", v, key, def)
+			return def
+		}
+		return uint32(ttl)
+	}
+	return def
+}
+
+// annotationHostnames returns the names in the hostname annotations, each
+// absolute or relative to every zone.
+func annotationHostnames(r *result, meta *metav1.ObjectMeta, zones []string) []string {
+	var names []string
+	for _, key := range hostnameAnnotations {
+		v, ok := meta.Annotations[key]
+		if !ok {
+			continue
+		}
+		for _, h := range strings.Split(v, ",") {
+			if strings.TrimSpace(h) == "" {
+				continue
+			}
+			names = append(names, zoneNames(r, h, zones, true, "annotation "+key)...)
+		}
+	}
+	return names
+}
+
+// zoneNames turns a hostname into the fully qualified names it stands for.
+// An absolute name (trailing dot, or inside a zone) must be inside a zone; with
+// relative allowed, any other name is taken relative to every zone.
+func zoneNames(r *result, host string, zones []string, relative bool, origin string) []string {
+	absolute := strings.HasSuffix(strings.TrimSpace(host), ".")
+	name, err := canonicalName(host, true)
+	if err != nil {
+		r.warnf("invalid hostname %q in %s: %v", host, origin, err)
+		return nil
+	}
+	if zoneOf(zones, name) >= 0 {
+		return []string{name}
+	}
+	if absolute || !relative {
+		r.warnf("hostname %q in %s is outside the zones %s", host, origin, strings.Join(zones, " "))
+		return nil
+	}
+	names := make([]string, 0, len(zones))
+	for _, z := range zones {
+		fq := name + z
+		if _, ok := dns.IsDomainName(fq); !ok || len(fq) > 254 {
+			r.warnf("hostname %q in %s is too long under %s", host, origin, z)
+			continue
+		}
+		names = append(names, fq)
+	}
+	return names
+}
+
+// zoneOf returns the position of the most specific zone containing name, or -1.
+func zoneOf(zones []string, name string) int {
+	best := -1
+	for i, z := range zones {
+		if dns.IsSubDomain(z, name) && (best < 0 || len(z) > len(zones[best])) {
+			best = i
+		}
+	}
+	return best
+}
+
+// canonicalName validates a hostname (RFC 1123 labels; underscores are allowed
+// for service labels such as _http._tcp) and returns it lower-cased and fully
+// qualified. With wildcard, the first label may be "*".
+func canonicalName(host string, wildcard bool) (string, error) {
+	host = strings.ToLower(strings.TrimSpace(host))
+	host = strings.TrimSuffix(host, ".")
+	if host == "" {
+		return "", fmt.Errorf("empty name")
+	}
+	if len(host) > 253 {
+		return "", fmt.Errorf("name longer than 253 characters")
+	}
+	labels := strings.Split(host, ".")
+	for i, l := range labels {
+		if l == "*" && i == 0 && wildcard && len(labels) > 1 {
+			continue
+		}
+		if err := checkLabel(l); err != nil {
+			return "", err
+		}
+	}
+	return host + ".", nil
+}
+
+func checkLabel(l string) error {
+	switch {
+	case l == "":
+		return fmt.Errorf("empty label")
+	case len(l) > 63:
+		return fmt.Errorf("label %q longer than 63 characters", l)
+	case l[0] == '-' || l[len(l)-1] == '-':
+		return fmt.Errorf("label %q starts or ends with a hyphen", l)
+	}
+	for i := 0; i < len(l); i++ {
+		c := l[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return fmt.Errorf("label %q has the character %q", l, c)
+		}
+	}
+	return nil
+}
+
+// publish adds to r the records that point every name at t.
+// Addresses give A and AAAA records; without addresses, the first hostname
+// gives a CNAME (a name can have only one).
+func (r *result) publish(names []string, t targets, ttl uint32) {
+	if len(t.hosts) > 1 && len(t.ips) == 0 {
+		r.warnf("several target hostnames %s: only %s is published as the CNAME", strings.Join(t.hosts, ","), t.hosts[0])
+	}
+	for _, name := range names {
+		hdr := func(rrtype uint16) dns.RR_Header {
+			return dns.RR_Header{Name: name, Rrtype: rrtype, Class: dns.ClassINET, Ttl: ttl}
+		}
+		if len(t.ips) > 0 {
+			for _, ip := range t.ips {
+				if ip.Is4() {
+					r.rrs = append(r.rrs, &dns.A{Hdr: hdr(dns.TypeA), A: net.IP(ip.AsSlice())})
+				} else {
+					r.rrs = append(r.rrs, &dns.AAAA{Hdr: hdr(dns.TypeAAAA), AAAA: net.IP(ip.AsSlice())})
+				}
+			}
+			continue
+		}
+		if len(t.hosts) > 0 {
+			if t.hosts[0] == name {
+				r.warnf("CNAME %s points at itself, skipped", name)
+				continue
+			}
+			r.rrs = append(r.rrs, &dns.CNAME{Hdr: hdr(dns.TypeCNAME), Target: t.hosts[0]})
+		}
+	}
+}
+
+// uniqueNames returns names without duplicates, in their first order.
+func uniqueNames(names []string) []string {
+	out := names[:0]
+	seen := make(map[string]struct{}, len(names))
+	for _, n := range names {
+		if _, ok := seen[n]; !ok {
+			seen[n] = struct{}{}
+			out = append(out, n)
+		}
+	}
+	return out
+}

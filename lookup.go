@@ -1,0 +1,162 @@
+package gateway
+
+import (
+	"slices"
+
+	"github.com/miekg/dns"
+)
+
+// Result is the kind of answer a lookup found.
+type Result int
+
+const (
+	// Success is a positive answer.
+	Success Result = iota
+	// NameError means the name does not exist (NXDOMAIN).
+	NameError
+	// NoData means the name exists, but not with the type asked for.
+	NoData
+	// ServerFailure means the answer could not be found (a CNAME loop).
+	ServerFailure
+)
+
+// maxChain is the longest CNAME chain followed inside a zone.
+const maxChain = 8
+
+// lookup answers qname and qtype from zone zi of snapshot s, following RFC
+// 1034 §4.3.2 with RFC 4592 wildcards. It returns the answer, authority and
+// additional sections. qname must be lower case and inside the zone.
+func (g *Gateway) lookup(s *snapshot, zi int, qname string, qtype uint16) (answer, ns, extra []dns.RR, res Result) {
+	zone := g.Zones[zi]
+	for hops := 0; ; hops++ {
+		if hops > maxChain {
+			return nil, nil, nil, ServerFailure
+		}
+		n, synthesized := s.find(qname, zone)
+		if n == nil {
+			return answer, g.soa(s, zi), nil, NameError
+		}
+		if qname == zone {
+			switch qtype {
+			case dns.TypeSOA, dns.TypeANY:
+				return append(answer, g.soa(s, zi)...), nil, nil, Success
+			case dns.TypeNS:
+				nsrrs := g.ns[zi]
+				return append(answer, nsrrs...), nil, g.addresses(s, nsrrs), Success
+			}
+		}
+		if c := n.cname(); c != nil && qtype != dns.TypeCNAME && qtype != dns.TypeANY {
+			rr := dns.RR(c)
+			if synthesized {
+				rr = withOwner(c, qname)
+			}
+			answer = append(answer, rr)
+			target := dns.CanonicalName(c.Target)
+			if zoneOf(g.Zones, target) != zi {
+				return answer, nil, nil, Success
+			}
+			qname = target
+			continue
+		}
+		var rrs []dns.RR
+		if qtype == dns.TypeANY {
+			// RFC 8482: one RRset stands for all of them.
+			if len(n.sets) > 0 {
+				rrs = n.sets[0].rrs
+			}
+		} else {
+			rrs = n.rrs(qtype)
+		}
+		if len(rrs) == 0 {
+			return answer, g.soa(s, zi), nil, NoData
+		}
+		if synthesized {
+			rrs = withOwners(rrs, qname)
+		}
+		if answer == nil {
+			answer = rrs
+		} else {
+			answer = append(answer, rrs...)
+		}
+		return answer, nil, g.additional(s, rrs), Success
+	}
+}
+
+// find returns the node that answers for qname: the node of qname itself, or
+// the wildcard that covers it (synthesized is then true), or nil when the name
+// does not exist. Per RFC 4592 the source of synthesis is "*." under the
+// closest encloser, the longest ancestor of qname that exists; an existing
+// name or empty non-terminal is never answered from a wildcard.
+func (s *snapshot) find(qname, zone string) (n *node, synthesized bool) {
+	if n := s.get(qname); n != nil {
+		return n, false
+	}
+	for off, end := dns.NextLabel(qname, 0); !end; off, end = dns.NextLabel(qname, off) {
+		ce := qname[off:]
+		if len(ce) < len(zone) {
+			break
+		}
+		if n := s.get(ce); n != nil {
+			if n.wildcard != nil {
+				return n.wildcard, true
+			}
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// additional returns the in-zone addresses of the names that MX, SRV and NS
+// records in rrs point at (RFC 1035 §3.3, RFC 2782).
+func (g *Gateway) additional(s *snapshot, rrs []dns.RR) []dns.RR {
+	switch rrs[0].Header().Rrtype {
+	case dns.TypeMX, dns.TypeSRV, dns.TypeNS:
+		return g.addresses(s, rrs)
+	}
+	return nil
+}
+
+// addresses returns the A and AAAA records of the targets of rrs, when those
+// names are in one of the plugin's zones.
+func (g *Gateway) addresses(s *snapshot, rrs []dns.RR) []dns.RR {
+	var extra []dns.RR
+	var seen []string
+	for _, rr := range rrs {
+		var target string
+		switch x := rr.(type) {
+		case *dns.MX:
+			target = x.Mx
+		case *dns.SRV:
+			target = x.Target
+		case *dns.NS:
+			target = x.Ns
+		default:
+			continue
+		}
+		target = dns.CanonicalName(target)
+		if zoneOf(g.Zones, target) < 0 || slices.Contains(seen, target) {
+			continue
+		}
+		seen = append(seen, target)
+		if n := s.get(target); n != nil {
+			extra = append(extra, n.rrs(dns.TypeA)...)
+			extra = append(extra, n.rrs(dns.TypeAAAA)...)
+		}
+	}
+	return extra
+}
+
+// withOwner returns a copy of rr owned by name (wildcard synthesis).
+func withOwner(rr dns.RR, name string) dns.RR {
+	c := dns.Copy(rr)
+	c.Header().Name = name
+	return c
+}
+
+func withOwners(rrs []dns.RR, name string) []dns.RR {
+	out := make([]dns.RR, len(rrs))
+	for i, rr := range rrs {
+		out[i] = withOwner(rr, name)
+	}
+	return out
+}

@@ -1,0 +1,177 @@
+package gateway
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/coredns/caddy"
+	"github.com/coredns/coredns/core/dnsserver"
+	"github.com/coredns/coredns/plugin"
+	clog "github.com/coredns/coredns/plugin/pkg/log"
+
+	"github.com/miekg/dns"
+
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+var log = clog.NewWithPlugin(pluginName)
+
+const (
+	defaultTTL = 60
+	maxTTL     = 3600
+)
+
+func init() { plugin.Register(pluginName, setup) }
+
+func setup(c *caddy.Controller) error {
+	g, err := parse(c)
+	if err != nil {
+		return plugin.Error(pluginName, err)
+	}
+	cfg, err := restConfig(g.kubeconfig, g.kubecontext)
+	if err != nil {
+		return plugin.Error(pluginName, err)
+	}
+	client, err := newClient(cfg)
+	if err != nil {
+		return plugin.Error(pluginName, err)
+	}
+	g.init()
+	g.ctrl = newController(g, client)
+
+	c.OnStartup(g.ctrl.start)
+	c.OnShutdown(func() error {
+		g.ctrl.stop()
+		return nil
+	})
+	dnsserver.GetConfig(c).AddPlugin(func(next plugin.Handler) plugin.Handler {
+		g.Next = next
+		return g
+	})
+	return nil
+}
+
+// parse reads one k8s_gateway block. Errors name the Corefile line.
+func parse(c *caddy.Controller) (*Gateway, error) {
+	g := newGateway()
+	c.Next() // the directive
+	g.Zones = plugin.OriginsFromArgsOrServerBlock(c.RemainingArgs(), c.ServerBlockKeys)
+	for i, z := range g.Zones {
+		g.Zones[i] = strings.ToLower(z)
+		if _, ok := dns.IsDomainName(z); !ok {
+			return nil, c.Errf("invalid zone %q", z)
+		}
+	}
+	if c.NextBlock() {
+		for {
+			if err := parseOption(c, g); err != nil {
+				return nil, err
+			}
+			if !c.NextBlock() {
+				break
+			}
+		}
+	}
+	if c.Next() {
+		return nil, c.Errf("only one k8s_gateway directive per server block is allowed, found a second at %q", c.Val())
+	}
+	return g, nil
+}
+
+func parseOption(c *caddy.Controller, g *Gateway) error {
+	switch opt := c.Val(); opt {
+	case "resources":
+		args := c.RemainingArgs()
+		if len(args) == 0 {
+			return c.ArgErr()
+		}
+		g.resources = nil
+		for _, a := range args {
+			kind, ok := resourceKind(a)
+			if !ok {
+				return c.Errf("unknown resource %q; supported: %s", a, strings.Join(supportedResources(), ", "))
+			}
+			if !slices.Contains(g.resources, kind) {
+				g.resources = append(g.resources, kind)
+			}
+		}
+	case "ttl":
+		args := c.RemainingArgs()
+		if len(args) != 1 {
+			return c.ArgErr()
+		}
+		ttl, err := strconv.Atoi(args[0])
+		if err != nil || ttl < 0 || ttl > maxTTL {
+			return c.Errf("ttl must be an integer from 0 to %d, got %q", maxTTL, args[0])
+		}
+		g.ttl = uint32(ttl)
+	case "apex", "secondary":
+		args := c.RemainingArgs()
+		if len(args) != 1 {
+			return c.ArgErr()
+		}
+		name := strings.ToLower(args[0])
+		if _, err := canonicalName(name, false); err != nil {
+			return c.Errf("invalid %s name %q: %v", opt, args[0], err)
+		}
+		if opt == "apex" {
+			g.apex = name
+		} else {
+			g.secondary = name
+		}
+	case "kubeconfig":
+		args := c.RemainingArgs()
+		if len(args) != 1 && len(args) != 2 {
+			return c.ArgErr()
+		}
+		g.kubeconfig = args[0]
+		if len(args) == 2 {
+			g.kubecontext = args[1]
+		}
+		if err := checkKubeconfig(g.kubeconfig, g.kubecontext); err != nil {
+			return c.Errf("kubeconfig: %v", err)
+		}
+	case "fallthrough":
+		g.Fall.SetZonesFromArgs(c.RemainingArgs())
+	case "ingressClasses", "gatewayClasses":
+		args := c.RemainingArgs()
+		if len(args) == 0 {
+			return c.ArgErr()
+		}
+		if opt == "ingressClasses" {
+			g.ingressClasses = args
+		} else {
+			g.gatewayClasses = args
+		}
+	case "serviceLabelSelectors":
+		args := c.RemainingArgs()
+		if len(args) == 0 {
+			return c.ArgErr()
+		}
+		sel := strings.Join(args, ",")
+		if _, err := labels.Parse(sel); err != nil {
+			return c.Errf("invalid label selector %q: %v", sel, err)
+		}
+		g.labelSelectors["Service"] = sel
+	default:
+		return c.Errf("unknown property %q", opt)
+	}
+	return nil
+}
+
+// checkKubeconfig makes sure the file is a readable kubeconfig and has the context.
+func checkKubeconfig(path, context string) error {
+	cfg, err := clientcmd.LoadFromFile(path)
+	if err != nil {
+		return err
+	}
+	if context != "" {
+		if _, ok := cfg.Contexts[context]; !ok {
+			return fmt.Errorf("context %q not found in %s", context, path)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,8 @@
+package gateway
+
+// PluginName is the directive of the plugin in a Corefile and in plugin.cfg.
+const PluginName = pluginName
+
+// Version is the plugin's version; release builds set it with
+// -ldflags "-X github.com/seed-e581d630/k8s_gateway.Version=v1.2.3".
+var Version = "v0.1.0-dev"
