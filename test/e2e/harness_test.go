@@ -1,0 +1,358 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// kubectl runs kubectl against the test cluster, with stdin when not empty.
+func kubectl(t *testing.T, stdin string, args ...string) string {
+	t.Helper()
+	out, err := kubectlErr(stdin, args...)
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+func kubectlErr(stdin string, args ...string) (string, error) {
+	cmd := exec.Command(kubectlBin, append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// namespace creates a namespace for one test and deletes it afterwards.
+func namespace(t *testing.T) string {
+	t.Helper()
+	ns := fmt.Sprintf("e2e-%s-%04d", strings.ToLower(strings.ReplaceAll(t.Name(), "/", "-")), rand.IntN(10000))
+	if len(ns) > 63 {
+		ns = ns[len(ns)-63:]
+		ns = "e" + strings.TrimLeft(ns[1:], "-")
+	}
+	kubectl(t, "", "create", "namespace", ns)
+	t.Cleanup(func() { kubectlErr("", "delete", "namespace", ns, "--wait=false") })
+	return ns
+}
+
+// setLBStatus sets the load balancer addresses of an object through its status subresource.
+func setLBStatus(t *testing.T, ns, resource, name string, addrs ...string) {
+	t.Helper()
+	var items []string
+	for _, a := range addrs {
+		if net.ParseIP(a) != nil {
+			items = append(items, fmt.Sprintf(`{"ip":%q}`, a))
+		} else {
+			items = append(items, fmt.Sprintf(`{"hostname":%q}`, a))
+		}
+	}
+	patch := fmt.Sprintf(`{"status":{"loadBalancer":{"ingress":[%s]}}}`, strings.Join(items, ","))
+	kubectl(t, "", "-n", ns, "patch", resource, name, "--subresource=status", "--type=merge", "-p", patch)
+}
+
+// server is a running coredns binary.
+type server struct {
+	t         *testing.T
+	corefile  string
+	env       []string
+	port      int
+	readyPort int
+
+	mu  sync.Mutex
+	cmd *exec.Cmd
+	out *bytes.Buffer
+}
+
+// startServer runs coredns with the Corefile at path (relative to the
+// repository) and the given kubeconfig, and waits until /ready passes.
+func startServer(t *testing.T, corefile, kubecfg string) *server {
+	t.Helper()
+	s := &server{t: t, corefile: filepath.Join(repoRoot, corefile), port: freePort(t), readyPort: freePort(t)}
+	s.env = append(os.Environ(),
+		"KUBECONFIG="+kubecfg,
+		"K8S_GATEWAY_PORT="+strconv.Itoa(s.port),
+		"K8S_GATEWAY_READY_PORT="+strconv.Itoa(s.readyPort),
+	)
+	s.start()
+	t.Cleanup(func() {
+		s.stop()
+		if t.Failed() {
+			t.Logf("coredns output:\n%s", s.output())
+		}
+	})
+	return s
+}
+
+func (s *server) start() {
+	s.t.Helper()
+	s.mu.Lock()
+	s.out = &bytes.Buffer{}
+	s.cmd = exec.Command(corednsBin, "-conf", s.corefile)
+	s.cmd.Env = s.env
+	s.cmd.Stdout, s.cmd.Stderr = lockedWriter{&s.mu, s.out}, lockedWriter{&s.mu, s.out}
+	err := s.cmd.Start()
+	s.mu.Unlock()
+	if err != nil {
+		s.t.Fatalf("starting coredns: %v", err)
+	}
+	s.waitReady(60 * time.Second)
+}
+
+func (s *server) waitReady(timeout time.Duration) {
+	s.t.Helper()
+	url := fmt.Sprintf("http://127.0.0.1:%d/ready", s.readyPort)
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	s.t.Fatalf("coredns not ready after %s:\n%s", timeout, s.output())
+}
+
+func (s *server) stop() {
+	s.mu.Lock()
+	cmd := s.cmd
+	s.cmd = nil
+	s.mu.Unlock()
+	if cmd == nil || cmd.Process == nil {
+		return
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		<-done
+	}
+}
+
+func (s *server) output() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.out.String()
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	b  *bytes.Buffer
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	for range 50 {
+		l, err := net.ListenPacket("udp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := l.LocalAddr().(*net.UDPAddr).Port
+		l.Close()
+		if tl, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			tl.Close()
+			return port
+		}
+	}
+	t.Fatal("no free port")
+	return 0
+}
+
+// reply is a DNS answer reduced to what the tests compare.
+type reply struct {
+	Rcode      string
+	AA         bool
+	Answer     []string
+	Authority  []string
+	Additional []string
+}
+
+func (r reply) String() string {
+	return fmt.Sprintf("rcode=%s aa=%v\n  answer: %q\n  authority: %q\n  additional: %q", r.Rcode, r.AA, r.Answer, r.Authority, r.Additional)
+}
+
+// query asks the server with the Go client.
+func (s *server) query(name string, qtype uint16) (reply, error) {
+	m := new(dns.Msg)
+	m.SetQuestion(dns.Fqdn(name), qtype)
+	c := &dns.Client{Timeout: 2 * time.Second}
+	in, _, err := c.Exchange(m, fmt.Sprintf("127.0.0.1:%d", s.port))
+	if err != nil {
+		return reply{}, err
+	}
+	r := reply{Rcode: dns.RcodeToString[in.Rcode], AA: in.Authoritative}
+	r.Answer, r.Authority, r.Additional = rrStrings(in.Answer), rrStrings(in.Ns), rrStrings(in.Extra)
+	return r, nil
+}
+
+func rrStrings(rrs []dns.RR) []string {
+	var out []string
+	for _, rr := range rrs {
+		if rr.Header().Rrtype == dns.TypeOPT {
+			continue
+		}
+		out = append(out, strings.Join(strings.Fields(rr.String()), " "))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// dig asks the server with Debian's dig and parses its output.
+func (s *server) dig(name, qtype string, opts ...string) (reply, error) {
+	args := append([]string{"@127.0.0.1", "-p", strconv.Itoa(s.port), "+tries=1", "+time=2", "+norecurse", name, qtype}, opts...)
+	out, err := exec.Command(digBin, args...).CombinedOutput()
+	if err != nil {
+		return reply{}, fmt.Errorf("dig %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	var r reply
+	section := ""
+	for _, line := range strings.Split(string(out), "\n") {
+		switch {
+		case strings.Contains(line, "->>HEADER<<-"):
+			if i := strings.Index(line, "status: "); i >= 0 {
+				r.Rcode = strings.TrimSuffix(strings.Fields(line[i+8:])[0], ",")
+			}
+		case strings.HasPrefix(line, ";; flags:"):
+			flags := strings.Fields(strings.SplitN(strings.TrimPrefix(line, ";; flags:"), ";", 2)[0])
+			r.AA = slices.Contains(flags, "aa")
+		case strings.HasPrefix(line, ";; ANSWER SECTION"):
+			section = "answer"
+		case strings.HasPrefix(line, ";; AUTHORITY SECTION"):
+			section = "authority"
+		case strings.HasPrefix(line, ";; ADDITIONAL SECTION"):
+			section = "additional"
+		case strings.TrimSpace(line) == "" || strings.HasPrefix(line, ";"):
+			if strings.TrimSpace(line) == "" {
+				section = ""
+			}
+		default:
+			rr := strings.Join(strings.Fields(line), " ")
+			switch section {
+			case "answer":
+				r.Answer = append(r.Answer, rr)
+			case "authority":
+				r.Authority = append(r.Authority, rr)
+			case "additional":
+				r.Additional = append(r.Additional, rr)
+			}
+		}
+	}
+	slices.Sort(r.Answer)
+	slices.Sort(r.Authority)
+	slices.Sort(r.Additional)
+	if r.Rcode == "" {
+		return r, fmt.Errorf("dig printed no status:\n%s", out)
+	}
+	return r, nil
+}
+
+// ask queries with both the Go client and dig and returns the answer when
+// they agree.
+func (s *server) ask(name string, qtype uint16) (reply, error) {
+	viaGo, err := s.query(name, qtype)
+	if err != nil {
+		return reply{}, err
+	}
+	viaDig, err := s.dig(name, dns.TypeToString[qtype])
+	if err != nil {
+		return reply{}, err
+	}
+	if viaGo.String() != viaDig.String() {
+		return reply{}, fmt.Errorf("dig and the Go client disagree:\ngo:  %s\ndig: %s", viaGo, viaDig)
+	}
+	return viaGo, nil
+}
+
+// expectation is what a query must return. Answer records are compared
+// exactly (sorted, whitespace folded); Authority lists the record types
+// expected there (the SOA serial changes, so SOA records are checked by type).
+type expectation struct {
+	Rcode     string
+	Answer    []string
+	Authority []string // types, e.g. "SOA"
+	Extra     []string
+}
+
+func (e expectation) check(r reply) error {
+	if r.Rcode != e.Rcode || !r.AA {
+		return fmt.Errorf("got %s, want rcode %s with aa", r, e.Rcode)
+	}
+	want := slices.Clone(e.Answer)
+	slices.Sort(want)
+	if !slices.Equal(r.Answer, want) && !(len(want) == 0 && len(r.Answer) == 0) {
+		return fmt.Errorf("answer: got %q, want %q", r.Answer, want)
+	}
+	var types []string
+	for _, rr := range r.Authority {
+		if f := strings.Fields(rr); len(f) > 3 {
+			types = append(types, f[3])
+		}
+	}
+	if !slices.Equal(types, e.Authority) && !(len(types) == 0 && len(e.Authority) == 0) {
+		return fmt.Errorf("authority: got %q, want types %q", r.Authority, e.Authority)
+	}
+	extra := slices.Clone(e.Extra)
+	slices.Sort(extra)
+	if !slices.Equal(r.Additional, extra) && !(len(extra) == 0 && len(r.Additional) == 0) {
+		return fmt.Errorf("additional: got %q, want %q", r.Additional, extra)
+	}
+	return nil
+}
+
+// eventually polls until name/qtype answers as expected, failing the test
+// after timeout, and returns how long it took.
+func (s *server) eventually(t *testing.T, timeout time.Duration, name string, qtype uint16, want expectation) time.Duration {
+	t.Helper()
+	start := time.Now()
+	var last error
+	for time.Since(start) < timeout {
+		r, err := s.ask(name, qtype)
+		if err == nil {
+			if last = want.check(r); last == nil {
+				return time.Since(start)
+			}
+		} else {
+			last = err
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%s %s: not as expected after %s: %v", name, dns.TypeToString[qtype], timeout, last)
+	return 0
+}
+
+// nxdomain and nodata are the negative expectations.
+var (
+	nxdomain = expectation{Rcode: "NXDOMAIN", Authority: []string{"SOA"}}
+	nodata   = expectation{Rcode: "NOERROR", Authority: []string{"SOA"}}
+)
+
+func positive(rrs ...string) expectation { return expectation{Rcode: "NOERROR", Answer: rrs} }
