@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -16,6 +17,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 )
 
 // Timing of the controller; variables so that tests can shorten them.
@@ -32,14 +35,22 @@ var (
 
 // controller runs the informers of one plugin instance and feeds the index.
 type controller struct {
-	g       *Gateway
-	client  kubernetes.Interface
-	sources sourceConfig
+	g        *Gateway
+	client   kubernetes.Interface
+	gwClient gwclient.Interface // Gateway API; nil when no route kind is watched
+	sources  sourceConfig
 
-	mu       sync.Mutex
-	warnings map[string]string // object key → last warnings logged
-	stopCh   chan struct{}
-	wg       sync.WaitGroup
+	mu        sync.Mutex
+	warnings  map[string]string   // object key → last warnings logged
+	informers map[string]*watched // running informers by kind name
+	stopCh    chan struct{}
+	wg        sync.WaitGroup
+
+	// routeMu serializes the Gateway API kinds, whose records depend on other
+	// objects: a route is computed from the Gateway and Namespace stores, and a
+	// Gateway or Namespace change recomputes its routes. With one lock, the
+	// last computation always sees the newest stores.
+	routeMu sync.Mutex
 }
 
 // watched is one informer the controller runs.
@@ -49,7 +60,11 @@ type watched struct {
 	options   func(*metav1.ListOptions)
 	key       func(obj metav1.Object) string
 	records   func(obj any) result
+	informer  cache.SharedIndexInformer // set once started
 }
+
+// Index names of the route informers.
+const gatewayIndex = "gateway"
 
 func newController(g *Gateway, client kubernetes.Interface) *controller {
 	return &controller{
@@ -59,8 +74,10 @@ func newController(g *Gateway, client kubernetes.Interface) *controller {
 			zones:          g.Zones,
 			ttl:            g.ttl,
 			ingressClasses: g.ingressClasses,
+			gatewayClasses: g.gatewayClasses,
 		},
-		warnings: map[string]string{},
+		warnings:  map[string]string{},
+		informers: map[string]*watched{},
 	}
 }
 
@@ -99,15 +116,31 @@ func newClient(cfg *rest.Config) (kubernetes.Interface, error) {
 // watches returns the informers the configuration asks for.
 func (c *controller) watches() []*watched {
 	var ws []*watched
-	for _, name := range c.g.resources {
-		k := kindByName(name)
-		sel := c.g.labelSelectors[name]
-		ws = append(ws, &watched{
+	routes := false
+	add := func(k *kind) {
+		sel := c.g.labelSelectors[k.name]
+		w := &watched{
 			kind:    k,
 			options: func(o *metav1.ListOptions) { o.LabelSelector = sel },
 			key:     func(o metav1.Object) string { return k.name + "/" + o.GetNamespace() + "/" + o.GetName() },
-			records: func(obj any) result { return k.records(obj, &c.sources) },
-		})
+		}
+		if k.records != nil {
+			w.records = func(obj any) result { return k.records(obj, c) }
+		}
+		ws = append(ws, w)
+	}
+	for _, name := range c.g.resources {
+		k := kindByName(name)
+		routes = routes || k.route != nil
+		if k.route != nil && c.gwClient == nil {
+			continue
+		}
+		add(k)
+	}
+	if routes && c.gwClient != nil {
+		// Routes publish through Gateways, which admit them by namespace labels.
+		add(gatewayKind)
+		add(namespaceKind)
 	}
 	// The nameserver's own Services publish the NS names and their glue.
 	svc := kindByName("Service")
@@ -223,18 +256,47 @@ func (c *controller) probe(w *watched) error {
 }
 
 func (c *controller) probeOnce(w *watched) error {
-	list, _ := w.kind.listers(c.client, w.namespace)
+	list, _ := w.kind.listers(c.clients(), w.namespace)
 	opts := metav1.ListOptions{Limit: 1}
 	w.options(&opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err := list(ctx, opts)
+	if apierrors.IsNotFound(err) {
+		return c.notServed(w.kind, err)
+	}
 	return err
+}
+
+func (c *controller) clients() clients { return clients{core: c.client, gateway: c.gwClient} }
+
+// notServed explains a kind the API server does not serve: which versions of
+// its group it does serve, if any (a CRD of another Gateway API release).
+func (c *controller) notServed(k *kind, err error) error {
+	group, version, found := strings.Cut(k.groupVersion, "/")
+	if !found {
+		return err
+	}
+	groups, derr := c.client.Discovery().ServerGroups()
+	if derr != nil {
+		return err
+	}
+	for _, g := range groups.Groups {
+		if g.Name != group {
+			continue
+		}
+		var versions []string
+		for _, v := range g.Versions {
+			versions = append(versions, v.Version)
+		}
+		return fmt.Errorf("%w: %s is served only at versions %s, not %s (install CRDs that serve %s)", err, group, strings.Join(versions, ", "), version, k.groupVersion)
+	}
+	return fmt.Errorf("%w: API group %s is not installed", err, group)
 }
 
 // startInformer starts the informer of w and returns its synced function.
 func (c *controller) startInformer(w *watched) cache.InformerSynced {
-	list, watchFn := w.kind.listers(c.client, w.namespace)
+	list, watchFn := w.kind.listers(c.clients(), w.namespace)
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			w.options(&o)
@@ -245,8 +307,18 @@ func (c *controller) startInformer(w *watched) cache.InformerSynced {
 			return watchFn(ctx, o)
 		},
 	}
-	inf := cache.NewSharedIndexInformerWithOptions(lw, w.kind.object, cache.SharedIndexInformerOptions{})
+	indexers := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
+	if conv := w.kind.route; conv != nil {
+		indexers[gatewayIndex] = func(obj any) ([]string, error) { return routeGateways(conv(obj)), nil }
+	}
+	inf := cache.NewSharedIndexInformerWithOptions(lw, w.kind.object, cache.SharedIndexInformerOptions{Indexers: indexers})
 	_ = inf.SetTransform(w.kind.transform)
+	w.informer = inf
+	if w.namespace == "" {
+		c.mu.Lock()
+		c.informers[w.kind.name] = w
+		c.mu.Unlock()
+	}
 	reg, _ := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { c.update(w, obj) },
 		UpdateFunc: func(_, obj any) { c.update(w, obj) },
@@ -266,11 +338,13 @@ func (c *controller) update(w *watched, obj any) {
 	if !ok {
 		return
 	}
-	key := w.key(meta)
-	res := w.records(obj)
-	c.logWarnings(key, res.warnings)
-	c.g.index.Update(key, res.rrs)
 	eventsTotal.WithLabelValues(w.kind.name).Inc()
+	if c.dependent(w.kind) {
+		c.routeMu.Lock()
+		defer c.routeMu.Unlock()
+	}
+	c.publish(w, meta, obj)
+	c.refreshDependents(w.kind, meta)
 }
 
 // remove withdraws the records of a deleted object.
@@ -282,10 +356,113 @@ func (c *controller) remove(w *watched, obj any) {
 	if !ok {
 		return
 	}
-	key := w.key(meta)
-	c.logWarnings(key, nil)
-	c.g.index.Update(key, nil)
 	eventsTotal.WithLabelValues(w.kind.name).Inc()
+	if c.dependent(w.kind) {
+		c.routeMu.Lock()
+		defer c.routeMu.Unlock()
+	}
+	if w.records != nil {
+		key := w.key(meta)
+		c.logWarnings(key, nil)
+		c.g.index.Update(key, nil)
+	}
+	c.refreshDependents(w.kind, meta)
+}
+
+// publish computes and indexes the records of one object.
+func (c *controller) publish(w *watched, meta metav1.Object, obj any) {
+	if w.records == nil {
+		return
+	}
+	key := w.key(meta)
+	res := w.records(obj)
+	c.logWarnings(key, res.warnings)
+	c.g.index.Update(key, res.rrs)
+}
+
+// dependent reports whether the kind takes part in the Gateway API family.
+func (c *controller) dependent(k *kind) bool {
+	return k.route != nil || k == gatewayKind || k == namespaceKind
+}
+
+// refreshDependents recomputes the routes that depend on a Gateway or Namespace.
+func (c *controller) refreshDependents(k *kind, meta metav1.Object) {
+	var index, value string
+	switch k {
+	case gatewayKind:
+		index, value = gatewayIndex, meta.GetNamespace()+"/"+meta.GetName()
+	case namespaceKind:
+		index, value = cache.NamespaceIndex, meta.GetName()
+	default:
+		return
+	}
+	c.mu.Lock()
+	var routes []*watched
+	for _, w := range c.informers {
+		if w.kind.route != nil {
+			routes = append(routes, w)
+		}
+	}
+	c.mu.Unlock()
+	for _, w := range routes {
+		objs, _ := w.informer.GetIndexer().ByIndex(index, value)
+		for _, obj := range objs {
+			if m, ok := obj.(metav1.Object); ok {
+				c.publish(w, m, obj)
+			}
+		}
+	}
+}
+
+// gateway implements routeContext.
+func (c *controller) gateway(namespace, name string) *gwv1.Gateway {
+	c.mu.Lock()
+	w := c.informers[gatewayKind.name]
+	c.mu.Unlock()
+	if w == nil {
+		return nil
+	}
+	obj, ok, _ := w.informer.GetStore().GetByKey(namespace + "/" + name)
+	if !ok {
+		return nil
+	}
+	gw, _ := obj.(*gwv1.Gateway)
+	return gw
+}
+
+// namespaceLabels implements routeContext.
+func (c *controller) namespaceLabels(name string) (map[string]string, bool) {
+	c.mu.Lock()
+	w := c.informers[namespaceKind.name]
+	c.mu.Unlock()
+	if w == nil {
+		return nil, false
+	}
+	obj, ok, _ := w.informer.GetStore().GetByKey(name)
+	if !ok {
+		return nil, false
+	}
+	ns, ok := obj.(*corev1.Namespace)
+	if !ok {
+		return nil, false
+	}
+	return ns.Labels, true
+}
+
+// routeGateways returns the namespace/name keys of the Gateways a route names as parents.
+func routeGateways(rt *route) []string {
+	var keys []string
+	for _, ref := range rt.parentRefs {
+		if !isGatewayRef(ref) {
+			continue
+		}
+		ns := rt.meta.Namespace
+		if ref.Namespace != nil && *ref.Namespace != "" {
+			ns = string(*ref.Namespace)
+		}
+		keys = append(keys, ns+"/"+string(ref.Name))
+	}
+	return keys
 }
 
 // logWarnings logs what a source found wrong with an object, once per change.

@@ -41,6 +41,7 @@ type sourceConfig struct {
 	zones          []string // fully qualified, lower case
 	ttl            uint32
 	ingressClasses []string
+	gatewayClasses []string
 }
 
 // result collects what a source function makes of one object.

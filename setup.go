@@ -15,6 +15,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/clientcmd"
+	gwclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 )
 
 var log = clog.NewWithPlugin(pluginName)
@@ -39,8 +40,13 @@ func setup(c *caddy.Controller) error {
 	if err != nil {
 		return plugin.Error(pluginName, err)
 	}
+	gw, err := gwclient.NewForConfig(cfg)
+	if err != nil {
+		return plugin.Error(pluginName, err)
+	}
 	g.init()
 	g.ctrl = newController(g, client)
+	g.ctrl.gwClient = gw
 
 	c.OnStartup(g.ctrl.start)
 	c.OnShutdown(func() error {

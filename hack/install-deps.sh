@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages that the tests and the demo use, when missing.
+# Go (1.26) must already be installed; everything else is built from the Go
+# module proxy by hack/cluster.sh.
+set -euo pipefail
+
+declare -A want=(
+	[dig]=bind9-dnsutils
+	[openssl]=openssl
+	[make]=make
+	[git]=git
+	[curl]=curl
+)
+missing=()
+for cmd in "${!want[@]}"; do
+	command -v "$cmd" >/dev/null 2>&1 || missing+=("${want[$cmd]}")
+done
+if ((${#missing[@]} == 0)); then
+	echo "install-deps: all present"
+	exit 0
+fi
+sudo=""
+if [[ $(id -u) -ne 0 ]]; then sudo=sudo; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
