@@ -28,7 +28,7 @@ var (
 	startupWait = 5 * time.Second
 	// reprobeInterval is how often a kind that the cluster does not serve, or
 	// that RBAC forbids, is tried again.
-	reprobeInterval = 30 * time.Second
+	reprobeInterval = 10 * time.Second
 	// retryInterval is the first wait after a transient API error.
 	retryInterval = time.Second
 )
