@@ -9,6 +9,7 @@ import (
 
 	"github.com/coredns/coredns/plugin"
 	"github.com/coredns/coredns/plugin/pkg/fall"
+	"github.com/coredns/coredns/plugin/transfer"
 	"github.com/coredns/coredns/request"
 
 	"github.com/miekg/dns"
@@ -39,6 +40,7 @@ type Gateway struct {
 	index *Index
 	ctrl  *controller
 	ready atomic.Bool
+	xfer  atomic.Pointer[transfer.Transfer] // the server's transfer plugin, for NOTIFY
 }
 
 // newGateway returns a Gateway with the defaults of the original plugin.
@@ -66,6 +68,7 @@ func (g *Gateway) init() {
 	}
 	g.index.onSerial = func(zone string, serial uint32) {
 		zoneSerial.WithLabelValues(zone).Set(float64(serial))
+		g.notify(zone)
 	}
 }
 

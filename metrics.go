@@ -35,7 +35,6 @@ var (
 	}, []string{"zone"})
 )
 
-
 // setKindMetrics records which kinds run and which are disabled.
 func setKindMetrics(g *Gateway, all, disabled []*watched) {
 	zones := strings.Join(g.Zones, " ")

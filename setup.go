@@ -10,6 +10,7 @@ import (
 	"github.com/coredns/coredns/core/dnsserver"
 	"github.com/coredns/coredns/plugin"
 	clog "github.com/coredns/coredns/plugin/pkg/log"
+	"github.com/coredns/coredns/plugin/transfer"
 
 	"github.com/miekg/dns"
 
@@ -48,7 +49,19 @@ func setup(c *caddy.Controller) error {
 	g.ctrl = newController(g, client)
 	g.ctrl.gwClient = gw
 
-	c.OnStartup(g.ctrl.start)
+	c.OnStartup(func() error {
+		// With the transfer plugin in the server block, changes send NOTIFY.
+		if t, ok := dnsserver.GetConfig(c).Handler("transfer").(*transfer.Transfer); ok {
+			g.xfer.Store(t)
+		}
+		if err := g.ctrl.start(); err != nil {
+			return err
+		}
+		for _, z := range g.Zones {
+			g.notify(z)
+		}
+		return nil
+	})
 	c.OnShutdown(func() error {
 		g.ctrl.stop()
 		return nil
