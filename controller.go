@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -35,10 +37,12 @@ var (
 
 // controller runs the informers of one plugin instance and feeds the index.
 type controller struct {
-	g        *Gateway
-	client   kubernetes.Interface
-	gwClient gwclient.Interface // Gateway API; nil when no route kind is watched
-	sources  sourceConfig
+	g         *Gateway
+	client    kubernetes.Interface
+	gwClient  gwclient.Interface // Gateway API routes and Gateways
+	dynClient dynamic.Interface  // DNSEndpoints
+	reverse   bool               // reverse zones are configured: publish PTR records
+	sources   sourceConfig
 
 	mu        sync.Mutex
 	warnings  map[string]string   // object key → last warnings logged
@@ -71,13 +75,14 @@ func newController(g *Gateway, client kubernetes.Interface) *controller {
 		g:      g,
 		client: client,
 		sources: sourceConfig{
-			zones:          g.Zones,
+			zones:          forwardZones(g.Zones),
 			ttl:            g.ttl,
 			ingressClasses: g.ingressClasses,
 			gatewayClasses: g.gatewayClasses,
 		},
 		warnings:  map[string]string{},
 		informers: map[string]*watched{},
+		reverse:   len(forwardZones(g.Zones)) < len(g.Zones),
 	}
 }
 
@@ -117,8 +122,7 @@ func newClient(cfg *rest.Config) (kubernetes.Interface, error) {
 func (c *controller) watches() []*watched {
 	var ws []*watched
 	routes := false
-	add := func(k *kind) {
-		sel := c.g.labelSelectors[k.name]
+	add := func(k *kind, sel string) {
 		w := &watched{
 			kind:    k,
 			options: func(o *metav1.ListOptions) { o.LabelSelector = sel },
@@ -132,15 +136,19 @@ func (c *controller) watches() []*watched {
 	for _, name := range c.g.resources {
 		k := kindByName(name)
 		routes = routes || k.route != nil
-		if k.route != nil && c.gwClient == nil {
-			continue
+		if k.route != nil && c.gwClient == nil || k.name == "DNSEndpoint" && c.dynClient == nil {
+			continue // no client for it (unit tests with a fake core client)
 		}
-		add(k)
+		sel, ok := c.g.labelSelectors[name]
+		if !ok {
+			sel = c.g.labelSelector
+		}
+		add(k, sel)
 	}
 	if routes && c.gwClient != nil {
 		// Routes publish through Gateways, which admit them by namespace labels.
-		add(gatewayKind)
-		add(namespaceKind)
+		add(gatewayKind, "")
+		add(namespaceKind, "")
 	}
 	// The nameserver's own Services publish the NS names and their glue.
 	svc := kindByName("Service")
@@ -268,7 +276,9 @@ func (c *controller) probeOnce(w *watched) error {
 	return err
 }
 
-func (c *controller) clients() clients { return clients{core: c.client, gateway: c.gwClient} }
+func (c *controller) clients() clients {
+	return clients{core: c.client, gateway: c.gwClient, dynamic: c.dynClient}
+}
 
 // notServed explains a kind the API server does not serve: which versions of
 // its group it does serve, if any (a CRD of another Gateway API release).
@@ -375,9 +385,21 @@ func (c *controller) publish(w *watched, meta metav1.Object, obj any) {
 		return
 	}
 	key := w.key(meta)
+	if !c.namespaceAllowed(meta.GetNamespace()) {
+		c.g.index.Update(key, nil)
+		return
+	}
 	res := w.records(obj)
 	c.logWarnings(key, res.warnings)
+	if c.reverse {
+		res.rrs = withPTR(res.rrs)
+	}
 	c.g.index.Update(key, res.rrs)
+}
+
+// namespaceAllowed applies the namespaces option to an object's namespace.
+func (c *controller) namespaceAllowed(ns string) bool {
+	return len(c.g.namespaces) == 0 || ns == "" || slices.Contains(c.g.namespaces, ns)
 }
 
 // dependent reports whether the kind takes part in the Gateway API family.

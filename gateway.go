@@ -32,7 +32,9 @@ type Gateway struct {
 	resources      []string // kinds to publish
 	ingressClasses []string
 	gatewayClasses []string
-	labelSelectors map[string]string // kind → label selector
+	labelSelector  string            // for every published kind ...
+	labelSelectors map[string]string // ... unless set for the kind here
+	namespaces     []string          // publish only from these; all when empty
 	kubeconfig     string
 	kubecontext    string
 
@@ -113,7 +115,7 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 
 	m := new(dns.Msg)
 	m.SetReply(r)
-	m.Authoritative = true
+	m.Authoritative = res != Delegation
 	m.Answer, m.Ns, m.Extra = answer, ns, extra
 	if res == NameError {
 		m.Rcode = dns.RcodeNameError

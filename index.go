@@ -3,6 +3,7 @@ package gateway
 import (
 	"hash/maphash"
 	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -40,6 +41,7 @@ type Index struct {
 	pending    []bool                         // zones whose data changed without a new serial
 	tick       *time.Timer                    // bumps pending serials on the next second
 	conflicts  map[string]string              // owner name → last logged conflict
+	cuts       int                            // names below an apex with NS records
 	onConflict func(name, message string)     // reports a merge conflict
 
 	snap atomic.Pointer[snapshot]
@@ -236,14 +238,24 @@ func (ix *Index) refresh(seed maphash.Seed, name string, zi int, sets []rrset, s
 
 func (ix *Index) setNode(seed maphash.Seed, n *node) {
 	i := shardOf(seed, n.name)
+	ix.countCut(ix.nodes[i][n.name], -1)
+	ix.countCut(n, +1)
 	ix.nodes[i][n.name] = n
 	ix.dirty[i] = true
 }
 
 func (ix *Index) deleteNode(seed maphash.Seed, name string) {
 	i := shardOf(seed, name)
+	ix.countCut(ix.nodes[i][name], -1)
 	delete(ix.nodes[i], name)
 	ix.dirty[i] = true
+}
+
+// countCut keeps count of the delegations (NS records below an apex).
+func (ix *Index) countCut(n *node, delta int) {
+	if n != nil && n.rrs(dns.TypeNS) != nil && !slices.Contains(ix.zones, n.name) {
+		ix.cuts += delta
+	}
 }
 
 // forAncestors calls f for every name strictly between name and its zone apex.
@@ -270,7 +282,7 @@ func (ix *Index) publishLocked(force bool) []int {
 		return nil
 	}
 	old := ix.snap.Load()
-	s := &snapshot{seed: old.seed, shards: old.shards, zones: old.zones}
+	s := &snapshot{seed: old.seed, shards: old.shards, zones: old.zones, cuts: ix.cuts > 0}
 	for i := range ix.dirty {
 		if ix.dirty[i] {
 			s.shards[i] = maps.Clone(ix.nodes[i])

@@ -18,6 +18,9 @@ const (
 	NoData
 	// ServerFailure means the answer could not be found (a CNAME loop).
 	ServerFailure
+	// Delegation means the name is at or below a zone cut (NS records below
+	// the apex): the answer is a referral.
+	Delegation
 )
 
 // maxChain is the longest CNAME chain followed inside a zone.
@@ -31,6 +34,12 @@ func (g *Gateway) lookup(s *snapshot, zi int, qname string, qtype uint16) (answe
 	for hops := 0; ; hops++ {
 		if hops > maxChain {
 			return nil, nil, nil, ServerFailure
+		}
+		if s.cuts {
+			if cut := s.cut(qname, zone); cut != nil && !(cut.name == qname && qtype == dns.TypeDS) {
+				nsrrs := cut.rrs(dns.TypeNS)
+				return answer, nsrrs, g.addresses(s, nsrrs), Delegation
+			}
 		}
 		n, synthesized := s.find(qname, zone)
 		if n == nil {
@@ -104,6 +113,22 @@ func (s *snapshot) find(qname, zone string) (n *node, synthesized bool) {
 		}
 	}
 	return nil, false
+}
+
+// cut returns the highest node between the zone apex (exclusive) and qname
+// (inclusive) that has NS records, or nil.
+func (s *snapshot) cut(qname, zone string) *node {
+	var cut *node
+	for name, off, end := qname, 0, false; len(name) > len(zone); {
+		if n := s.get(name); n != nil && n.rrs(dns.TypeNS) != nil {
+			cut = n
+		}
+		if off, end = dns.NextLabel(qname, off); end {
+			break
+		}
+		name = qname[off:]
+	}
+	return cut
 }
 
 // additional returns the in-zone addresses of the names that MX, SRV and NS

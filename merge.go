@@ -48,6 +48,10 @@ func mergeSets(name string, contributors map[string][]dns.RR, apex bool) (sets [
 				}
 				continue
 			}
+			if apex && rr.Header().Rrtype == dns.TypeNS {
+				notes = append(notes, fmt.Sprintf("NS %s from %s ignored: the apex NS records come from the apex and secondary options", rr.(*dns.NS).Ns, k))
+				continue
+			}
 			hasData = true
 			sets = addToSet(sets, rr)
 		}

@@ -7,8 +7,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -19,6 +21,7 @@ import (
 type clients struct {
 	core    kubernetes.Interface
 	gateway gwclient.Interface
+	dynamic dynamic.Interface
 }
 
 type (
@@ -67,6 +70,14 @@ var kinds = []*kind{
 		},
 		transform: slimService,
 		records:   func(obj any, c *controller) result { return serviceRecords(obj.(*corev1.Service), &c.sources) },
+	},
+	{
+		name: "DNSEndpoint", groupVersion: dnsEndpointResource.GroupVersion().String(), object: &unstructured.Unstructured{},
+		listers: func(cl clients, ns string) (listFunc, watchFunc) {
+			return listWatch[*unstructured.UnstructuredList](cl.dynamic.Resource(dnsEndpointResource).Namespace(ns))
+		},
+		transform: slimDNSEndpoint,
+		records:   func(obj any, c *controller) result { return dnsEndpointRecords(obj.(*dnsEndpoint), &c.sources) },
 	},
 	routeKind("HTTPRoute", &gwv1.HTTPRoute{}, func(cl clients, ns string) (listFunc, watchFunc) {
 		return listWatch[*gwv1.HTTPRouteList](cl.gateway.GatewayV1().HTTPRoutes(ns))

@@ -15,6 +15,7 @@ import (
 	"github.com/miekg/dns"
 
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
 	gwclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 )
@@ -48,6 +49,9 @@ func setup(c *caddy.Controller) error {
 	g.init()
 	g.ctrl = newController(g, client)
 	g.ctrl.gwClient = gw
+	if g.ctrl.dynClient, err = dynamic.NewForConfig(cfg); err != nil {
+		return plugin.Error(pluginName, err)
+	}
 
 	c.OnStartup(func() error {
 		// With the transfer plugin in the server block, changes send NOTIFY.
@@ -175,6 +179,22 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 			return c.Errf("invalid label selector %q: %v", sel, err)
 		}
 		g.labelSelectors["Service"] = sel
+	case "labelSelector":
+		args := c.RemainingArgs()
+		if len(args) == 0 {
+			return c.ArgErr()
+		}
+		sel := strings.Join(args, ",")
+		if _, err := labels.Parse(sel); err != nil {
+			return c.Errf("invalid label selector %q: %v", sel, err)
+		}
+		g.labelSelector = sel
+	case "namespaces":
+		args := c.RemainingArgs()
+		if len(args) == 0 {
+			return c.ArgErr()
+		}
+		g.namespaces = args
 	default:
 		return c.Errf("unknown property %q", opt)
 	}

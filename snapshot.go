@@ -16,6 +16,7 @@ type snapshot struct {
 	seed   maphash.Seed
 	shards [shardCount]map[string]*node
 	zones  []zoneState // in the order of Index.zones
+	cuts   bool        // some name below an apex has NS records (a delegation)
 }
 
 // zoneState is the per-zone part of a snapshot.
