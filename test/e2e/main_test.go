@@ -56,10 +56,11 @@ func run(m *testing.M) int {
 	kubeconfig, kubectlBin = os.Getenv("K8SGW_E2E_KUBECONFIG"), os.Getenv("K8SGW_E2E_KUBECTL")
 	if kubeconfig == "" || kubectlBin == "" {
 		// A cluster of its own, apart from the one `make demo` uses.
+		// K8SGW_E2E_CLUSTER_DIR and the two ports let several runs coexist.
 		clusterEnv = append(os.Environ(),
-			"K8SGW_CLUSTER_DIR="+cacheDir()+"/e2e-cluster",
-			"K8SGW_APISERVER_PORT=26543",
-			"K8SGW_ETCD_PORT=23890",
+			"K8SGW_CLUSTER_DIR="+envOr("K8SGW_E2E_CLUSTER_DIR", cacheDir()+"/e2e-cluster"),
+			"K8SGW_APISERVER_PORT="+envOr("K8SGW_E2E_APISERVER_PORT", "26543"),
+			"K8SGW_ETCD_PORT="+envOr("K8SGW_E2E_ETCD_PORT", "23890"),
 		)
 		if err := clusterScript("up"); err != nil {
 			return fail(err)
@@ -86,6 +87,13 @@ func run(m *testing.M) int {
 		}
 	}
 	return m.Run()
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
 }
 
 func cacheDir() string {
