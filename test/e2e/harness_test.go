@@ -83,15 +83,19 @@ type server struct {
 }
 
 // startServer runs coredns with the Corefile at path (relative to the
-// repository) and the given kubeconfig, and waits until /ready passes.
-func startServer(t *testing.T, corefile, kubecfg string) *server {
+// repository) and the given kubeconfig, and waits until /ready passes. The
+// Corefile sees $KUBECONFIG, $K8S_GATEWAY_PORT, $K8S_GATEWAY_READY_PORT,
+// $K8S_GATEWAY_EXAMPLES (the examples directory) and any NAME=VALUE in env.
+func startServer(t *testing.T, corefile, kubecfg string, env ...string) *server {
 	t.Helper()
 	s := &server{t: t, corefile: filepath.Join(repoRoot, corefile), port: freePort(t), readyPort: freePort(t)}
 	s.env = append(os.Environ(),
 		"KUBECONFIG="+kubecfg,
 		"K8S_GATEWAY_PORT="+strconv.Itoa(s.port),
 		"K8S_GATEWAY_READY_PORT="+strconv.Itoa(s.readyPort),
+		"K8S_GATEWAY_EXAMPLES="+filepath.Join(repoRoot, "examples"),
 	)
+	s.env = append(s.env, env...)
 	s.start()
 	t.Cleanup(func() {
 		s.stop()
