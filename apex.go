@@ -95,7 +95,10 @@ func (c *controller) nameserverRecords(obj any) result {
 	if !ok {
 		t = serviceAddresses(&r, svc)
 	}
-	t.hosts = nil // glue must be addresses
+	if len(t.ips) == 0 && len(t.hosts) > 0 {
+		r.warnf("the nameserver's Service has only hostnames (%s): a nameserver name needs addresses, no glue published", strings.Join(t.hosts, ", "))
+	}
+	t.hosts = nil // glue must be addresses (RFC 2181 §10.3: an NS target is no alias)
 	r.publish(serviceNames(&r, svc, c.sources.zones), t, c.sources.ttl)
 	return r
 }

@@ -65,6 +65,9 @@ type watched struct {
 	key       func(obj metav1.Object) string
 	records   func(obj any) result
 	informer  cache.SharedIndexInformer // set once started
+	// nameserver marks the informers of the nameservers' own Services, which
+	// give the NS names and glue whatever the namespaces option says.
+	nameserver bool
 }
 
 // Index names of the route informers.
@@ -155,11 +158,12 @@ func (c *controller) watches() []*watched {
 	for _, nsName := range c.g.nameserverServices() {
 		namespace, name, _ := strings.Cut(nsName, "/")
 		ws = append(ws, &watched{
-			kind:      svc,
-			namespace: namespace,
-			options:   func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + name },
-			key:       func(o metav1.Object) string { return "Nameserver/" + o.GetNamespace() + "/" + o.GetName() },
-			records:   func(obj any) result { return c.nameserverRecords(obj) },
+			kind:       svc,
+			namespace:  namespace,
+			options:    func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + name },
+			key:        func(o metav1.Object) string { return "Nameserver/" + o.GetNamespace() + "/" + o.GetName() },
+			records:    func(obj any) result { return c.nameserverRecords(obj) },
+			nameserver: true,
 		})
 	}
 	return ws
@@ -280,6 +284,17 @@ func (c *controller) clients() clients {
 	return clients{core: c.client, gateway: c.gwClient, dynamic: c.dynClient}
 }
 
+// clientOf returns the client that lists and watches kind k.
+func (c *controller) clientOf(k *kind) any {
+	switch {
+	case k.route != nil || k == gatewayKind:
+		return c.gwClient
+	case k.name == "DNSEndpoint":
+		return c.dynClient
+	}
+	return c.client
+}
+
 // notServed explains a kind the API server does not serve: which versions of
 // its group it does serve, if any (a CRD of another Gateway API release).
 func (c *controller) notServed(k *kind, err error) error {
@@ -321,7 +336,11 @@ func (c *controller) startInformer(w *watched) cache.InformerSynced {
 	if conv := w.kind.route; conv != nil {
 		indexers[gatewayIndex] = func(obj any) ([]string, error) { return routeGateways(conv(obj)), nil }
 	}
-	inf := cache.NewSharedIndexInformerWithOptions(lw, w.kind.object, cache.SharedIndexInformerOptions{Indexers: indexers})
+	// Like the generated informers, tell the reflector whether the client
+	// supports WatchList: client-go's fake clients do not, and an informer
+	// that waits for WatchList's initial-events bookmark on them never syncs.
+	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, c.clientOf(w.kind)),
+		w.kind.object, cache.SharedIndexInformerOptions{Indexers: indexers})
 	_ = inf.SetTransform(w.kind.transform)
 	w.informer = inf
 	if w.namespace == "" {
@@ -385,7 +404,7 @@ func (c *controller) publish(w *watched, meta metav1.Object, obj any) {
 		return
 	}
 	key := w.key(meta)
-	if !c.namespaceAllowed(meta.GetNamespace()) {
+	if !w.nameserver && !c.namespaceAllowed(meta.GetNamespace()) {
 		c.g.index.Update(key, nil)
 		return
 	}

@@ -84,7 +84,7 @@ func (g *Gateway) Ready() bool { return g.ready.Load() }
 func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg) (int, error) {
 	state := request.Request{W: w, Req: r}
 	qname := state.Name()
-	zi := zoneOf(g.Zones, qname)
+	zi := zoneOfName(g.Zones, qname)
 	if zi < 0 {
 		return plugin.NextOrFailure(g.Name(), g.Next, ctx, w, r)
 	}
@@ -115,7 +115,9 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 
 	m := new(dns.Msg)
 	m.SetReply(r)
-	m.Authoritative = res != Delegation
+	// A referral is not authoritative, but CNAMEs of the zone before it are
+	// (RFC 1035 §4.1.1: AA is about the first owner name of the answer).
+	m.Authoritative = res != Delegation || len(answer) > 0
 	m.Answer, m.Ns, m.Extra = answer, ns, extra
 	if res == NameError {
 		m.Rcode = dns.RcodeNameError

@@ -40,6 +40,11 @@ func routeRecords(rt *route, ctx routeContext, c *sourceConfig) result {
 	}
 	ttl := objectTTL(&r, rt.meta, c.ttl)
 	extra := annotationHostnames(&r, rt.meta, c.zones)
+	// The targets of every name, united over the parents that publish it, so
+	// that a route attached through several listeners or Gateways publishes
+	// each record once and never both a CNAME and addresses for one name.
+	var order []string
+	byName := map[string]*targets{}
 	for _, ref := range rt.parentRefs {
 		if !isGatewayRef(ref) {
 			continue // e.g. a Service parent (GAMMA): no external address
@@ -71,7 +76,32 @@ func routeRecords(rt *route, ctx routeContext, c *sourceConfig) result {
 		if admitted {
 			names = append(names, extra...)
 		}
-		r.publish(uniqueNames(names), t, ttl)
+		for _, name := range names {
+			nt := byName[name]
+			if nt == nil {
+				nt = &targets{}
+				byName[name] = nt
+				order = append(order, name)
+			}
+			nt.unite(t)
+		}
+	}
+	// Publish names with equal targets together, so that a warning about the
+	// targets is given once.
+	var groups [][]string
+	groupOf := map[string]int{} // targets key → position in groups
+	for _, name := range order {
+		k := byName[name].key()
+		i, ok := groupOf[k]
+		if !ok {
+			i = len(groups)
+			groupOf[k] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], name)
+	}
+	for _, names := range groups {
+		r.publish(names, *byName[names[0]], ttl)
 	}
 	return r
 }
@@ -156,6 +186,35 @@ func gatewayTargets(r *result, gw *gwv1.Gateway) targets {
 		}
 	}
 	return t
+}
+
+// unite adds the addresses of o that t does not have yet.
+func (t *targets) unite(o targets) {
+	for _, ip := range o.ips {
+		if !slices.Contains(t.ips, ip) {
+			t.ips = append(t.ips, ip)
+		}
+	}
+	for _, h := range o.hosts {
+		if !slices.Contains(t.hosts, h) {
+			t.hosts = append(t.hosts, h)
+		}
+	}
+}
+
+// key identifies the addresses of t, in their order.
+func (t *targets) key() string {
+	var b strings.Builder
+	for _, ip := range t.ips {
+		b.WriteString(ip.String())
+		b.WriteByte(' ')
+	}
+	b.WriteByte('|')
+	for _, h := range t.hosts {
+		b.WriteString(h)
+		b.WriteByte(' ')
+	}
+	return b.String()
 }
 
 // listenerSelected reports whether the parentRef's sectionName and port select the listener.

@@ -25,9 +25,11 @@ type Index struct {
 
 	// newSOA makes the SOA record of a zone for a serial.
 	newSOA func(zone string, serial uint32) *dns.SOA
-	// onSerial, when set, is called (without locks held) after a zone's serial changed.
-	onSerial func(zone string, serial uint32)
-	now      func() time.Time
+	// onSerial, when set, is called (without ix.mu held, one call at a time)
+	// after a zone's serial changed. It must not call Update or Flush.
+	onSerial   func(zone string, serial uint32)
+	announceMu sync.Mutex // serializes onSerial calls
+	now        func() time.Time
 
 	mu         sync.Mutex
 	live       bool                           // publish on every change (set by Flush)
@@ -341,12 +343,20 @@ func (ix *Index) scheduleTick() {
 	})
 }
 
+// announce calls onSerial for zones. It runs after ix.mu is released, so it
+// must not read the writer's state (ix.serials): it reports the serials of
+// the current snapshot instead. Announcements are serialized, and each reads
+// the snapshot only once it holds announceMu, so the last serial announced
+// for a zone is always its current one even when writers race here.
 func (ix *Index) announce(zones []int) {
-	if ix.onSerial == nil {
+	if ix.onSerial == nil || len(zones) == 0 {
 		return
 	}
+	ix.announceMu.Lock()
+	defer ix.announceMu.Unlock()
+	s := ix.snap.Load()
 	for _, zi := range zones {
-		ix.onSerial(ix.zones[zi], ix.serials[zi])
+		ix.onSerial(ix.zones[zi], s.zones[zi].serial)
 	}
 }
 

@@ -20,7 +20,7 @@ func ingressRecords(ing *networkingv1.Ingress, c *sourceConfig) result {
 	t, ok := annotationTargets(&r, &ing.ObjectMeta)
 	if !ok {
 		for _, lb := range ing.Status.LoadBalancer.Ingress {
-			t.add(&r, lb.IP, "status.loadBalancer")
+			t.addIP(&r, lb.IP, "status.loadBalancer")
 			t.add(&r, lb.Hostname, "status.loadBalancer")
 		}
 	}

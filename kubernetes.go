@@ -2,11 +2,13 @@ package gateway
 
 import (
 	"fmt"
+	"math"
 	"net"
 	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -68,15 +70,8 @@ func (t *targets) add(r *result, value, origin string) {
 	if value == "" {
 		return
 	}
-	if ip, err := netip.ParseAddr(value); err == nil {
-		ip = ip.Unmap()
-		if ip.Zone() != "" || !ip.IsValid() {
-			r.warnf("invalid IP %q in %s", value, origin)
-			return
-		}
-		if !slices.Contains(t.ips, ip) {
-			t.ips = append(t.ips, ip)
-		}
+	if _, err := netip.ParseAddr(value); err == nil {
+		t.addIP(r, value, origin)
 		return
 	}
 	host, err := canonicalName(value, false)
@@ -89,42 +84,84 @@ func (t *targets) add(r *result, value, origin string) {
 	}
 }
 
+// addIP parses an IP address and adds it to the targets. It is for fields that
+// hold only addresses (spec.externalIPs, status.loadBalancer.ingress[*].ip):
+// anything else there is a mistake, never a hostname to point a CNAME at.
+func (t *targets) addIP(r *result, value, origin string) {
+	value = strings.TrimSpace(value)
+	if value == "" {
+		return
+	}
+	ip, err := netip.ParseAddr(value)
+	if err != nil || ip.Zone() != "" {
+		r.warnf("invalid IP %q in %s", value, origin)
+		return
+	}
+	ip = ip.Unmap()
+	if !slices.Contains(t.ips, ip) {
+		t.ips = append(t.ips, ip)
+	}
+}
+
 // ignored reports whether the object opted out with the ignore label.
 func ignored(meta *metav1.ObjectMeta) bool {
 	return strings.EqualFold(meta.Labels[ignoreLabel], "true")
 }
 
-// annotationTargets returns the target annotation's addresses, if the object has one.
+// annotationTargets returns the target annotation's addresses, if the object
+// has one with at least one valid target. As in external-dns, an empty target
+// annotation, or one without a valid target, does not override the object's
+// own addresses.
 func annotationTargets(r *result, meta *metav1.ObjectMeta) (targets, bool) {
-	var t targets
 	for _, key := range targetAnnotations {
 		v, ok := meta.Annotations[key]
-		if !ok {
+		if !ok || strings.TrimSpace(v) == "" {
 			continue
 		}
+		var t targets
 		for _, s := range strings.Split(v, ",") {
 			t.add(r, s, "annotation "+key)
 		}
-		return t, true
+		if !t.empty() {
+			return t, true
+		}
+		r.warnf("annotation %s has no valid target, ignored", key)
 	}
-	return t, false
+	return targets{}, false
 }
 
 // objectTTL returns the TTL for an object's records: the ttl annotation, or def.
+// As in external-dns, the annotation is seconds ("600") or a Go duration
+// ("10m", "1h30m"; fractions of a second are dropped).
 func objectTTL(r *result, meta *metav1.ObjectMeta, def uint32) uint32 {
 	for _, key := range ttlAnnotations {
 		v, ok := meta.Annotations[key]
 		if !ok {
 			continue
 		}
-		ttl, err := strconv.ParseUint(strings.TrimSpace(v), 10, 31)
+		ttl, err := parseTTL(strings.TrimSpace(v))
 		if err != nil {
 			r.warnf("invalid TTL %q in annotation %s, using %d", v, key, def)
 			return def
 		}
-		return uint32(ttl)
+		return ttl
 	}
 	return def
+}
+
+// parseTTL parses seconds or a duration into a TTL from 0 to 2^31-1 (RFC 2181 §8).
+func parseTTL(s string) (uint32, error) {
+	if ttl, err := strconv.ParseUint(s, 10, 31); err == nil {
+		return uint32(ttl), nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, err
+	}
+	if d < 0 || d.Seconds() > math.MaxInt32 {
+		return 0, fmt.Errorf("TTL %s out of range", d)
+	}
+	return uint32(d / time.Second), nil
 }
 
 // annotationHostnames returns the names in the hostname annotations, each

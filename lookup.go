@@ -59,9 +59,12 @@ func (g *Gateway) lookup(s *snapshot, zi int, qname string, qtype uint16) (answe
 			if synthesized {
 				rr = withOwner(c, qname)
 			}
+			if answer == nil {
+				answer = make([]dns.RR, 0, 4) // room for the CNAME and what it leads to
+			}
 			answer = append(answer, rr)
 			target := dns.CanonicalName(c.Target)
-			if zoneOf(g.Zones, target) != zi {
+			if zoneOfName(g.Zones, target) != zi {
 				return answer, nil, nil, Success
 			}
 			qname = target
@@ -159,7 +162,7 @@ func (g *Gateway) addresses(s *snapshot, rrs []dns.RR) []dns.RR {
 			continue
 		}
 		target = dns.CanonicalName(target)
-		if zoneOf(g.Zones, target) < 0 || slices.Contains(seen, target) {
+		if zoneOfName(g.Zones, target) < 0 || slices.Contains(seen, target) {
 			continue
 		}
 		seen = append(seen, target)
@@ -171,8 +174,76 @@ func (g *Gateway) addresses(s *snapshot, rrs []dns.RR) []dns.RR {
 	return extra
 }
 
-// withOwner returns a copy of rr owned by name (wildcard synthesis).
+// zoneOfName is zoneOf for the query path: the position of the most specific
+// zone that contains name, or -1, without allocating (dns.IsSubDomain, which
+// zoneOf uses, allocates twice per zone). name must be fully qualified.
+func zoneOfName(zones []string, name string) int {
+	best := -1
+	for i, z := range zones {
+		if (best < 0 || len(z) > len(zones[best])) && inZone(name, z) {
+			best = i
+		}
+	}
+	return best
+}
+
+// inZone reports whether name is zone or a name below it, comparing labels
+// case-insensitively (ASCII) as dns.IsSubDomain does. Both are fully qualified.
+func inZone(name, zone string) bool {
+	if zone == "." {
+		return true
+	}
+	for off := 0; ; {
+		switch rest := len(name) - off; {
+		case rest == len(zone):
+			return equalFoldASCII(name[off:], zone)
+		case rest < len(zone):
+			return false
+		}
+		var end bool
+		if off, end = dns.NextLabel(name, off); end {
+			return false
+		}
+	}
+}
+
+func equalFoldASCII(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := 0; i < len(a); i++ {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
+}
+
+// withOwner returns a copy of rr owned by name (wildcard synthesis). The
+// common types are copied shallowly: their data is immutable like the rest of
+// the snapshot, and only the owner name differs.
 func withOwner(rr dns.RR, name string) dns.RR {
+	switch x := rr.(type) {
+	case *dns.A:
+		c := *x
+		c.Hdr.Name = name
+		return &c
+	case *dns.AAAA:
+		c := *x
+		c.Hdr.Name = name
+		return &c
+	case *dns.CNAME:
+		c := *x
+		c.Hdr.Name = name
+		return &c
+	}
 	c := dns.Copy(rr)
 	c.Header().Name = name
 	return c

@@ -43,7 +43,12 @@ func mergeSets(name string, contributors map[string][]dns.RR, apex bool) (sets [
 				switch {
 				case cname == nil:
 					cname, cnameKey = c, k
-				case !dns.IsDuplicate(cname, c):
+				case dns.IsDuplicate(cname, c):
+					// The same CNAME from several objects: the smallest TTL, as for other types.
+					if c.Hdr.Ttl < cname.Header().Ttl {
+						cname = c
+					}
+				default:
 					notes = append(notes, fmt.Sprintf("CNAME %s from %s ignored in favour of %s from %s", c.Target, k, cname.(*dns.CNAME).Target, cnameKey))
 				}
 				continue

@@ -30,7 +30,12 @@ func serviceRecords(svc *corev1.Service, c *sourceConfig) result {
 		}
 	case corev1.ServiceTypeExternalName:
 		t.add(&r, svc.Spec.ExternalName, "spec.externalName")
-		t.ips = nil // an ExternalName is a name, never an address
+		if len(t.ips) > 0 {
+			// An ExternalName is a name, never an address (the API server accepts
+			// "192.0.2.1" as one: it is a valid DNS subdomain).
+			r.warnf("spec.externalName %q is an IP address, not a hostname: nothing published", svc.Spec.ExternalName)
+			t.ips = nil
+		}
 	default:
 		return r
 	}
@@ -51,10 +56,10 @@ func serviceRecords(svc *corev1.Service, c *sourceConfig) result {
 func serviceAddresses(r *result, svc *corev1.Service) targets {
 	var t targets
 	for _, ip := range svc.Spec.ExternalIPs {
-		t.add(r, ip, "spec.externalIPs")
+		t.addIP(r, ip, "spec.externalIPs")
 	}
 	for _, lb := range svc.Status.LoadBalancer.Ingress {
-		t.add(r, lb.IP, "status.loadBalancer")
+		t.addIP(r, lb.IP, "status.loadBalancer")
 		t.add(r, lb.Hostname, "status.loadBalancer")
 	}
 	return t
@@ -62,6 +67,12 @@ func serviceAddresses(r *result, svc *corev1.Service) targets {
 
 // serviceNames returns <name>.<namespace>.<zone> for every zone.
 func serviceNames(r *result, svc *corev1.Service, zones []string) []string {
+	// The API server makes both DNS labels; checking them here keeps a dot or
+	// an escape in either from moving the name into another zone.
+	if checkLabel(strings.ToLower(svc.Name)) != nil || checkLabel(strings.ToLower(svc.Namespace)) != nil {
+		r.warnf("name %q or namespace %q is not a DNS label", svc.Name, svc.Namespace)
+		return nil
+	}
 	names := make([]string, 0, len(zones))
 	for _, z := range zones {
 		name := strings.ToLower(svc.Name + "." + svc.Namespace + "." + z)
@@ -78,16 +89,21 @@ func serviceNames(r *result, svc *corev1.Service, zones []string) []string {
 func serviceSRV(svc *corev1.Service, owners []string, ttl uint32) []dns.RR {
 	var rrs []dns.RR
 	for _, p := range svc.Spec.Ports {
-		if p.Name == "" || checkLabel(p.Name) != nil {
-			continue
-		}
+		port := strings.ToLower(p.Name)
 		proto := strings.ToLower(string(p.Protocol))
 		if proto == "" {
 			proto = "tcp"
 		}
+		if port == "" || checkLabel("_"+port) != nil || checkLabel("_"+proto) != nil || p.Port < 1 || p.Port > 65535 {
+			continue
+		}
 		for _, owner := range owners {
+			name := "_" + port + "._" + proto + "." + owner
+			if len(name) > 254 {
+				continue // too long under a long zone
+			}
 			rrs = append(rrs, &dns.SRV{
-				Hdr:      dns.RR_Header{Name: "_" + strings.ToLower(p.Name) + "._" + proto + "." + owner, Rrtype: dns.TypeSRV, Class: dns.ClassINET, Ttl: ttl},
+				Hdr:      dns.RR_Header{Name: name, Rrtype: dns.TypeSRV, Class: dns.ClassINET, Ttl: ttl},
 				Priority: 0, Weight: 100, Port: uint16(p.Port), Target: owner,
 			})
 		}

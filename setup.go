@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,12 +82,24 @@ func setup(c *caddy.Controller) error {
 func parse(c *caddy.Controller) (*Gateway, error) {
 	g := newGateway()
 	c.Next() // the directive
-	g.Zones = plugin.OriginsFromArgsOrServerBlock(c.RemainingArgs(), c.ServerBlockKeys)
-	for i, z := range g.Zones {
-		g.Zones[i] = strings.ToLower(z)
+	args := c.RemainingArgs()
+	// OriginsFromArgsOrServerBlock silently drops arguments that are not zones.
+	for _, a := range args {
+		if len(plugin.Host(a).NormalizeExact()) == 0 {
+			return nil, c.Errf("invalid zone %q", a)
+		}
+	}
+	for _, z := range plugin.OriginsFromArgsOrServerBlock(args, c.ServerBlockKeys) {
+		z = strings.ToLower(z)
 		if _, ok := dns.IsDomainName(z); !ok {
 			return nil, c.Errf("invalid zone %q", z)
 		}
+		if !slices.Contains(g.Zones, z) {
+			g.Zones = append(g.Zones, z)
+		}
+	}
+	if len(g.Zones) == 0 {
+		return nil, c.Errf("no zone: give zones as arguments or in the server block")
 	}
 	if c.NextBlock() {
 		for {
@@ -109,7 +122,7 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 	case "resources":
 		args := c.RemainingArgs()
 		if len(args) == 0 {
-			return c.ArgErr()
+			return argCountErr(c, "resources RESOURCE...", args)
 		}
 		g.resources = nil
 		for _, a := range args {
@@ -124,7 +137,7 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 	case "ttl":
 		args := c.RemainingArgs()
 		if len(args) != 1 {
-			return c.ArgErr()
+			return argCountErr(c, "ttl TTL", args)
 		}
 		ttl, err := strconv.Atoi(args[0])
 		if err != nil || ttl < 0 || ttl > maxTTL {
@@ -134,7 +147,7 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 	case "apex", "secondary":
 		args := c.RemainingArgs()
 		if len(args) != 1 {
-			return c.ArgErr()
+			return argCountErr(c, opt+" NAME", args)
 		}
 		name := strings.ToLower(args[0])
 		if _, err := canonicalName(name, false); err != nil {
@@ -148,7 +161,7 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 	case "kubeconfig":
 		args := c.RemainingArgs()
 		if len(args) != 1 && len(args) != 2 {
-			return c.ArgErr()
+			return argCountErr(c, "kubeconfig FILE [CONTEXT]", args)
 		}
 		g.kubeconfig = args[0]
 		if len(args) == 2 {
@@ -162,7 +175,7 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 	case "ingressClasses", "gatewayClasses":
 		args := c.RemainingArgs()
 		if len(args) == 0 {
-			return c.ArgErr()
+			return argCountErr(c, opt+" CLASS...", args)
 		}
 		if opt == "ingressClasses" {
 			g.ingressClasses = args
@@ -172,7 +185,7 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 	case "serviceLabelSelectors":
 		args := c.RemainingArgs()
 		if len(args) == 0 {
-			return c.ArgErr()
+			return argCountErr(c, "serviceLabelSelectors SELECTOR...", args)
 		}
 		sel := strings.Join(args, ",")
 		if _, err := labels.Parse(sel); err != nil {
@@ -182,7 +195,7 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 	case "labelSelector":
 		args := c.RemainingArgs()
 		if len(args) == 0 {
-			return c.ArgErr()
+			return argCountErr(c, "labelSelector SELECTOR...", args)
 		}
 		sel := strings.Join(args, ",")
 		if _, err := labels.Parse(sel); err != nil {
@@ -192,7 +205,7 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 	case "namespaces":
 		args := c.RemainingArgs()
 		if len(args) == 0 {
-			return c.ArgErr()
+			return argCountErr(c, "namespaces NAMESPACE...", args)
 		}
 		g.namespaces = args
 	default:
@@ -201,11 +214,21 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 	return nil
 }
 
+// argCountErr reports a wrong number of arguments. Unlike c.ArgErr, which names
+// the last token read, it names the option and how it is used.
+func argCountErr(c *caddy.Controller, usage string, args []string) error {
+	return c.Errf("wrong number of arguments (%d) for %s", len(args), usage)
+}
+
 // checkKubeconfig makes sure the file is a readable kubeconfig and has the context.
 func checkKubeconfig(path, context string) error {
-	cfg, err := clientcmd.LoadFromFile(path)
+	data, err := os.ReadFile(path) // the error names the file
 	if err != nil {
 		return err
+	}
+	cfg, err := clientcmd.Load(data)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	if context != "" {
 		if _, ok := cfg.Contexts[context]; !ok {

@@ -30,12 +30,19 @@ STOP_TIMEOUT=${K8SGW_STOP_TIMEOUT:-20}    # seconds between TERM and KILL
 COMPONENTS=(etcd kube-apiserver kube-controller-manager)
 BINARIES=(etcd kube-apiserver kube-controller-manager kubectl)
 
-# Controllers kube-controller-manager runs: enough for namespaces to finish
-# terminating, garbage collection, default ServiceAccounts and EndpointSlices.
-KCM_CONTROLLERS=namespace,garbage-collector,serviceaccount,serviceaccount-token,endpointslice
+# Controllers kube-controller-manager runs (v1.37 names, all "-controller"
+# suffixed): namespaces finish terminating, garbage collection, default
+# ServiceAccounts (+ legacy token secrets), EndpointSlices, and the aggregated
+# admin/edit/view ClusterRoles get their rules.
+KCM_CONTROLLERS=${K8SGW_KCM_CONTROLLERS:-namespace-controller,garbage-collector-controller,serviceaccount-controller,serviceaccount-token-controller,endpointslice-controller,clusterrole-aggregation-controller}
 
 log() { printf '[cluster.sh] %s\n' "$*" >&2; }
-die() { printf '[cluster.sh] ERROR: %s\n' "$*" >&2; exit 1; }
+UP_HINT=""
+die() {
+	printf '[cluster.sh] ERROR: %s\n' "$*" >&2
+	[[ -z $UP_HINT ]] || printf '[cluster.sh] %s\n' "$UP_HINT" >&2
+	exit 1
+}
 
 usage() {
 	cat >&2 <<EOF
@@ -108,7 +115,9 @@ prepare_etcd_src() {
 	local dir=$SRC/etcd stamp="etcd=$ETCD_VERSION"
 	stamp_ok "$dir/.stamp" "$stamp" && return 0
 	log "preparing etcd $ETCD_VERSION wrapper module in $dir"
-	mod_download go.etcd.io/etcd/server/v3 "$ETCD_VERSION" >/dev/null
+	local gomod goline
+	gomod=$(mod_download go.etcd.io/etcd/server/v3 "$ETCD_VERSION")
+	goline=$(awk '$1 == "go" && NF == 2 { print $2; exit }' "$gomod")
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	cat >"$dir/main.go" <<'EOF'
@@ -128,7 +137,7 @@ EOF
 	(
 		cd "$dir"
 		go_logged "$dir/prepare.log" go mod init k8sgw.local/etcd-build
-		go_logged "$dir/prepare.log" go mod edit -require="go.etcd.io/etcd/server/v3@$ETCD_VERSION"
+		go_logged "$dir/prepare.log" go mod edit -require="go.etcd.io/etcd/server/v3@$ETCD_VERSION" ${goline:+-go="$goline"}
 		go_logged "$dir/prepare.log" go mod tidy
 	)
 	printf '%s' "$stamp" >"$dir/.stamp"
@@ -196,6 +205,7 @@ k8s_ldflags() {
 			"-X $pkg.gitMajor=$major" \
 			"-X $pkg.gitMinor=$minor" \
 			"-X $pkg.gitTreeState=clean" \
+			"-X $pkg.gitCommit=" \
 			"-X $pkg.buildDate=$date"
 	done
 }
@@ -235,6 +245,8 @@ cmd_build() {
 		log "another build is running in $CACHE; waiting for it"
 		flock "$build_lock"
 	fi
+	# Leftovers of a build that was killed (the lock says none is running now).
+	for name in "${BINARIES[@]}"; do rm -f "$BIN/.$name.tmp."*; done
 	trap cleanup_tmp EXIT
 
 	if ! binary_ok etcd "$ETCD_VERSION"; then
@@ -324,12 +336,22 @@ start_proc() {
 	printf '\n==== %s starting %s ====\n' "$(date -u +%FT%TZ)" "$name" >>"$logf"
 	# shellcheck disable=SC2016 # expanded by the inner bash
 	setsid bash -c 'echo "$$" >"$0.tmp" && mv -f "$0.tmp" "$0" && exec "$@"' \
-		"$pidf" "$BIN/$name" "$@" </dev/null >>"$logf" 2>&1 &
+		"$pidf" "$BIN/$name" "$@" </dev/null >>"$logf" 2>&1 {state_lock}>&- &
 	for ((i = 0; i < 100; i++)); do
 		[[ -s $pidf ]] && break
 		sleep 0.05
 	done
 	[[ -s $pidf ]] || die "$name did not start (log: $logf)"
+	# The PID is written just before exec: wait for the exec to happen so a
+	# proc_alive right after this cannot mistake the wrapper for a dead process.
+	local pid
+	pid=$(<"$pidf")
+	for ((i = 0; i < 100; i++)); do
+		proc_alive "$name" && return 0
+		[[ -d /proc/$pid ]] || break
+		sleep 0.05
+	done
+	proc_alive "$name" || { log_tail "$name"; die "$name exited right after starting"; }
 }
 
 # stop_proc NAME : TERM, then KILL after STOP_TIMEOUT seconds.
@@ -342,8 +364,8 @@ stop_proc() {
 	pid=$(recorded_pid "$name")
 	log "stopping $name (pid $pid)"
 	kill -TERM "$pid" 2>/dev/null || true
-	for ((i = 0; i < STOP_TIMEOUT * 10; i++)); do
-		proc_alive "$name" || break
+	local deadline=$((SECONDS + STOP_TIMEOUT))
+	while ((SECONDS < deadline)) && proc_alive "$name"; do
 		sleep 0.1
 	done
 	if proc_alive "$name"; then
@@ -398,9 +420,6 @@ prompt = no
 
 [dn_ca]
 CN = k8s_gateway test cluster CA
-
-[dn_server]
-CN = kube-apiserver
 
 [v3_ca]
 basicConstraints = critical, CA:TRUE
@@ -523,6 +542,8 @@ start_apiserver() {
 		--service-account-key-file="$pki/sa.pub" \
 		--service-account-signing-key-file="$pki/sa.key" \
 		--service-cluster-ip-range=10.96.0.0/16 \
+		--endpoint-reconciler-type=none \
+		--shutdown-watch-termination-grace-period=2s \
 		--cert-dir="$STATE/apiserver-certs" \
 		--profiling=false
 	wait_apiserver_ready
@@ -595,16 +616,25 @@ all_running() {
 	for c in "${COMPONENTS[@]}"; do proc_alive "$c" || return 1; done
 }
 
-# Serialise up/down/start/stop on one state dir.
+# Serialise up/down/start/stop on one state dir. The lock fd is closed in
+# every process we start (see start_proc), so only this script holds it.
+# lock_state WAIT_SECONDS [soft]: with "soft", go on without the lock after
+# the wait (down/stop must not hang forever on a stuck holder).
+state_lock=""
 lock_state() {
+	local wait=$1 soft=${2:-}
 	mkdir -p "$(dirname "$STATE")"
 	exec {state_lock}>"$STATE.lock"
-	flock "$state_lock"
+	flock -n "$state_lock" && return 0
+	log "waiting up to ${wait}s for another $0 on $STATE"
+	flock -w "$wait" "$state_lock" && return 0
+	[[ -n $soft ]] || die "could not lock $STATE.lock within ${wait}s"
+	log "WARNING: proceeding without the lock on $STATE"
 }
 
 cmd_up() {
 	cmd_build
-	lock_state
+	lock_state 600
 	load_ports
 	if all_running; then
 		log "cluster already running in $STATE (apiserver https://127.0.0.1:$APISERVER_PORT)"
@@ -612,6 +642,15 @@ cmd_up() {
 		return 0
 	fi
 	local start=$SECONDS
+	# Fail before starting anything if a port we still need is taken.
+	if ! proc_alive etcd; then
+		port_in_use "$ETCD_PORT" && die "port $ETCD_PORT (etcd client) is already in use; set K8SGW_ETCD_PORT"
+		port_in_use "$ETCD_PEER_PORT" && die "port $ETCD_PEER_PORT (etcd peer) is already in use; set K8SGW_ETCD_PORT"
+	fi
+	if ! proc_alive kube-apiserver && port_in_use "$APISERVER_PORT"; then
+		die "port $APISERVER_PORT (kube-apiserver) is already in use; set K8SGW_APISERVER_PORT"
+	fi
+	UP_HINT="components that did start are left running for inspection; logs in $STATE/logs; clean up with: $0 down"
 	prepare_state
 	proc_alive etcd || start_etcd
 	proc_alive kube-apiserver || start_apiserver
@@ -619,12 +658,13 @@ cmd_up() {
 		start_kcm
 		wait_kcm_working
 	fi
+	UP_HINT=""
 	log "cluster up in $((SECONDS - start))s; state in $STATE"
 	print_env
 }
 
 cmd_down() {
-	lock_state
+	lock_state 30 soft
 	local c i
 	for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
 		c=${COMPONENTS[i]}
@@ -641,13 +681,13 @@ cmd_down() {
 }
 
 cmd_stop_apiserver() {
-	lock_state
+	lock_state 30 soft
 	[[ -d $STATE ]] || die "no cluster at $STATE"
 	stop_proc kube-apiserver
 }
 
 cmd_start_apiserver() {
-	lock_state
+	lock_state 300
 	[[ -f $STATE/$MARKER ]] || die "no cluster at $STATE; use '$0 up'"
 	load_ports
 	if proc_alive kube-apiserver; then

@@ -34,13 +34,16 @@ current-context: c
 }
 
 // TestShippedRBACSuffices runs the plugin as the ServiceAccount of
-// examples/rbac.yml: those rules must be enough, and no broader than reading.
+// examples/install-clusterwide.yml (the chart rendered by `make manifest`):
+// its rules must be enough, and no broader than reading. Only the RBAC
+// objects are applied (no Deployment or Service in kube-system).
 func TestShippedRBACSuffices(t *testing.T) {
-	manifest, err := os.ReadFile(filepath.Join(repoRoot, "examples/rbac.yml"))
+	text, err := os.ReadFile(filepath.Join(repoRoot, "examples/install-clusterwide.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	kubectl(t, string(manifest), "apply", "-f", "-")
+	rbac := parseChartManifest(t, string(text)).only("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding")
+	kubectl(t, rbac, "apply", "-f", "-")
 	sa := "system:serviceaccount:kube-system:k8s-gateway"
 	for _, check := range []struct {
 		verb, resource string

@@ -1,0 +1,240 @@
+{{/* The chart name, truncated to a DNS label. */}}
+{{- define "k8s-gateway.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+The fully qualified app name: the Service, Deployment, ServiceAccount... and,
+with the namespace, the default apex NAME.NAMESPACE. A release name that
+contains the chart name is used as it is.
+*/}}
+{{- define "k8s-gateway.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "k8s-gateway.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "k8s-gateway.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "k8s-gateway.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "k8s-gateway.labels" -}}
+helm.sh/chart: {{ include "k8s-gateway.chart" . }}
+{{ include "k8s-gateway.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | toString | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
+
+{{- define "k8s-gateway.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "k8s-gateway.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/* Cluster-scoped objects carry the namespace: NAME.NAMESPACE, like the apex. */}}
+{{- define "k8s-gateway.clusterName" -}}
+{{- printf "%s.%s" (include "k8s-gateway.fullname" .) .Release.Namespace }}
+{{- end }}
+
+{{- define "k8s-gateway.image" -}}
+{{- $repo := .Values.image.repository }}
+{{- with .Values.image.registry }}{{ $repo = printf "%s/%s" . $repo }}{{ end }}
+{{- printf "%s:%s" $repo (.Values.image.tag | default .Chart.AppVersion | toString) }}
+{{- end }}
+
+{{/* zoneList: a string of space-separated zones, or a list, as a JSON list. */}}
+{{- define "k8s-gateway.zoneList" -}}
+{{- if kindIs "string" . }}
+{{- splitList " " (. | replace "\t" " " | replace "\n" " ") | compact | toJson }}
+{{- else }}
+{{- . | default list | compact | toJson }}
+{{- end }}
+{{- end }}
+
+{{/* The zones of `domain`, as a JSON list. */}}
+{{- define "k8s-gateway.zones" -}}
+{{- $zones := include "k8s-gateway.zoneList" .Values.domain | fromJsonArray }}
+{{- if not $zones }}
+{{- fail "domain is required: the zone(s) to serve, e.g. --set domain=example.com" }}
+{{- end }}
+{{- toJson $zones }}
+{{- end }}
+
+{{/* zoneKey: a zone compared case-insensitively, without the trailing dot. */}}
+{{- define "k8s-gateway.zoneKey" -}}
+{{- . | lower | trimSuffix "." }}
+{{- end }}
+
+{{- define "k8s-gateway.apex" -}}
+{{- .Values.apex | default (printf "%s.%s" (include "k8s-gateway.fullname" .) .Release.Namespace) }}
+{{- end }}
+
+{{/*
+The namespaces of the nameserver Services: apex and secondary of the form
+NAME.NAMESPACE (two labels, relative) name a Service, whose addresses give the
+glue. JSON list.
+*/}}
+{{- define "k8s-gateway.nameserverNamespaces" -}}
+{{- $out := list }}
+{{- range list (include "k8s-gateway.apex" .) .Values.secondary }}
+{{- if and . (not (hasSuffix "." .)) }}
+{{- $parts := splitList "." (lower .) }}
+{{- if eq (len $parts) 2 }}
+{{- $out = append $out (index $parts 1) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- $out | uniq | toJson }}
+{{- end }}
+
+{{- define "k8s-gateway.routeKinds" -}}
+{{- list "HTTPRoute" "GRPCRoute" "TLSRoute" "TCPRoute" "UDPRoute" | toJson }}
+{{- end }}
+
+{{/*
+The ClusterRole's rules: list and watch on exactly the watched kinds, plus
+gateways and namespaces when routes are watched (routes publish through
+Gateways, which admit them by namespace labels).
+*/}}
+{{- define "k8s-gateway.clusterRules" -}}
+{{- $w := .Values.watchedResources }}
+{{- $routes := list }}
+{{- range include "k8s-gateway.routeKinds" . | fromJsonArray }}
+{{- if has . $w }}{{ $routes = append $routes (printf "%ss" (lower .)) }}{{ end }}
+{{- end }}
+{{- $core := list }}
+{{- if has "Service" $w }}{{ $core = append $core "services" }}{{ end }}
+{{- if $routes }}{{ $core = append $core "namespaces" }}{{ end }}
+{{- with $core }}
+- apiGroups: [""]
+  resources: {{ toJson . }}
+  verbs: ["list", "watch"]
+{{- end }}
+{{- if has "Ingress" $w }}
+- apiGroups: ["networking.k8s.io"]
+  resources: ["ingresses"]
+  verbs: ["list", "watch"]
+{{- end }}
+{{- if has "DNSEndpoint" $w }}
+- apiGroups: ["externaldns.k8s.io"]
+  resources: ["dnsendpoints"]
+  verbs: ["list", "watch"]
+{{- end }}
+{{- with $routes }}
+- apiGroups: ["gateway.networking.k8s.io"]
+  resources: {{ prepend . "gateways" | toJson }}
+  verbs: ["list", "watch"]
+{{- end }}
+{{- end }}
+
+{{/*
+pluginPort: the port of a plugin of extraZonePlugins ("health", "ready",
+"prometheus"), from its address parameter, else the plugin's default; empty
+when the plugin is not configured. Argument: list NAME DEFAULT ROOT.
+*/}}
+{{- define "k8s-gateway.pluginPort" -}}
+{{- $name := index . 0 }}
+{{- $default := index . 1 }}
+{{- $root := index . 2 }}
+{{- $port := "" }}
+{{- range $root.Values.extraZonePlugins }}
+{{- if and (eq .name $name) (not $port) }}
+{{- $m := regexFind ":[0-9]+$" (toString (.parameters | default "")) }}
+{{- $port = $m | trimPrefix ":" | default $default }}
+{{- end }}
+{{- end }}
+{{- $port }}
+{{- end }}
+
+{{/* The port CoreDNS listens on for DNS in the pod (unprivileged). */}}
+{{- define "k8s-gateway.dnsPort" -}}1053{{- end }}
+
+{{/* selector: a label selector given as a string or a list. */}}
+{{- define "k8s-gateway.selector" -}}
+{{- if kindIs "string" . }}{{ . | trim }}{{ else }}{{ join "," . }}{{ end }}
+{{- end }}
+
+{{/*
+The Corefile: one server block for the zones of `domain`, with the
+extraZonePlugins and k8s_gateway (and the zone files of the same zones, after
+it, for fallthrough); one server block per other zone file.
+*/}}
+{{- define "k8s-gateway.corefile" -}}
+{{- $zones := include "k8s-gateway.zones" . | fromJsonArray }}
+{{- $port := include "k8s-gateway.dnsPort" . }}
+{{- $zoneKeys := list }}
+{{- range $zones }}{{ $zoneKeys = append $zoneKeys (include "k8s-gateway.zoneKey" .) }}{{ end }}
+{{- $inBlock := list }}
+{{- $ownBlock := list }}
+{{- range $i, $zf := .Values.zoneFiles }}
+{{- $domains := include "k8s-gateway.zoneList" $zf.domains | fromJsonArray }}
+{{- $in := 0 }}
+{{- range $domains }}{{ if has (include "k8s-gateway.zoneKey" .) $zoneKeys }}{{ $in = add1 $in }}{{ end }}{{ end }}
+{{- $entry := dict "filename" $zf.filename "domains" $domains }}
+{{- if eq $in (len $domains) }}
+{{- $inBlock = append $inBlock $entry }}
+{{- else if eq $in 0 }}
+{{- $ownBlock = append $ownBlock $entry }}
+{{- else }}
+{{- fail (printf "zoneFiles[%d] (%s): its domains must be either all zones of `domain` (served after k8s_gateway, see fallthrough) or none of them (a server block of their own)" $i $zf.filename) }}
+{{- end }}
+{{- end -}}
+{{ range $zones }}{{ . }}:{{ $port }} {{ end }}{
+{{- range .Values.extraZonePlugins }}
+    {{ .name }}{{ with .parameters }} {{ . }}{{ end }}{{ with .configBlock }} {
+        {{- . | trim | nindent 8 }}
+    }{{ end }}
+{{- end }}
+    k8s_gateway {{ join " " $zones }} {
+        resources {{ join " " .Values.watchedResources }}
+        ttl {{ .Values.ttl }}
+        apex {{ include "k8s-gateway.apex" . }}
+        {{- with .Values.secondary }}
+        secondary {{ . }}
+        {{- end }}
+        {{- if .Values.fallthrough.enabled }}
+        fallthrough{{ range .Values.fallthrough.zones }} {{ . }}{{ end }}
+        {{- end }}
+        {{- with .Values.filters }}
+        {{- with .ingressClasses }}
+        ingressClasses {{ join " " . }}
+        {{- end }}
+        {{- with .gatewayClasses }}
+        gatewayClasses {{ join " " . }}
+        {{- end }}
+        {{- with .namespaces }}
+        namespaces {{ join " " . }}
+        {{- end }}
+        {{- with include "k8s-gateway.selector" (.labelSelector | default "") }}
+        labelSelector {{ . | quote }}
+        {{- end }}
+        {{- with include "k8s-gateway.selector" (.serviceLabelSelectors | default "") }}
+        serviceLabelSelectors {{ . | quote }}
+        {{- end }}
+        {{- end }}
+    }
+{{- range $inBlock }}
+    file /etc/coredns/{{ .filename }} {{ join " " .domains }}
+{{- end }}
+}
+{{- range $ownBlock }}
+{{ range .domains }}{{ . }}:{{ $port }} {{ end }}{
+    errors
+    file /etc/coredns/{{ .filename }} {{ join " " .domains }}
+}
+{{- end }}
+{{- end }}

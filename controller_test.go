@@ -1,0 +1,453 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+// The pipeline tests run the controller against client-go's fake clientset:
+// objects created there reach the informers, the index and ServeDNS.
+//
+// The fake's object tracker honours label selectors on lists but ignores field
+// selectors, and ignores both on watches. The nameserver informer lists
+// Services in one namespace with the field selector metadata.name=<name>; with
+// the fake it sees every Service of that namespace, so the tests keep only the
+// nameserver's Service in kube-system. Objects that a label selector must hide
+// are created before the controller starts, so that only the list sees them.
+
+// k8sShortTimings shortens the controller's waits for one test. The
+// controllers of the test must be stopped before it ends (k8sStartGateway
+// registers that), so that no goroutine reads the variables when they are
+// restored.
+func k8sShortTimings(t *testing.T) {
+	t.Helper()
+	wait, reprobe, retry := startupWait, reprobeInterval, retryInterval
+	startupWait, reprobeInterval, retryInterval = 5*time.Second, 50*time.Millisecond, 10*time.Millisecond
+	t.Cleanup(func() { startupWait, reprobeInterval, retryInterval = wait, reprobe, retry })
+}
+
+// k8sNewGateway configures a Gateway for zones, publishing Ingresses and
+// Services unless configure says otherwise, and its controller on client.
+func k8sNewGateway(client kubernetes.Interface, zones []string, configure func(*Gateway)) *Gateway {
+	g := newGateway()
+	g.Zones = zones
+	g.resources = []string{"Ingress", "Service"}
+	if configure != nil {
+		configure(g)
+	}
+	g.init()
+	g.ctrl = newController(g, client)
+	return g
+}
+
+// k8sStartGateway is k8sNewGateway, then starts the controller, checks that
+// it synced, and stops it when the test ends.
+func k8sStartGateway(t *testing.T, client kubernetes.Interface, zones []string, configure func(*Gateway)) *Gateway {
+	t.Helper()
+	g := k8sNewGateway(client, zones, configure)
+	t.Cleanup(g.ctrl.stop)
+	if err := g.ctrl.start(); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	if !g.Ready() {
+		t.Fatalf("not ready after start")
+	}
+	return g
+}
+
+func k8sCreate(t *testing.T, client kubernetes.Interface, obj k8sruntime.Object) {
+	t.Helper()
+	ctx := context.Background()
+	var err error
+	switch o := obj.(type) {
+	case *networkingv1.Ingress:
+		_, err = client.NetworkingV1().Ingresses(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+	case *corev1.Service:
+		_, err = client.CoreV1().Services(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+	}
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+}
+
+func k8sNamedIngress(namespace, name string, hosts []string, lb ...string) *networkingv1.Ingress {
+	ing := k8sIngress(hosts, nil, lb...)
+	ing.Namespace, ing.Name = namespace, name
+	return ing
+}
+
+func k8sNamedService(namespace, name string, lb ...string) *corev1.Service {
+	svc := k8sService(corev1.ServiceTypeLoadBalancer, lb...)
+	svc.Namespace, svc.Name = namespace, name
+	return svc
+}
+
+// k8sNX is what k8sAnswer gives for a name that does not exist.
+const k8sNX = "NXDOMAIN answer=[] extra=[]"
+
+func TestControllerPipeline(t *testing.T) {
+	k8sShortTimings(t)
+	ctx := context.Background()
+	// One Ingress exists before the start: the first list must bring it.
+	client := fake.NewSimpleClientset(k8sNamedIngress("default", "old", []string{"old.example.com"}, "192.0.2.9"))
+	g := k8sNewGateway(client, []string{"example.com."}, nil)
+
+	if g.Ready() {
+		t.Fatal("ready before start")
+	}
+	if got, want := k8sAnswer(g, "old.example.com.", dns.TypeA), "no reply, rcode SERVFAIL"; got != want {
+		t.Errorf("before start: got %s, want %s", got, want)
+	}
+	t.Cleanup(g.ctrl.stop)
+	if err := g.ctrl.start(); err != nil {
+		t.Fatal(err)
+	}
+	if !g.Ready() {
+		t.Fatal("not ready after start")
+	}
+	// Synced means answered at once, without polling.
+	if got, want := k8sAnswer(g, "old.example.com.", dns.TypeA), k8sExpect(t, "NOERROR", []string{"old.example.com. 60 IN A 192.0.2.9"}); got != want {
+		t.Errorf("after start: got %s, want %s", got, want)
+	}
+
+	// An Ingress and a Service arrive.
+	ing := k8sNamedIngress("default", "web", []string{"www.example.com", "api.example.com"}, "192.0.2.1")
+	k8sCreate(t, client, ing)
+	svc := k8sSvcPorts(k8sNamedService("apps", "db", "192.0.2.20", "2001:db8::20"), corev1.ServicePort{Name: "pg", Protocol: corev1.ProtocolTCP, Port: 5432})
+	k8sCreate(t, client, svc)
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.1"}))
+	k8sAnswers(t, g, "api.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"api.example.com. 60 IN A 192.0.2.1"}))
+	k8sAnswers(t, g, "db.apps.example.com.", dns.TypeAAAA, k8sExpect(t, "NOERROR", []string{"db.apps.example.com. 60 IN AAAA 2001:db8::20"}))
+	k8sAnswers(t, g, "_pg._tcp.db.apps.example.com.", dns.TypeSRV, k8sExpect(t, "NOERROR",
+		[]string{"_pg._tcp.db.apps.example.com. 60 IN SRV 0 100 5432 db.apps.example.com."},
+		"db.apps.example.com. 60 IN A 192.0.2.20", "db.apps.example.com. 60 IN AAAA 2001:db8::20"))
+
+	// The load balancer moves: the answers follow the status.
+	ing.Status = k8sIngressLB("192.0.2.2", "2001:db8::2")
+	if _, err := client.NetworkingV1().Ingresses("default").UpdateStatus(ctx, ing, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.2"}))
+	k8sAnswers(t, g, "www.example.com.", dns.TypeAAAA, k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN AAAA 2001:db8::2"}))
+
+	// A host leaves the spec: its name goes, the other stays.
+	ing.Spec.Rules = ing.Spec.Rules[:1]
+	if _, err := client.NetworkingV1().Ingresses("default").Update(ctx, ing, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "api.example.com.", dns.TypeA, k8sNX)
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.2"}))
+
+	// The ignore label withdraws the Service's records.
+	svc.Labels = map[string]string{ignoreLabel: "true"}
+	if _, err := client.CoreV1().Services("apps").Update(ctx, svc, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "db.apps.example.com.", dns.TypeA, k8sNX)
+	k8sAnswers(t, g, "_pg._tcp.db.apps.example.com.", dns.TypeSRV, k8sNX)
+
+	// Deletion withdraws the Ingress's records.
+	if err := client.NetworkingV1().Ingresses("default").Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sNX)
+	k8sAnswers(t, g, "old.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"old.example.com. 60 IN A 192.0.2.9"}))
+
+	g.ctrl.stop()
+	if g.Ready() {
+		t.Error("ready after stop")
+	}
+	g.ctrl.stop() // a second stop is harmless
+}
+
+// TestControllerNameserverGlue checks that the nameserver's own Service
+// (apex dns1.kube-system: Service dns1 in kube-system) publishes the NS names
+// and glue even when Services are not among the resources.
+func TestControllerNameserverGlue(t *testing.T) {
+	k8sShortTimings(t)
+	ctx := context.Background()
+	// Each nameserver's namespace holds only its Service (see the top of the
+	// file: the fake ignores the metadata.name field selector).
+	ns := k8sNamedService("kube-system", "dns1", "192.0.2.53", "2001:db8::53")
+	ns2 := k8sNamedService("other-system", "dns2", "198.51.100.53")
+	client := fake.NewSimpleClientset(ns, ns2, k8sNamedService("apps", "web", "192.0.2.80"))
+	g := k8sStartGateway(t, client, []string{"example.com.", "example.org."}, func(g *Gateway) {
+		g.resources = []string{"Ingress"}
+		g.secondary = "dns2.other-system"
+	})
+
+	for _, zone := range []string{"example.com.", "example.org."} {
+		k8sAnswers(t, g, zone, dns.TypeNS, k8sExpect(t, "NOERROR",
+			[]string{zone + " 60 IN NS dns1.kube-system." + zone, zone + " 60 IN NS dns2.other-system." + zone},
+			"dns1.kube-system."+zone+" 60 IN A 192.0.2.53", "dns1.kube-system."+zone+" 60 IN AAAA 2001:db8::53",
+			"dns2.other-system."+zone+" 60 IN A 198.51.100.53"))
+	}
+	k8sAnswers(t, g, "dns1.kube-system.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"dns1.kube-system.example.com. 60 IN A 192.0.2.53"}))
+	// Services are not published: only the nameserver's.
+	k8sAnswers(t, g, "web.apps.example.com.", dns.TypeA, k8sNX)
+
+	// The nameserver's address changes: the glue follows.
+	ns.Status = k8sServiceLB("192.0.2.54")
+	if _, err := client.CoreV1().Services("kube-system").UpdateStatus(ctx, ns, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	nsSet := []string{"example.com. 60 IN NS dns1.kube-system.example.com.", "example.com. 60 IN NS dns2.other-system.example.com."}
+	k8sAnswers(t, g, "example.com.", dns.TypeNS, k8sExpect(t, "NOERROR", nsSet,
+		"dns1.kube-system.example.com. 60 IN A 192.0.2.54", "dns2.other-system.example.com. 60 IN A 198.51.100.53"))
+
+	// Without the Service, its NS name has no glue.
+	if err := client.CoreV1().Services("kube-system").Delete(ctx, "dns1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "example.com.", dns.TypeNS, k8sExpect(t, "NOERROR", nsSet, "dns2.other-system.example.com. 60 IN A 198.51.100.53"))
+}
+
+// TestControllerTwoGateways runs two plugin instances with different zones
+// and options on one client: neither sees the other's zones or filters.
+func TestControllerTwoGateways(t *testing.T) {
+	k8sShortTimings(t)
+	client := fake.NewSimpleClientset()
+	g1 := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) {
+		g.ingressClasses = []string{"nginx"}
+		g.ttl = 30
+	})
+	g2 := k8sStartGateway(t, client, []string{"example.org."}, nil)
+
+	k8sCreate(t, client, k8sWithClass(k8sNamedIngress("default", "a", []string{"a.example.com", "a.example.org"}, "192.0.2.1"), "nginx"))
+	k8sCreate(t, client, k8sWithClass(k8sNamedIngress("default", "b", []string{"b.example.com", "b.example.org"}, "192.0.2.2"), "traefik"))
+
+	k8sAnswers(t, g1, "a.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"a.example.com. 30 IN A 192.0.2.1"}))
+	k8sAnswers(t, g2, "a.example.org.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"a.example.org. 60 IN A 192.0.2.1"}))
+	k8sAnswers(t, g2, "b.example.org.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"b.example.org. 60 IN A 192.0.2.2"}))
+	// g1's class filter hides b; its zone does not include example.org
+	// (with no next plugin, the query fails instead of being answered).
+	k8sAnswers(t, g1, "b.example.com.", dns.TypeA, k8sNX)
+	for _, tc := range []struct {
+		g    *Gateway
+		name string
+	}{{g1, "a.example.org."}, {g2, "a.example.com."}} {
+		if _, _, err := k8sAsk(tc.g, tc.name, dns.TypeA); err == nil || !strings.Contains(err.Error(), "no next plugin") {
+			t.Errorf("%s outside the zones: error %v, want no next plugin", tc.name, err)
+		}
+		if n := tc.g.index.Snapshot().get(tc.name); n != nil {
+			t.Errorf("%s is in the other instance's index", tc.name)
+		}
+	}
+}
+
+// TestControllerForbiddenKind makes the API server refuse to list Ingresses:
+// the kind is disabled, Services still answer, the plugin becomes ready, and
+// the Ingresses are picked up once the API server allows them.
+func TestControllerForbiddenKind(t *testing.T) {
+	k8sShortTimings(t)
+	client := fake.NewSimpleClientset(
+		k8sNamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"),
+		k8sNamedService("apps", "db", "192.0.2.20"),
+	)
+	var forbidden atomic.Bool
+	forbidden.Store(true)
+	var refused atomic.Int32
+	client.PrependReactor("list", "ingresses", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
+		if !forbidden.Load() {
+			return false, nil, nil
+		}
+		refused.Add(1)
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"}, "", errors.New("RBAC: not allowed"))
+	})
+	g := k8sStartGateway(t, client, []string{"example.com."}, nil)
+
+	if got, want := k8sAnswer(g, "db.apps.example.com.", dns.TypeA), k8sExpect(t, "NOERROR", []string{"db.apps.example.com. 60 IN A 192.0.2.20"}); got != want {
+		t.Errorf("Service: got %s, want %s", got, want)
+	}
+	if got := k8sAnswer(g, "www.example.com.", dns.TypeA); got != k8sNX {
+		t.Errorf("forbidden Ingress: got %s, want %s", got, k8sNX)
+	}
+	// The disabled kind is probed again, and stays disabled while forbidden.
+	k8sEventually(t, "re-probing", func() string {
+		if refused.Load() < 3 {
+			return "fewer than 3 list calls"
+		}
+		return ""
+	})
+	if !g.Ready() {
+		t.Error("not ready with a forbidden kind")
+	}
+
+	forbidden.Store(false)
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.1"}))
+}
+
+// TestControllerUnreachableAPI starts against an API server that only fails:
+// start gives up after startupWait, the plugin answers SERVFAIL and is not
+// ready, and stop ends the retries at once.
+func TestControllerUnreachableAPI(t *testing.T) {
+	k8sShortTimings(t)
+	startupWait = 200 * time.Millisecond
+	client := fake.NewSimpleClientset()
+	client.PrependReactor("list", "*", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
+		return true, nil, apierrors.NewServiceUnavailable("etcd is down")
+	})
+	g := k8sNewGateway(client, []string{"example.com."}, nil)
+	begin := time.Now()
+	if err := g.ctrl.start(); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(begin); d < startupWait {
+		t.Errorf("start returned after %s, before startupWait", d)
+	}
+	if g.Ready() {
+		t.Error("ready without a synced informer")
+	}
+	if got, want := k8sAnswer(g, "www.example.com.", dns.TypeA), "no reply, rcode SERVFAIL"; got != want {
+		t.Errorf("got %s, want %s", got, want)
+	}
+	stopped := make(chan struct{})
+	go func() {
+		g.ctrl.stop()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-time.After(5 * time.Second):
+		t.Fatal("stop did not return while retrying")
+	}
+}
+
+// TestControllerFilters checks the serviceLabelSelectors and namespaces
+// options, and that neither hides the nameserver's own Service.
+func TestControllerFilters(t *testing.T) {
+	k8sShortTimings(t)
+	exposed := k8sNamedService("apps", "exposed", "192.0.2.1")
+	exposed.Labels = map[string]string{"expose": "yes"}
+	otherNS := k8sNamedService("other", "exposed", "192.0.2.2")
+	otherNS.Labels = map[string]string{"expose": "yes"}
+	// Created before the start: the fake filters lists by label, not watches.
+	client := fake.NewSimpleClientset(exposed, otherNS, k8sNamedService("apps", "hidden", "192.0.2.3"),
+		k8sNamedService("kube-system", "dns1", "192.0.2.53"))
+	g := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) {
+		g.labelSelectors["Service"] = "expose=yes"
+		g.namespaces = []string{"apps"}
+	})
+	k8sAnswers(t, g, "exposed.apps.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"exposed.apps.example.com. 60 IN A 192.0.2.1"}))
+	k8sAnswers(t, g, "exposed.other.example.com.", dns.TypeA, k8sNX)
+	k8sAnswers(t, g, "hidden.apps.example.com.", dns.TypeA, k8sNX)
+	k8sAnswers(t, g, "example.com.", dns.TypeNS, k8sExpect(t, "NOERROR",
+		[]string{"example.com. 60 IN NS dns1.kube-system.example.com."}, "dns1.kube-system.example.com. 60 IN A 192.0.2.53"))
+}
+
+// TestControllerStopLeavesNoGoroutines starts and stops plugin instances as
+// a Corefile reload does (a new instance is started, the old one stopped) and
+// checks that no goroutine is left behind.
+func TestControllerStopLeavesNoGoroutines(t *testing.T) {
+	k8sShortTimings(t)
+	client := fake.NewSimpleClientset(k8sNamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"),
+		k8sNamedService("kube-system", "dns1", "192.0.2.53"))
+	forbidding := fake.NewSimpleClientset(k8sNamedService("apps", "db", "192.0.2.20"))
+	forbidding.PrependReactor("list", "ingresses", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"}, "", errors.New("RBAC"))
+	})
+	cycle := func(i int) {
+		c, name, want := kubernetes.Interface(client), "www.example.com.", "192.0.2.1"
+		if i%2 == 1 { // with a disabled kind, so that the re-probe loop runs
+			c, name, want = forbidding, "db.apps.example.com.", "192.0.2.20"
+		}
+		g := k8sNewGateway(c, []string{"example.com."}, nil)
+		if err := g.ctrl.start(); err != nil {
+			t.Fatal(err)
+		}
+		if got, w := k8sAnswer(g, name, dns.TypeA), k8sExpect(t, "NOERROR", []string{name + " 60 IN A " + want}); got != w {
+			t.Errorf("cycle %d: got %s, want %s", i, got, w)
+		}
+		if i%2 == 1 {
+			time.Sleep(2 * reprobeInterval) // let a re-probe run
+		}
+		g.ctrl.stop()
+	}
+	cycle(0) // warm up: packages start their own goroutines once
+	cycle(1)
+	before := runtime.NumGoroutine()
+	for i := range 5 {
+		cycle(i)
+	}
+	k8sEventually(t, "goroutines", func() string {
+		if n := runtime.NumGoroutine(); n > before {
+			buf := make([]byte, 1<<20)
+			return fmt.Sprintf("%d goroutines, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+		}
+		return ""
+	})
+}
+
+func TestNameserverRecords(t *testing.T) {
+	c := &controller{sources: sourceConfig{zones: []string{"example.com.", "example.org."}, ttl: 60}}
+	tests := []struct {
+		name string
+		svc  *corev1.Service
+		want []string
+		warn []string
+	}{
+		{
+			name: "load balancer addresses in every zone",
+			svc:  k8sNamedService("kube-system", "dns1", "192.0.2.53", "2001:db8::53"),
+			want: []string{
+				"dns1.kube-system.example.com. 60 IN A 192.0.2.53", "dns1.kube-system.example.com. 60 IN AAAA 2001:db8::53",
+				"dns1.kube-system.example.org. 60 IN A 192.0.2.53", "dns1.kube-system.example.org. 60 IN AAAA 2001:db8::53",
+			},
+		},
+		{
+			name: "hostname only: no glue, a warning",
+			svc:  k8sNamedService("kube-system", "dns1", "lb.example.net"),
+			warn: []string{"only hostnames", "lb.example.net."},
+		},
+		{
+			name: "hostnames are dropped next to addresses",
+			svc:  k8sNamedService("kube-system", "dns1", "lb.example.net", "192.0.2.53"),
+			want: []string{"dns1.kube-system.example.com. 60 IN A 192.0.2.53", "dns1.kube-system.example.org. 60 IN A 192.0.2.53"},
+		},
+		{
+			name: "target annotation",
+			svc:  k8sSvcAnnotate(k8sNamedService("kube-system", "dns1", "192.0.2.53"), "external-dns.kubernetes.io/target", "198.51.100.53"),
+			want: []string{"dns1.kube-system.example.com. 60 IN A 198.51.100.53", "dns1.kube-system.example.org. 60 IN A 198.51.100.53"},
+		},
+		{
+			name: "external IPs of a ClusterIP Service",
+			svc: func() *corev1.Service {
+				svc := k8sNamedService("kube-system", "dns1")
+				svc.Spec.Type = corev1.ServiceTypeClusterIP
+				svc.Spec.ExternalIPs = []string{"192.0.2.53"}
+				return svc
+			}(),
+			want: []string{"dns1.kube-system.example.com. 60 IN A 192.0.2.53", "dns1.kube-system.example.org. 60 IN A 192.0.2.53"},
+		},
+		{
+			name: "no addresses",
+			svc:  k8sNamedService("kube-system", "dns1"),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := c.nameserverRecords(tc.svc)
+			if d := k8sDiff(k8sStrings(r.rrs), k8sWant(t, tc.want...)); d != "" {
+				t.Error(d)
+			}
+			k8sCheckWarnings(t, r.warnings, tc.warn)
+		})
+	}
+}

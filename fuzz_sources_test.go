@@ -1,0 +1,221 @@
+package gateway
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// k8sFuzzConfig has a zone, a zone inside it, and a long zone, so that names
+// relative to it come close to the 255 octet limit.
+func k8sFuzzConfig(classes ...string) *sourceConfig {
+	return &sourceConfig{
+		zones:          []string{"example.com.", "sub.example.com.", strings.Repeat("z", 60) + "." + strings.Repeat("y", 60) + ".example.org."},
+		ttl:            60,
+		ingressClasses: classes,
+	}
+}
+
+// k8sCheckRecords checks what every record a source publishes must satisfy:
+// a valid, lower-case, fully qualified owner inside a configured zone, and
+// records that pack into a message.
+func k8sCheckRecords(t *testing.T, cfg *sourceConfig, r result) {
+	t.Helper()
+	buf := make([]byte, dns.MaxMsgSize)
+	for _, rr := range r.rrs {
+		h := rr.Header()
+		name := h.Name
+		if _, ok := dns.IsDomainName(name); !ok || !dns.IsFqdn(name) || name != strings.ToLower(name) {
+			t.Fatalf("invalid owner %q in %s", name, rr)
+		}
+		if len(name) > 254 || strings.Contains(name, `\`) {
+			t.Fatalf("owner %q too long or escaped", name)
+		}
+		for i, l := range dns.SplitDomainName(name) {
+			if l == "*" && i == 0 {
+				continue
+			}
+			if err := checkLabel(l); err != nil {
+				t.Fatalf("owner %q: %v", name, err)
+			}
+		}
+		if zoneOf(cfg.zones, name) < 0 {
+			t.Fatalf("owner %q outside the zones %q", name, cfg.zones)
+		}
+		if h.Class != dns.ClassINET || h.Ttl > math.MaxInt32 {
+			t.Fatalf("bad class or TTL: %s", rr)
+		}
+		if _, err := dns.PackRR(rr, buf, 0, nil, false); err != nil {
+			t.Fatalf("PackRR(%s): %v", rr, err)
+		}
+		if c, ok := rr.(*dns.CNAME); ok && c.Target == name {
+			t.Fatalf("CNAME to itself: %s", rr)
+		}
+	}
+	// A name can have a CNAME or other data, never both (RFC 1034 §3.6.2).
+	cnames, data := map[string]bool{}, map[string]bool{}
+	for _, rr := range r.rrs {
+		if rr.Header().Rrtype == dns.TypeCNAME {
+			cnames[rr.Header().Name] = true
+		} else {
+			data[rr.Header().Name] = true
+		}
+	}
+	for n := range cnames {
+		if data[n] {
+			t.Fatalf("%s has a CNAME and other data", n)
+		}
+	}
+}
+
+func FuzzIngressRecords(f *testing.F) {
+	for _, tc := range k8sIngressCases() {
+		ing := tc.ing
+		arg := func(s []string, i int) string {
+			if i < len(s) {
+				return s[i]
+			}
+			return ""
+		}
+		var hosts, tls []string
+		for _, r := range ing.Spec.Rules {
+			hosts = append(hosts, r.Host)
+		}
+		for _, t := range ing.Spec.TLS {
+			tls = append(tls, t.Hosts...)
+		}
+		var ip, lbHost string
+		if len(ing.Status.LoadBalancer.Ingress) > 0 {
+			ip, lbHost = ing.Status.LoadBalancer.Ingress[0].IP, ing.Status.LoadBalancer.Ingress[0].Hostname
+		}
+		a := ing.Annotations
+		f.Add(arg(hosts, 0), arg(tls, 0), a["external-dns.alpha.kubernetes.io/hostname"]+a["coredns.io/hostname"],
+			a["external-dns.kubernetes.io/target"]+a["external-dns.alpha.kubernetes.io/target"],
+			ip, lbHost, a["external-dns.kubernetes.io/ttl"]+a["external-dns.alpha.kubernetes.io/ttl"], a[legacyIngressClassAnnotation], true)
+	}
+	f.Add("WWW.Example.COM.", "*.sub.example.com", "a,b.,*.c,,", "", "::ffff:10.0.0.1", "lb.example.net", "0", "nginx", false)
+	f.Add("*", "*.", `a\.b`, "www.example.com", "fe80::1%eth0", "www.example.com", "99999999999", "", true)
+	f.Add(strings.Repeat("a.", 126)+"com", strings.Repeat("x", 64)+".example.com", strings.Repeat("r", 63)+"."+strings.Repeat("s", 63), "1.2.3.4,5.6.7.8,lb", "", "", "", "", true)
+
+	f.Fuzz(func(t *testing.T, host, tlsHost, hostnameAnn, targetAnn, ip, lbHost, ttlAnn, class string, filter bool) {
+		ing := &networkingv1.Ingress{
+			ObjectMeta: metav1.ObjectMeta{Name: "fuzz", Namespace: "default", Annotations: map[string]string{}},
+			Spec: networkingv1.IngressSpec{
+				Rules: []networkingv1.IngressRule{{Host: host}, {Host: tlsHost}},
+				TLS:   []networkingv1.IngressTLS{{Hosts: []string{tlsHost, host, hostnameAnn}}},
+			},
+			Status: networkingv1.IngressStatus{LoadBalancer: networkingv1.IngressLoadBalancerStatus{
+				Ingress: []networkingv1.IngressLoadBalancerIngress{{IP: ip, Hostname: lbHost}, {Hostname: targetAnn}},
+			}},
+		}
+		if hostnameAnn != "" {
+			ing.Annotations["external-dns.alpha.kubernetes.io/hostname"] = hostnameAnn
+			ing.Annotations["coredns.io/hostname"] = host + "," + tlsHost
+		}
+		if targetAnn != "" && filter {
+			ing.Annotations["external-dns.kubernetes.io/target"] = targetAnn
+		}
+		if ttlAnn != "" {
+			ing.Annotations["external-dns.kubernetes.io/ttl"] = ttlAnn
+		}
+		if class != "" {
+			ing.Annotations[legacyIngressClassAnnotation] = class
+			if !filter {
+				ing.Spec.IngressClassName = &class
+			}
+		}
+		var classes []string
+		if filter {
+			classes = []string{"nginx", class}
+		}
+		cfg := k8sFuzzConfig(classes...)
+		r := ingressRecords(ing, cfg)
+		k8sCheckRecords(t, cfg, r)
+
+		// The slimmed object publishes the same.
+		slim, _ := slimIngress(ing)
+		if a, b := k8sStrings(r.rrs), k8sStrings(ingressRecords(slim.(*networkingv1.Ingress), cfg).rrs); k8sDiff(a, b) != "" {
+			t.Fatalf("slimmed Ingress publishes differently: %s", k8sDiff(b, a))
+		}
+	})
+}
+
+func FuzzServiceRecords(f *testing.F) {
+	for _, tc := range k8sServiceCases() {
+		svc := tc.svc
+		var ip, lbHost, externalIP, portName, proto string
+		var port int32
+		if len(svc.Status.LoadBalancer.Ingress) > 0 {
+			ip, lbHost = svc.Status.LoadBalancer.Ingress[0].IP, svc.Status.LoadBalancer.Ingress[0].Hostname
+		}
+		if len(svc.Spec.ExternalIPs) > 0 {
+			externalIP = svc.Spec.ExternalIPs[0]
+		}
+		if len(svc.Spec.Ports) > 0 {
+			portName, proto, port = svc.Spec.Ports[0].Name, string(svc.Spec.Ports[0].Protocol), svc.Spec.Ports[0].Port
+		}
+		a := svc.Annotations
+		f.Add(svc.Name, svc.Namespace, string(svc.Spec.Type), svc.Spec.ExternalName,
+			a["coredns.io/hostname"], a["external-dns.alpha.kubernetes.io/hostname"], a["external-dns.kubernetes.io/target"],
+			externalIP, ip, lbHost, portName, proto, port)
+	}
+	f.Add("Web", "Apps", "LoadBalancer", "", "*.x, y., z.example.com.", "", "", "", "192.0.2.1", "", "HTTP", "tcp", int32(-1))
+	f.Add("a.b", `c\`, "LoadBalancer", "", "", "", "", "", "192.0.2.1", "", "a.b", "t p", int32(70000))
+	f.Add(strings.Repeat("n", 63), strings.Repeat("s", 63), "LoadBalancer", "", strings.Repeat("h", 63), "", "", "", "2001:db8::1", "", strings.Repeat("p", 63), "SCTP", int32(443))
+	f.Add("web", "apps", "ExternalName", "web.apps.example.com", "web.apps.example.com", "", "", "", "", "", "", "", int32(0))
+
+	f.Fuzz(func(t *testing.T, name, namespace, typ, externalName, hostnameAnn, hostnameAnn2, targetAnn, externalIP, ip, lbHost, portName, proto string, port int32) {
+		svc := &corev1.Service{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: namespace, Annotations: map[string]string{}},
+			Spec: corev1.ServiceSpec{
+				Type:         corev1.ServiceType(typ),
+				ExternalName: externalName,
+				ExternalIPs:  []string{externalIP},
+				ClusterIP:    "10.96.0.1",
+				Ports: []corev1.ServicePort{
+					{Name: portName, Protocol: corev1.Protocol(proto), Port: port},
+					{Name: "http", Port: port},
+				},
+			},
+			Status: corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{
+				Ingress: []corev1.LoadBalancerIngress{{IP: ip, Hostname: lbHost}},
+			}},
+		}
+		if hostnameAnn != "" {
+			svc.Annotations["coredns.io/hostname"] = hostnameAnn
+		}
+		if hostnameAnn2 != "" {
+			svc.Annotations["external-dns.kubernetes.io/hostname"] = hostnameAnn2
+		}
+		if targetAnn != "" {
+			svc.Annotations["external-dns.alpha.kubernetes.io/target"] = targetAnn
+		}
+		cfg := k8sFuzzConfig()
+		r := serviceRecords(svc, cfg)
+		k8sCheckRecords(t, cfg, r)
+		if svc.Spec.Type != corev1.ServiceTypeLoadBalancer && svc.Spec.Type != corev1.ServiceTypeExternalName && len(r.rrs) > 0 {
+			t.Fatalf("a %q Service published %d records", typ, len(r.rrs))
+		}
+		for _, rr := range r.rrs {
+			if a, ok := rr.(*dns.A); ok && a.A.String() == "10.96.0.1" {
+				t.Fatalf("cluster IP published: %s", rr)
+			}
+			if srv, ok := rr.(*dns.SRV); ok && int32(srv.Port) != port {
+				t.Fatalf("SRV port %d for port %d", srv.Port, port)
+			}
+		}
+
+		// The slimmed object publishes the same, and so do the nameserver records.
+		slim, _ := slimService(svc)
+		if a, b := k8sStrings(r.rrs), k8sStrings(serviceRecords(slim.(*corev1.Service), cfg).rrs); k8sDiff(a, b) != "" {
+			t.Fatalf("slimmed Service publishes differently: %s", k8sDiff(b, a))
+		}
+		c := &controller{sources: *cfg}
+		k8sCheckRecords(t, cfg, c.nameserverRecords(svc))
+	})
+}

@@ -1,0 +1,1289 @@
+package gateway
+
+// Table tests of the Gateway API sources: routeRecords, gatewayRecords and the
+// informer transforms they read through (slimRoute, slimGateway). Helpers carry
+// a gwt prefix so that they do not collide with those of other test files.
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/miekg/dns"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// gwtZones are the zones of these tests; example.org is there so that
+// relative annotation names expand to two names.
+var gwtZones = []string{"example.com.", "example.org."}
+
+func gwtConfig() *sourceConfig { return &sourceConfig{zones: gwtZones, ttl: 60} }
+
+// gwtContext is a fake routeContext: Gateways by namespace/name and the labels
+// of the namespaces it knows.
+type gwtContext struct {
+	gateways   map[string]*gwv1.Gateway
+	namespaces map[string]map[string]string
+}
+
+func (c *gwtContext) gateway(namespace, name string) *gwv1.Gateway {
+	return c.gateways[namespace+"/"+name]
+}
+
+func (c *gwtContext) namespaceLabels(name string) (map[string]string, bool) {
+	l, ok := c.namespaces[name]
+	return l, ok
+}
+
+// gwtNewContext returns a context holding gws and the namespaces ns
+// (name → labels). The namespaces "default" and "infra" always exist.
+func gwtNewContext(gws []*gwv1.Gateway, ns map[string]map[string]string) *gwtContext {
+	c := &gwtContext{gateways: map[string]*gwv1.Gateway{}, namespaces: map[string]map[string]string{
+		"default": {"kubernetes.io/metadata.name": "default"},
+		"infra":   {"kubernetes.io/metadata.name": "infra"},
+	}}
+	for _, gw := range gws {
+		c.gateways[gw.Namespace+"/"+gw.Name] = gw
+	}
+	for k, v := range ns {
+		c.namespaces[k] = v
+	}
+	return c
+}
+
+// ---- Gateways ----
+
+// gwtListener returns a listener; hostname "" means none.
+func gwtListener(name string, proto gwv1.ProtocolType, port int32, hostname string) gwv1.Listener {
+	l := gwv1.Listener{Name: gwv1.SectionName(name), Protocol: proto, Port: gwv1.PortNumber(port)}
+	if hostname != "" {
+		h := gwv1.Hostname(hostname)
+		l.Hostname = &h
+	}
+	if proto == gwv1.HTTPSProtocolType || proto == gwv1.TLSProtocolType {
+		mode := gwv1.TLSModeTerminate
+		if proto == gwv1.TLSProtocolType {
+			mode = gwv1.TLSModePassthrough
+		}
+		l.TLS = &gwv1.ListenerTLSConfig{Mode: &mode}
+	}
+	return l
+}
+
+func gwtHTTP(name, hostname string) gwv1.Listener {
+	return gwtListener(name, gwv1.HTTPProtocolType, 80, hostname)
+}
+
+// gwtFrom sets the namespaces a listener admits routes from.
+func gwtFrom(l gwv1.Listener, from gwv1.FromNamespaces, selector *metav1.LabelSelector) gwv1.Listener {
+	if l.AllowedRoutes == nil {
+		l.AllowedRoutes = &gwv1.AllowedRoutes{}
+	}
+	l.AllowedRoutes.Namespaces = &gwv1.RouteNamespaces{From: &from, Selector: selector}
+	return l
+}
+
+// gwtKinds sets the route kinds a listener admits, each "Kind" or "group/Kind".
+func gwtKinds(l gwv1.Listener, kinds ...string) gwv1.Listener {
+	if l.AllowedRoutes == nil {
+		l.AllowedRoutes = &gwv1.AllowedRoutes{}
+	}
+	l.AllowedRoutes.Kinds = []gwv1.RouteGroupKind{}
+	for _, k := range kinds {
+		rgk := gwv1.RouteGroupKind{Kind: gwv1.Kind(k)}
+		if g, kind, ok := strings.Cut(k, "/"); ok {
+			group := gwv1.Group(g)
+			rgk = gwv1.RouteGroupKind{Group: &group, Kind: gwv1.Kind(kind)}
+		}
+		l.AllowedRoutes.Kinds = append(l.AllowedRoutes.Kinds, rgk)
+	}
+	return l
+}
+
+// gwtGateway returns a Gateway of class "public" with status addresses: an IP
+// is typed IPAddress, "untyped:IP" has no type, anything else is a Hostname.
+// Fields the sources do not read are filled in, so that the slim tests see
+// them dropped.
+func gwtGateway(ns, name string, addrs []string, listeners ...gwv1.Listener) *gwv1.Gateway {
+	gw := &gwv1.Gateway{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name, Namespace: ns, Generation: 3, UID: types.UID("uid-" + name),
+			Labels:      map[string]string{"app": "edge"},
+			Annotations: map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{}"},
+		},
+		Spec: gwv1.GatewaySpec{
+			GatewayClassName: "public",
+			Listeners:        listeners,
+			Infrastructure:   &gwv1.GatewayInfrastructure{Labels: map[gwv1.LabelKey]gwv1.LabelValue{"team": "edge"}},
+		},
+	}
+	for _, a := range addrs {
+		var sa gwv1.GatewayStatusAddress
+		switch v, ok := strings.CutPrefix(a, "untyped:"); {
+		case ok:
+			sa.Value = v
+		case strings.ContainsAny(a, ":") || (len(a) > 0 && a[0] >= '0' && a[0] <= '9'):
+			t := gwv1.IPAddressType
+			sa = gwv1.GatewayStatusAddress{Type: &t, Value: a}
+		default:
+			t := gwv1.HostnameAddressType
+			sa = gwv1.GatewayStatusAddress{Type: &t, Value: a}
+		}
+		gw.Status.Addresses = append(gw.Status.Addresses, sa)
+	}
+	gw.Status.Conditions = []metav1.Condition{{Type: "Programmed", Status: metav1.ConditionTrue, Reason: "Programmed", Message: "ok"}}
+	for _, l := range listeners {
+		gw.Status.Listeners = append(gw.Status.Listeners, gwv1.ListenerStatus{Name: l.Name, AttachedRoutes: 1})
+	}
+	return gw
+}
+
+func gwtWithClass(gw *gwv1.Gateway, class string) *gwv1.Gateway {
+	gw.Spec.GatewayClassName = gwv1.ObjectName(class)
+	return gw
+}
+
+func gwtAnnotate(meta *metav1.ObjectMeta, kv ...string) {
+	if meta.Annotations == nil {
+		meta.Annotations = map[string]string{}
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		meta.Annotations[kv[i]] = kv[i+1]
+	}
+}
+
+func gwtGatewayAnnotated(gw *gwv1.Gateway, kv ...string) *gwv1.Gateway {
+	gwtAnnotate(&gw.ObjectMeta, kv...)
+	return gw
+}
+
+// ---- parent references ----
+
+// gwtRef is a parentRef to the Gateway name; modify it with the gwtRef* helpers.
+func gwtRef(name string) gwv1.ParentReference {
+	return gwv1.ParentReference{Name: gwv1.ObjectName(name)}
+}
+
+func gwtRefNS(ref gwv1.ParentReference, ns string) gwv1.ParentReference {
+	n := gwv1.Namespace(ns)
+	ref.Namespace = &n
+	return ref
+}
+
+func gwtRefSection(ref gwv1.ParentReference, section string) gwv1.ParentReference {
+	s := gwv1.SectionName(section)
+	ref.SectionName = &s
+	return ref
+}
+
+func gwtRefPort(ref gwv1.ParentReference, port int32) gwv1.ParentReference {
+	p := gwv1.PortNumber(port)
+	ref.Port = &p
+	return ref
+}
+
+func gwtRefGK(ref gwv1.ParentReference, group, kind string) gwv1.ParentReference {
+	g, k := gwv1.Group(group), gwv1.Kind(kind)
+	ref.Group, ref.Kind = &g, &k
+	return ref
+}
+
+// gwtParent is a parent status for ref with the Accepted condition status
+// (metav1.ConditionTrue, False, Unknown), or without it when accepted is "".
+func gwtParent(ref gwv1.ParentReference, accepted metav1.ConditionStatus) gwv1.RouteParentStatus {
+	p := gwv1.RouteParentStatus{
+		ParentRef:      ref,
+		ControllerName: "example.com/gateway-controller",
+		Conditions: []metav1.Condition{{
+			Type: string(gwv1.RouteConditionResolvedRefs), Status: metav1.ConditionTrue, Reason: "ResolvedRefs", Message: "resolved",
+		}},
+	}
+	if accepted != "" {
+		p.Conditions = append(p.Conditions, metav1.Condition{
+			Type: string(gwv1.RouteConditionAccepted), Status: accepted, Reason: "Accepted", Message: "from the controller", ObservedGeneration: 1,
+		})
+	}
+	return p
+}
+
+// ---- routes ----
+
+// gwtR describes a route of any kind; object builds the typed object.
+type gwtR struct {
+	kind        string
+	ns, name    string
+	labels      map[string]string
+	annotations map[string]string
+	hostnames   []string // ignored for TCPRoute and UDPRoute
+	refs        []gwv1.ParentReference
+	parents     []gwv1.RouteParentStatus // nil: Accepted=True for every ref, as written
+	noStatus    bool                     // no parent status at all
+}
+
+// gwtRoute is a route in namespace "default" with an Accepted status for every parentRef.
+func gwtRoute(kind string, hostnames []string, refs ...gwv1.ParentReference) gwtR {
+	return gwtR{kind: kind, ns: "default", name: "web", hostnames: hostnames, refs: refs}
+}
+
+func (r gwtR) inNS(ns string) gwtR { r.ns = ns; return r }
+
+func (r gwtR) withParents(ps ...gwv1.RouteParentStatus) gwtR { r.parents = ps; return r }
+
+func (r gwtR) withoutStatus() gwtR { r.noStatus = true; return r }
+
+func (r gwtR) annotated(kv ...string) gwtR {
+	r.annotations = map[string]string{"unrelated.example.com/x": "y"}
+	for i := 0; i+1 < len(kv); i += 2 {
+		r.annotations[kv[i]] = kv[i+1]
+	}
+	return r
+}
+
+func (r gwtR) labeled(kv ...string) gwtR {
+	r.labels = map[string]string{"app": "web"}
+	for i := 0; i+1 < len(kv); i += 2 {
+		r.labels[kv[i]] = kv[i+1]
+	}
+	return r
+}
+
+func (r gwtR) status() []gwv1.RouteParentStatus {
+	if r.noStatus {
+		return nil
+	}
+	if r.parents != nil {
+		return r.parents
+	}
+	var ps []gwv1.RouteParentStatus
+	for _, ref := range r.refs {
+		ps = append(ps, gwtParent(ref, metav1.ConditionTrue))
+	}
+	return ps
+}
+
+// object returns the typed route, with fields the sources do not read filled in.
+func (r gwtR) object() any {
+	meta := metav1.ObjectMeta{
+		Name: r.name, Namespace: r.ns, Generation: 1, UID: "uid-route", ResourceVersion: "42",
+		Labels: r.labels, Annotations: r.annotations,
+	}
+	var hosts []gwv1.Hostname
+	for _, h := range r.hostnames {
+		hosts = append(hosts, gwv1.Hostname(h))
+	}
+	common := gwv1.CommonRouteSpec{ParentRefs: r.refs}
+	status := gwv1.RouteStatus{Parents: r.status()}
+	port := gwv1.PortNumber(8080)
+	backend := gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Name: "backend", Port: &port}}
+	switch r.kind {
+	case "HTTPRoute":
+		return &gwv1.HTTPRoute{ObjectMeta: meta, Spec: gwv1.HTTPRouteSpec{
+			CommonRouteSpec: common, Hostnames: hosts,
+			Rules: []gwv1.HTTPRouteRule{{BackendRefs: []gwv1.HTTPBackendRef{{BackendRef: backend}}}},
+		}, Status: gwv1.HTTPRouteStatus{RouteStatus: status}}
+	case "GRPCRoute":
+		return &gwv1.GRPCRoute{ObjectMeta: meta, Spec: gwv1.GRPCRouteSpec{
+			CommonRouteSpec: common, Hostnames: hosts,
+			Rules: []gwv1.GRPCRouteRule{{BackendRefs: []gwv1.GRPCBackendRef{{BackendRef: backend}}}},
+		}, Status: gwv1.GRPCRouteStatus{RouteStatus: status}}
+	case "TLSRoute":
+		return &gwv1.TLSRoute{ObjectMeta: meta, Spec: gwv1.TLSRouteSpec{
+			CommonRouteSpec: common, Hostnames: hosts,
+			Rules: []gwv1.TLSRouteRule{{BackendRefs: []gwv1.BackendRef{backend}}},
+		}, Status: gwv1.TLSRouteStatus{RouteStatus: status}}
+	case "TCPRoute":
+		return &gwv1.TCPRoute{ObjectMeta: meta, Spec: gwv1.TCPRouteSpec{
+			CommonRouteSpec: common, Rules: []gwv1.TCPRouteRule{{BackendRefs: []gwv1.BackendRef{backend}}},
+		}, Status: gwv1.TCPRouteStatus{RouteStatus: status}}
+	case "UDPRoute":
+		return &gwv1.UDPRoute{ObjectMeta: meta, Spec: gwv1.UDPRouteSpec{
+			CommonRouteSpec: common, Rules: []gwv1.UDPRouteRule{{BackendRefs: []gwv1.BackendRef{backend}}},
+		}, Status: gwv1.UDPRouteStatus{RouteStatus: status}}
+	}
+	panic("unknown route kind " + r.kind)
+}
+
+// gwtConvert turns a typed route into what routeRecords reads, as the informers do.
+func gwtConvert(t *testing.T, obj any) *route {
+	t.Helper()
+	var kindName string
+	switch obj.(type) {
+	case *gwv1.HTTPRoute:
+		kindName = "HTTPRoute"
+	case *gwv1.GRPCRoute:
+		kindName = "GRPCRoute"
+	case *gwv1.TLSRoute:
+		kindName = "TLSRoute"
+	case *gwv1.TCPRoute:
+		kindName = "TCPRoute"
+	case *gwv1.UDPRoute:
+		kindName = "UDPRoute"
+	}
+	k := kindByName(kindName)
+	if k == nil || k.route == nil {
+		t.Fatalf("no route kind %q", kindName)
+	}
+	rt := k.route(obj)
+	if rt.kind != kindName {
+		t.Fatalf("converted %s has kind %q", kindName, rt.kind)
+	}
+	return rt
+}
+
+// ---- comparison ----
+
+func gwtStrings(rrs []dns.RR) []string {
+	out := make([]string, 0, len(rrs))
+	for _, rr := range rrs {
+		out = append(out, rr.String())
+	}
+	slices.Sort(out)
+	return out
+}
+
+func gwtWant(t *testing.T, lines []string) []string {
+	t.Helper()
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		rr, err := dns.NewRR(l)
+		if err != nil || rr == nil {
+			t.Fatalf("bad expected record %q: %v", l, err)
+		}
+		out = append(out, rr.String())
+	}
+	slices.Sort(out)
+	return out
+}
+
+// gwtCheck compares records exactly (duplicates count) and warnings by substring;
+// no warnings are allowed when warn is empty.
+func gwtCheck(t *testing.T, what string, res result, want, warn []string) {
+	t.Helper()
+	got, exp := gwtStrings(res.rrs), gwtWant(t, want)
+	if !slices.Equal(got, exp) {
+		t.Errorf("%s records:\ngot:\n\t%s\nwant:\n\t%s", what, strings.Join(got, "\n\t"), strings.Join(exp, "\n\t"))
+	}
+	if len(warn) == 0 && len(res.warnings) > 0 {
+		t.Errorf("%s: unexpected warnings %q", what, res.warnings)
+	}
+	for _, w := range warn {
+		if !slices.ContainsFunc(res.warnings, func(g string) bool { return strings.Contains(g, w) }) {
+			t.Errorf("%s: no warning contains %q; warnings: %q", what, w, res.warnings)
+		}
+	}
+}
+
+func gwtSlimContext(t *testing.T, c *gwtContext) *gwtContext {
+	t.Helper()
+	out := &gwtContext{gateways: map[string]*gwv1.Gateway{}, namespaces: c.namespaces}
+	for k, gw := range c.gateways {
+		slim, err := slimGateway(gw.DeepCopy())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.gateways[k] = slim.(*gwv1.Gateway)
+	}
+	return out
+}
+
+// ---- the tests ----
+
+type gwtCase struct {
+	name     string
+	cfg      func(*sourceConfig)
+	gateways []*gwv1.Gateway
+	ns       map[string]map[string]string // namespaces besides default and infra
+	route    gwtR
+	want     []string
+	warn     []string
+}
+
+func gwtRun(t *testing.T, tests []gwtCase) {
+	t.Helper()
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := gwtConfig()
+			if tc.cfg != nil {
+				tc.cfg(cfg)
+			}
+			ctx := gwtNewContext(tc.gateways, tc.ns)
+			obj := tc.route.object()
+			res := routeRecords(gwtConvert(t, obj), ctx, cfg)
+			gwtCheck(t, "full objects", res, tc.want, tc.warn)
+
+			// What the informers keep must publish the same.
+			slim, err := slimRoute(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if slim == obj {
+				t.Fatalf("slimRoute returned the %T unchanged", obj)
+			}
+			slimRes := routeRecords(gwtConvert(t, slim), gwtSlimContext(t, ctx), cfg)
+			if got, want := gwtStrings(slimRes.rrs), gwtStrings(res.rrs); !slices.Equal(got, want) {
+				t.Errorf("slim objects publish\n\t%s\nfull objects\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+			}
+			if !slices.Equal(slimRes.warnings, res.warnings) {
+				t.Errorf("slim objects warn %q, full objects %q", slimRes.warnings, res.warnings)
+			}
+		})
+	}
+}
+
+// Hostnames and addresses: listener intersection, inheritance, zones, address types.
+func TestRouteRecordsHostnames(t *testing.T) {
+	ip := []string{"192.0.2.1"}
+	gw := func(ls ...gwv1.Listener) []*gwv1.Gateway {
+		return []*gwv1.Gateway{gwtGateway("default", "gw", ip, ls...)}
+	}
+	http := func(hosts ...string) gwtR { return gwtRoute("HTTPRoute", hosts, gwtRef("gw")) }
+	a := func(names ...string) []string {
+		var out []string
+		for _, n := range names {
+			out = append(out, n+" 60 IN A 192.0.2.1")
+		}
+		return out
+	}
+	gwtRun(t, []gwtCase{
+		{
+			name:     "listener without hostname keeps the route hostnames",
+			gateways: gw(gwtHTTP("http", "")),
+			route:    http("www.example.com", "api.example.com"),
+			want:     a("www.example.com.", "api.example.com."),
+		},
+		{
+			name:     "hostnames are lower-cased",
+			gateways: gw(gwtHTTP("http", "")),
+			route:    http("WWW.Example.COM"),
+			want:     a("www.example.com."),
+		},
+		{
+			name:     "wildcard listener admits a name below it",
+			gateways: gw(gwtHTTP("http", "*.example.com")),
+			route:    http("foo.example.com"),
+			want:     a("foo.example.com."),
+		},
+		{
+			name:     "wildcard listener admits a name several labels below it",
+			gateways: gw(gwtHTTP("http", "*.example.com")),
+			route:    http("a.b.example.com"),
+			want:     a("a.b.example.com."),
+		},
+		{
+			name:     "wildcard listener does not admit its own suffix",
+			gateways: gw(gwtHTTP("http", "*.example.com")),
+			route:    http("example.com"),
+		},
+		{
+			name:     "wildcard route narrowed to a specific listener",
+			gateways: gw(gwtHTTP("http", "foo.example.com")),
+			route:    http("*.example.com"),
+			want:     a("foo.example.com."),
+		},
+		{
+			name:     "wildcard route narrowed to a narrower wildcard listener",
+			gateways: gw(gwtHTTP("http", "*.a.example.com")),
+			route:    http("*.example.com"),
+			want:     a("*.a.example.com."),
+		},
+		{
+			name:     "narrower wildcard route inside a wildcard listener",
+			gateways: gw(gwtHTTP("http", "*.example.com")),
+			route:    http("*.a.example.com"),
+			want:     a("*.a.example.com."),
+		},
+		{
+			name:     "equal wildcards",
+			gateways: gw(gwtHTTP("http", "*.example.com")),
+			route:    http("*.example.com"),
+			want:     a("*.example.com."),
+		},
+		{
+			name:     "equal names, different case",
+			gateways: gw(gwtHTTP("http", "WWW.example.com")),
+			route:    http("www.EXAMPLE.com"),
+			want:     a("www.example.com."),
+		},
+		{
+			name:     "no overlap publishes nothing",
+			gateways: gw(gwtHTTP("http", "foo.example.com")),
+			route:    http("bar.example.com", "*.example.org"),
+		},
+		{
+			name:     "no overlap between wildcards of different suffixes",
+			gateways: gw(gwtHTTP("http", "*.a.example.com")),
+			route:    http("*.b.example.com"),
+		},
+		{
+			name:     "suffix match is by label, not by string",
+			gateways: gw(gwtHTTP("http", "*.example.com")),
+			route:    http("fooexample.com", "x.notexample.com"),
+		},
+		{
+			name:     "only the hostnames inside the listener's are kept",
+			gateways: gw(gwtHTTP("http", "*.example.com")),
+			route:    http("www.example.com", "www.example.org"),
+			want:     a("www.example.com."),
+		},
+		{
+			name:     "route without hostnames inherits the listener hostname",
+			gateways: gw(gwtHTTP("http", "app.example.com")),
+			route:    http(),
+			want:     a("app.example.com."),
+		},
+		{
+			name:     "route without hostnames inherits a wildcard listener hostname",
+			gateways: gw(gwtHTTP("http", "*.apps.example.com")),
+			route:    http(),
+			want:     a("*.apps.example.com."),
+		},
+		{
+			name:     "route without hostnames inherits from every listener; none from one without hostname",
+			gateways: gw(gwtHTTP("a", "a.example.com"), gwtHTTP("b", "b.example.com"), gwtHTTP("c", "")),
+			route:    http(),
+			want:     a("a.example.com.", "b.example.com."),
+		},
+		{
+			name:     "route and listener without hostnames publish nothing",
+			gateways: gw(gwtHTTP("http", "")),
+			route:    http(),
+		},
+		{
+			name:     "each listener intersected on its own, names deduplicated",
+			gateways: gw(gwtHTTP("a", "*.example.com"), gwtHTTP("b", "www.example.com"), gwtHTTP("c", "*.example.org")),
+			route:    http("www.example.com", "api.example.org"),
+			want:     a("www.example.com.", "api.example.org."),
+		},
+		{
+			name:     "hostname outside the zones is skipped with a warning",
+			gateways: gw(gwtHTTP("http", "")),
+			route:    http("www.example.com", "www.example.net"),
+			want:     a("www.example.com."),
+			warn:     []string{`"www.example.net" in hostname is outside the zones`},
+		},
+		{
+			name:     "inherited listener hostname outside the zones warns",
+			gateways: gw(gwtHTTP("http", "app.example.net")),
+			route:    http(),
+			warn:     []string{"outside the zones"},
+		},
+		{
+			name:     "IPv4 and IPv6 addresses, typed and untyped",
+			gateways: []*gwv1.Gateway{gwtGateway("default", "gw", []string{"192.0.2.1", "untyped:2001:db8::1", "untyped:192.0.2.2"}, gwtHTTP("http", ""))},
+			route:    http("www.example.com"),
+			want: []string{
+				"www.example.com. 60 IN A 192.0.2.1",
+				"www.example.com. 60 IN A 192.0.2.2",
+				"www.example.com. 60 IN AAAA 2001:db8::1",
+			},
+		},
+		{
+			name:     "Hostname address is a CNAME",
+			gateways: []*gwv1.Gateway{gwtGateway("default", "gw", []string{"lb-1.elb.example.net"}, gwtHTTP("http", ""))},
+			route:    http("www.example.com"),
+			want:     []string{"www.example.com. 60 IN CNAME lb-1.elb.example.net."},
+		},
+		{
+			name:     "invalid IP address warns, the others are published",
+			gateways: []*gwv1.Gateway{gwtGateway("default", "gw", []string{"192.0.2.300", "192.0.2.1"}, gwtHTTP("http", ""))},
+			route:    http("www.example.com"),
+			want:     a("www.example.com."),
+			warn:     []string{`invalid IP "192.0.2.300" in status.addresses`},
+		},
+		{
+			name: "address of an implementation-specific type is not used",
+			gateways: func() []*gwv1.Gateway {
+				g := gwtGateway("default", "gw", ip, gwtHTTP("http", ""))
+				typ := gwv1.AddressType("example.com/named")
+				g.Status.Addresses = append(g.Status.Addresses, gwv1.GatewayStatusAddress{Type: &typ, Value: "pool-1"})
+				return []*gwv1.Gateway{g}
+			}(),
+			route: http("www.example.com"),
+			want:  a("www.example.com."),
+		},
+		{
+			name:     "Gateway without addresses publishes nothing",
+			gateways: []*gwv1.Gateway{gwtGateway("default", "gw", nil, gwtHTTP("http", ""))},
+			route:    http("www.example.com"),
+		},
+		{
+			name: "target annotation on the Gateway overrides its addresses",
+			gateways: []*gwv1.Gateway{gwtGatewayAnnotated(gwtGateway("default", "gw", ip, gwtHTTP("http", "")),
+				"external-dns.alpha.kubernetes.io/target", "198.51.100.7, 2001:db8::7")},
+			route: http("www.example.com"),
+			want: []string{
+				"www.example.com. 60 IN A 198.51.100.7",
+				"www.example.com. 60 IN AAAA 2001:db8::7",
+			},
+		},
+		{
+			name: "non-alpha target annotation, a hostname",
+			gateways: []*gwv1.Gateway{gwtGatewayAnnotated(gwtGateway("default", "gw", ip, gwtHTTP("http", "")),
+				"external-dns.kubernetes.io/target", "edge.example.net")},
+			route: http("www.example.com"),
+			want:  []string{"www.example.com. 60 IN CNAME edge.example.net."},
+		},
+		{
+			name:     "target annotation on the route is not read",
+			gateways: gw(gwtHTTP("http", "")),
+			route:    http("www.example.com").annotated("external-dns.alpha.kubernetes.io/target", "198.51.100.9"),
+			want:     a("www.example.com."),
+		},
+	})
+}
+
+// Which parentRefs and listeners a route publishes through.
+func TestRouteRecordsParents(t *testing.T) {
+	ip := []string{"192.0.2.1"}
+	aRec := []string{"www.example.com. 60 IN A 192.0.2.1"}
+	two := func() []*gwv1.Gateway {
+		return []*gwv1.Gateway{gwtGateway("default", "gw", ip,
+			gwtHTTP("web", "www.example.com"),
+			gwtListener("alt", gwv1.HTTPProtocolType, 8080, "alt.example.com"),
+		)}
+	}
+	gwRoute := func(refs ...gwv1.ParentReference) gwtR { return gwtRoute("HTTPRoute", nil, refs...) }
+	gwtRun(t, []gwtCase{
+		{
+			name:     "no sectionName or port: every listener",
+			gateways: two(),
+			route:    gwRoute(gwtRef("gw")),
+			want:     []string{"www.example.com. 60 IN A 192.0.2.1", "alt.example.com. 60 IN A 192.0.2.1"},
+		},
+		{
+			name:     "sectionName selects its listener",
+			gateways: two(),
+			route:    gwRoute(gwtRefSection(gwtRef("gw"), "web")),
+			want:     aRec,
+		},
+		{
+			name:     "sectionName naming no listener",
+			gateways: two(),
+			route:    gwRoute(gwtRefSection(gwtRef("gw"), "missing")),
+		},
+		{
+			name: "sectionName selects a listener whose hostname does not match",
+			gateways: []*gwv1.Gateway{gwtGateway("default", "gw", ip,
+				gwtHTTP("web", "www.example.com"), gwtHTTP("other", "*.example.com"))},
+			route: gwtRoute("HTTPRoute", []string{"api.example.com"}, gwtRefSection(gwtRef("gw"), "web")),
+		},
+		{
+			name:     "port selects its listener",
+			gateways: two(),
+			route:    gwRoute(gwtRefPort(gwtRef("gw"), 8080)),
+			want:     []string{"alt.example.com. 60 IN A 192.0.2.1"},
+		},
+		{
+			name:     "port of no listener",
+			gateways: two(),
+			route:    gwRoute(gwtRefPort(gwtRef("gw"), 443)),
+		},
+		{
+			name:     "sectionName and port both match",
+			gateways: two(),
+			route:    gwRoute(gwtRefPort(gwtRefSection(gwtRef("gw"), "alt"), 8080)),
+			want:     []string{"alt.example.com. 60 IN A 192.0.2.1"},
+		},
+		{
+			name:     "sectionName matches, port does not",
+			gateways: two(),
+			route:    gwRoute(gwtRefPort(gwtRefSection(gwtRef("gw"), "web"), 8080)),
+		},
+		{
+			name:     "explicit group and kind Gateway",
+			gateways: two(),
+			route:    gwRoute(gwtRefSection(gwtRefGK(gwtRef("gw"), gwv1.GroupName, "Gateway"), "web")),
+			want:     aRec,
+		},
+		{
+			name:     "parent of another group",
+			gateways: two(),
+			route:    gwRoute(gwtRefGK(gwtRef("gw"), "example.com", "Gateway")),
+		},
+		{
+			name:     "parent of another kind",
+			gateways: two(),
+			route:    gwRoute(gwtRefGK(gwtRef("gw"), gwv1.GroupName, "ListenerSet")),
+		},
+		{
+			// GAMMA: a Service as parent has no external address, even when a
+			// Gateway of the same name exists.
+			name:     "Service parentRef (GAMMA) ignored",
+			gateways: two(),
+			route:    gwRoute(gwtRefPort(gwtRefGK(gwtRef("gw"), "", "Service"), 80)),
+		},
+		{
+			name:     "Service parentRef next to a Gateway parentRef",
+			gateways: two(),
+			route:    gwRoute(gwtRefGK(gwtRef("gw"), "", "Service"), gwtRefSection(gwtRef("gw"), "web")),
+			want:     aRec,
+		},
+		{
+			name:     "Gateway does not exist",
+			gateways: two(),
+			route:    gwRoute(gwtRef("nope")),
+		},
+		{
+			name:     "Gateway in another namespace than the route's, no namespace in the ref",
+			gateways: []*gwv1.Gateway{gwtGateway("infra", "gw", ip, gwtFrom(gwtHTTP("web", "www.example.com"), gwv1.NamespacesFromAll, nil))},
+			route:    gwRoute(gwtRef("gw")),
+		},
+		{
+			name:     "class filter admits the Gateway's class",
+			cfg:      func(c *sourceConfig) { c.gatewayClasses = []string{"internal", "public"} },
+			gateways: two(),
+			route:    gwRoute(gwtRefSection(gwtRef("gw"), "web")),
+			want:     aRec,
+		},
+		{
+			name:     "class filter excludes the Gateway's class",
+			cfg:      func(c *sourceConfig) { c.gatewayClasses = []string{"internal"} },
+			gateways: two(),
+			route:    gwRoute(gwtRefSection(gwtRef("gw"), "web")),
+		},
+		{
+			name: "class filter with two Gateways: only the admitted class publishes",
+			cfg:  func(c *sourceConfig) { c.gatewayClasses = []string{"internal"} },
+			gateways: []*gwv1.Gateway{
+				gwtGateway("default", "public", []string{"192.0.2.1"}, gwtHTTP("web", "")),
+				gwtWithClass(gwtGateway("default", "private", []string{"10.0.0.1"}, gwtHTTP("web", "")), "internal"),
+			},
+			route: gwtRoute("HTTPRoute", []string{"www.example.com"}, gwtRef("public"), gwtRef("private")),
+			want:  []string{"www.example.com. 60 IN A 10.0.0.1"},
+		},
+	})
+}
+
+// The route's status must say that the parent accepted it.
+func TestRouteRecordsAccepted(t *testing.T) {
+	ip := []string{"192.0.2.1"}
+	gws := []*gwv1.Gateway{
+		gwtGateway("default", "gw", ip, gwtHTTP("web", ""), gwtListener("alt", gwv1.HTTPProtocolType, 8080, "")),
+		gwtGateway("infra", "gw", []string{"192.0.2.99"}, gwtFrom(gwtHTTP("web", ""), gwv1.NamespacesFromAll, nil)),
+	}
+	hosts := []string{"www.example.com"}
+	aRec := []string{"www.example.com. 60 IN A 192.0.2.1"}
+	ref, web := gwtRef("gw"), gwtRefSection(gwtRef("gw"), "web")
+	gwtRun(t, []gwtCase{
+		{
+			name:     "Accepted=True",
+			gateways: gws,
+			route:    gwtRoute("HTTPRoute", hosts, ref),
+			want:     aRec,
+		},
+		{
+			name:     "Accepted=False",
+			gateways: gws,
+			route:    gwtRoute("HTTPRoute", hosts, ref).withParents(gwtParent(ref, metav1.ConditionFalse)),
+		},
+		{
+			name:     "Accepted=Unknown",
+			gateways: gws,
+			route:    gwtRoute("HTTPRoute", hosts, ref).withParents(gwtParent(ref, metav1.ConditionUnknown)),
+		},
+		{
+			name:     "no Accepted condition",
+			gateways: gws,
+			route:    gwtRoute("HTTPRoute", hosts, ref).withParents(gwtParent(ref, "")),
+		},
+		{
+			name:     "no status at all",
+			gateways: gws,
+			route:    gwtRoute("HTTPRoute", hosts, ref).withoutStatus(),
+		},
+		{
+			name:     "status for another Gateway",
+			gateways: gws,
+			route:    gwtRoute("HTTPRoute", hosts, ref).withParents(gwtParent(gwtRef("other"), metav1.ConditionTrue)),
+		},
+		{
+			name:     "status for the same name in another namespace",
+			gateways: gws,
+			route:    gwtRoute("HTTPRoute", hosts, ref).withParents(gwtParent(gwtRefNS(ref, "infra"), metav1.ConditionTrue)),
+		},
+		{
+			name:     "status for another sectionName",
+			gateways: gws,
+			route:    gwtRoute("HTTPRoute", hosts, web).withParents(gwtParent(gwtRefSection(ref, "alt"), metav1.ConditionTrue)),
+		},
+		{
+			name:     "status without the sectionName of the spec",
+			gateways: gws,
+			route:    gwtRoute("HTTPRoute", hosts, web).withParents(gwtParent(ref, metav1.ConditionTrue)),
+		},
+		{
+			name:     "status for another port",
+			gateways: gws,
+			route:    gwtRoute("HTTPRoute", hosts, gwtRefPort(ref, 80)).withParents(gwtParent(gwtRefPort(ref, 8080), metav1.ConditionTrue)),
+		},
+		{
+			name:     "status for a Service parent of the same name",
+			gateways: gws,
+			route:    gwtRoute("HTTPRoute", hosts, ref).withParents(gwtParent(gwtRefGK(ref, "", "Service"), metav1.ConditionTrue)),
+		},
+		{
+			// Controllers write the parentRef with defaults filled in.
+			name:     "status with explicit namespace, group and kind matches a spec ref without them",
+			gateways: gws,
+			route: gwtRoute("HTTPRoute", hosts, web).withParents(
+				gwtParent(gwtRefSection(gwtRefGK(gwtRefNS(gwtRef("gw"), "default"), gwv1.GroupName, "Gateway"), "web"), metav1.ConditionTrue)),
+			want: aRec,
+		},
+		{
+			name:     "status without namespace matches a spec ref naming the route's namespace",
+			gateways: gws,
+			route:    gwtRoute("HTTPRoute", hosts, gwtRefNS(web, "default")).withParents(gwtParent(web, metav1.ConditionTrue)),
+			want:     aRec,
+		},
+		{
+			name:     "accepted by one of two parents",
+			gateways: gws,
+			route: gwtRoute("HTTPRoute", hosts, ref, gwtRefNS(ref, "infra")).withParents(
+				gwtParent(ref, metav1.ConditionTrue), gwtParent(gwtRefNS(ref, "infra"), metav1.ConditionFalse)),
+			want: aRec,
+		},
+		{
+			name:     "accepted by one listener of a Gateway, refused by the other",
+			gateways: gws,
+			route: gwtRoute("HTTPRoute", hosts, web, gwtRefSection(ref, "alt")).withParents(
+				gwtParent(web, metav1.ConditionTrue), gwtParent(gwtRefSection(ref, "alt"), metav1.ConditionFalse)),
+			want: aRec,
+		},
+	})
+}
+
+// allowedRoutes: namespaces and kinds.
+func TestRouteRecordsListenerAllowedRoutes(t *testing.T) {
+	ip := []string{"192.0.2.1"}
+	in := func(ls ...gwv1.Listener) []*gwv1.Gateway {
+		return []*gwv1.Gateway{gwtGateway("infra", "gw", ip, ls...)}
+	}
+	sel := func(kv ...string) *metav1.LabelSelector {
+		s := &metav1.LabelSelector{MatchLabels: map[string]string{}}
+		for i := 0; i+1 < len(kv); i += 2 {
+			s.MatchLabels[kv[i]] = kv[i+1]
+		}
+		return s
+	}
+	teams := map[string]map[string]string{"apps": {"expose": "true", "team": "a"}, "other": {"team": "b"}}
+	ref := gwtRefNS(gwtRef("gw"), "infra")
+	route := func(ns string) gwtR { return gwtRoute("HTTPRoute", []string{"www.example.com"}, ref).inNS(ns) }
+	kindRoute := func(kind string) gwtR {
+		return gwtRoute(kind, []string{"www.example.com"}, ref).inNS("infra").annotated("coredns.io/hostname", "svc.example.com")
+	}
+	aRec := []string{"www.example.com. 60 IN A 192.0.2.1"}
+	// Routes without hostnames (TCPRoute, UDPRoute) publish the annotation only.
+	kindRecs := []string{"www.example.com. 60 IN A 192.0.2.1", "svc.example.com. 60 IN A 192.0.2.1"}
+	annRecs := []string{"svc.example.com. 60 IN A 192.0.2.1"}
+	gwtRun(t, []gwtCase{
+		{name: "Same (default), same namespace", gateways: in(gwtHTTP("web", "")), route: route("infra"), want: aRec},
+		{name: "Same (default), other namespace", gateways: in(gwtHTTP("web", "")), route: route("apps"), ns: teams},
+		{name: "Same (explicit), other namespace", gateways: in(gwtFrom(gwtHTTP("web", ""), gwv1.NamespacesFromSame, nil)), route: route("apps"), ns: teams},
+		{name: "All, other namespace", gateways: in(gwtFrom(gwtHTTP("web", ""), gwv1.NamespacesFromAll, nil)), route: route("apps"), ns: teams, want: aRec},
+		{name: "All, namespace not in the cache", gateways: in(gwtFrom(gwtHTTP("web", ""), gwv1.NamespacesFromAll, nil)), route: route("unknown"), want: aRec},
+		{name: "None", gateways: in(gwtFrom(gwtHTTP("web", ""), gwv1.NamespacesFromNone, nil)), route: route("infra")},
+		{name: "Selector matches", gateways: in(gwtFrom(gwtHTTP("web", ""), gwv1.NamespacesFromSelector, sel("expose", "true"))), route: route("apps"), ns: teams, want: aRec},
+		{name: "Selector does not match", gateways: in(gwtFrom(gwtHTTP("web", ""), gwv1.NamespacesFromSelector, sel("expose", "true"))), route: route("other"), ns: teams},
+		{name: "Selector, namespace unknown", gateways: in(gwtFrom(gwtHTTP("web", ""), gwv1.NamespacesFromSelector, sel("expose", "true"))), route: route("unknown"), ns: teams},
+		{name: "Selector does not admit the Gateway's own namespace by itself", gateways: in(gwtFrom(gwtHTTP("web", ""), gwv1.NamespacesFromSelector, sel("expose", "true"))), route: route("infra"), ns: teams},
+		{
+			name: "Selector with expressions",
+			gateways: in(gwtFrom(gwtHTTP("web", ""), gwv1.NamespacesFromSelector, &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: "team", Operator: metav1.LabelSelectorOpIn, Values: []string{"a", "c"}},
+			}})),
+			route: route("apps"), ns: teams, want: aRec,
+		},
+		{
+			name:     "Selector on the well-known namespace name label",
+			gateways: in(gwtFrom(gwtHTTP("web", ""), gwv1.NamespacesFromSelector, sel("kubernetes.io/metadata.name", "default"))),
+			route:    route("default"), want: aRec,
+		},
+		{name: "Selector that is not given admits nothing", gateways: in(gwtFrom(gwtHTTP("web", ""), gwv1.NamespacesFromSelector, nil)), route: route("apps"), ns: teams},
+		{
+			name: "invalid Selector admits nothing",
+			gateways: in(gwtFrom(gwtHTTP("web", ""), gwv1.NamespacesFromSelector, &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{
+				{Key: "team", Operator: "Near"},
+			}})),
+			route: route("apps"), ns: teams,
+		},
+		{
+			name: "the listener that admits wins over one that does not",
+			gateways: in(gwtFrom(gwtHTTP("closed", "*.example.com"), gwv1.NamespacesFromSame, nil),
+				gwtFrom(gwtHTTP("open", "www.example.com"), gwv1.NamespacesFromAll, nil)),
+			route: route("apps"), ns: teams, want: aRec,
+		},
+		// Kinds.
+		{name: "explicit kinds include the route's", gateways: in(gwtKinds(gwtHTTP("web", ""), "GRPCRoute", "HTTPRoute")), route: route("infra"), want: aRec},
+		{name: "explicit kinds with the Gateway API group", gateways: in(gwtKinds(gwtHTTP("web", ""), gwv1.GroupName+"/HTTPRoute")), route: route("infra"), want: aRec},
+		{name: "explicit kinds exclude the route's", gateways: in(gwtKinds(gwtHTTP("web", ""), "GRPCRoute")), route: route("infra")},
+		{name: "explicit kind of another group", gateways: in(gwtKinds(gwtHTTP("web", ""), "example.com/HTTPRoute")), route: route("infra")},
+		{name: "explicit kinds, route not admitted by namespace", gateways: in(gwtKinds(gwtHTTP("web", ""), "HTTPRoute")), route: route("apps"), ns: teams},
+		{name: "HTTP admits HTTPRoute", gateways: in(gwtHTTP("web", "")), route: kindRoute("HTTPRoute"), want: kindRecs},
+		{name: "HTTP admits GRPCRoute", gateways: in(gwtHTTP("web", "")), route: kindRoute("GRPCRoute"), want: kindRecs},
+		{name: "HTTPS admits GRPCRoute", gateways: in(gwtListener("web", gwv1.HTTPSProtocolType, 443, "")), route: kindRoute("GRPCRoute"), want: kindRecs},
+		{name: "HTTP does not admit TLSRoute", gateways: in(gwtHTTP("web", "")), route: kindRoute("TLSRoute")},
+		{name: "HTTPS does not admit TCPRoute", gateways: in(gwtListener("web", gwv1.HTTPSProtocolType, 443, "")), route: kindRoute("TCPRoute")},
+		{name: "TLS admits TLSRoute", gateways: in(gwtListener("web", gwv1.TLSProtocolType, 443, "")), route: kindRoute("TLSRoute"), want: kindRecs},
+		{name: "TLS admits TCPRoute", gateways: in(gwtListener("web", gwv1.TLSProtocolType, 443, "")), route: kindRoute("TCPRoute"), want: annRecs},
+		{name: "TLS does not admit HTTPRoute", gateways: in(gwtListener("web", gwv1.TLSProtocolType, 443, "")), route: kindRoute("HTTPRoute")},
+		{name: "TCP admits TCPRoute", gateways: in(gwtListener("db", gwv1.TCPProtocolType, 5432, "")), route: kindRoute("TCPRoute"), want: annRecs},
+		{name: "TCP does not admit UDPRoute", gateways: in(gwtListener("db", gwv1.TCPProtocolType, 5432, "")), route: kindRoute("UDPRoute")},
+		{name: "TCP does not admit TLSRoute", gateways: in(gwtListener("db", gwv1.TCPProtocolType, 5432, "")), route: kindRoute("TLSRoute")},
+		{name: "UDP admits UDPRoute", gateways: in(gwtListener("dns", gwv1.UDPProtocolType, 53, "")), route: kindRoute("UDPRoute"), want: annRecs},
+		{name: "UDP does not admit TCPRoute", gateways: in(gwtListener("dns", gwv1.UDPProtocolType, 53, "")), route: kindRoute("TCPRoute")},
+		{name: "explicit kinds override the protocol's", gateways: in(gwtKinds(gwtListener("dns", gwv1.UDPProtocolType, 53, ""), "TCPRoute")), route: kindRoute("TCPRoute"), want: annRecs},
+		{name: "empty kinds list means the protocol's", gateways: in(gwtKinds(gwtListener("db", gwv1.TCPProtocolType, 5432, ""))), route: kindRoute("TCPRoute"), want: annRecs},
+	})
+}
+
+// Annotations and labels on the route, multiple parents.
+func TestRouteRecordsAnnotationsAndParents(t *testing.T) {
+	ip := []string{"192.0.2.1"}
+	web := gwtHTTP("web", "")
+	one := []*gwv1.Gateway{gwtGateway("default", "gw", ip, web, gwtListener("db", gwv1.TCPProtocolType, 5432, ""))}
+	ref := gwtRef("gw")
+	gwtRun(t, []gwtCase{
+		{
+			name:     "ignore label",
+			gateways: one,
+			route:    gwtRoute("HTTPRoute", []string{"www.example.com"}, ref).labeled(ignoreLabel, "true"),
+		},
+		{
+			name:     "ignore label, any case",
+			gateways: one,
+			route:    gwtRoute("HTTPRoute", []string{"www.example.com"}, ref).labeled(ignoreLabel, "True"),
+		},
+		{
+			name:     "ignore label not true",
+			gateways: one,
+			route:    gwtRoute("HTTPRoute", []string{"www.example.com"}, ref).labeled(ignoreLabel, "false"),
+			want:     []string{"www.example.com. 60 IN A 192.0.2.1"},
+		},
+		{
+			name:     "TTL annotation",
+			gateways: one,
+			route:    gwtRoute("HTTPRoute", []string{"www.example.com"}, ref).annotated("external-dns.alpha.kubernetes.io/ttl", "300"),
+			want:     []string{"www.example.com. 300 IN A 192.0.2.1"},
+		},
+		{
+			name:     "non-alpha TTL annotation",
+			gateways: one,
+			route:    gwtRoute("HTTPRoute", []string{"www.example.com"}, ref).annotated("external-dns.kubernetes.io/ttl", "5"),
+			want:     []string{"www.example.com. 5 IN A 192.0.2.1"},
+		},
+		{
+			name:     "invalid TTL annotation warns and keeps the default",
+			gateways: one,
+			route:    gwtRoute("HTTPRoute", []string{"www.example.com"}, ref).annotated("external-dns.alpha.kubernetes.io/ttl", "soon"),
+			want:     []string{"www.example.com. 60 IN A 192.0.2.1"},
+			warn:     []string{`invalid TTL "soon"`},
+		},
+		{
+			name:     "TCPRoute published through its hostname annotation only",
+			gateways: one,
+			route:    gwtRoute("TCPRoute", nil, gwtRefSection(ref, "db")).annotated("coredns.io/hostname", "db.example.com"),
+			want:     []string{"db.example.com. 60 IN A 192.0.2.1"},
+		},
+		{
+			name:     "TCPRoute without annotation publishes nothing",
+			gateways: one,
+			route:    gwtRoute("TCPRoute", nil, gwtRefSection(ref, "db")),
+		},
+		{
+			name:     "TCPRoute: relative annotation names, every zone, both external-dns keys",
+			gateways: one,
+			route: gwtRoute("TCPRoute", nil, ref).annotated(
+				"external-dns.alpha.kubernetes.io/hostname", "db",
+				"external-dns.kubernetes.io/hostname", "pg.example.org.",
+			),
+			want: []string{
+				"db.example.com. 60 IN A 192.0.2.1",
+				"db.example.org. 60 IN A 192.0.2.1",
+				"pg.example.org. 60 IN A 192.0.2.1",
+			},
+		},
+		{
+			name:     "TCPRoute annotation, listener does not admit TCPRoute",
+			gateways: one,
+			route:    gwtRoute("TCPRoute", nil, gwtRefSection(ref, "web")).annotated("coredns.io/hostname", "db.example.com"),
+		},
+		{
+			name:     "TCPRoute annotation, not Accepted",
+			gateways: one,
+			route: gwtRoute("TCPRoute", nil, ref).annotated("coredns.io/hostname", "db.example.com").
+				withParents(gwtParent(ref, metav1.ConditionFalse)),
+		},
+		{
+			name:     "UDPRoute through its annotation, absolute name outside the zones warns",
+			gateways: []*gwv1.Gateway{gwtGateway("default", "gw", ip, gwtListener("dns", gwv1.UDPProtocolType, 53, ""))},
+			route:    gwtRoute("UDPRoute", nil, ref).annotated("coredns.io/hostname", "ns.example.com,ns.example.net."),
+			want:     []string{"ns.example.com. 60 IN A 192.0.2.1"},
+			warn:     []string{"outside the zones"},
+		},
+		{
+			name:     "hostname annotation adds names to an HTTPRoute's",
+			gateways: one,
+			route:    gwtRoute("HTTPRoute", []string{"www.example.com"}, ref).annotated("coredns.io/hostname", "alias.example.com"),
+			want:     []string{"www.example.com. 60 IN A 192.0.2.1", "alias.example.com. 60 IN A 192.0.2.1"},
+		},
+		{
+			// The annotation is not a route hostname: the listener's hostname does not filter it.
+			name:     "hostname annotation is not intersected with the listener hostname",
+			gateways: []*gwv1.Gateway{gwtGateway("default", "gw", ip, gwtHTTP("web", "*.apps.example.com"))},
+			route:    gwtRoute("HTTPRoute", []string{"a.apps.example.com"}, ref).annotated("coredns.io/hostname", "short.example.com"),
+			want:     []string{"a.apps.example.com. 60 IN A 192.0.2.1", "short.example.com. 60 IN A 192.0.2.1"},
+		},
+		{
+			name:     "hostname annotation, no listener admits the route",
+			gateways: []*gwv1.Gateway{gwtGateway("default", "gw", ip, gwtKinds(web, "GRPCRoute"))},
+			route:    gwtRoute("HTTPRoute", nil, ref).annotated("coredns.io/hostname", "alias.example.com"),
+		},
+		{
+			name: "multiple parents with different addresses: union",
+			gateways: []*gwv1.Gateway{
+				gwtGateway("default", "a", []string{"192.0.2.1"}, web),
+				gwtGateway("default", "b", []string{"192.0.2.2", "2001:db8::2"}, web),
+			},
+			route: gwtRoute("HTTPRoute", []string{"www.example.com"}, gwtRef("a"), gwtRef("b")),
+			want: []string{
+				"www.example.com. 60 IN A 192.0.2.1",
+				"www.example.com. 60 IN A 192.0.2.2",
+				"www.example.com. 60 IN AAAA 2001:db8::2",
+			},
+		},
+		{
+			name: "multiple parents, each with its own listener hostname",
+			gateways: []*gwv1.Gateway{
+				gwtGateway("default", "a", []string{"192.0.2.1"}, gwtHTTP("web", "*.a.example.com")),
+				gwtGateway("default", "b", []string{"192.0.2.2"}, gwtHTTP("web", "*.b.example.com")),
+			},
+			route: gwtRoute("HTTPRoute", []string{"x.a.example.com", "x.b.example.com"}, gwtRef("a"), gwtRef("b")),
+			want: []string{
+				"x.a.example.com. 60 IN A 192.0.2.1",
+				"x.b.example.com. 60 IN A 192.0.2.2",
+			},
+		},
+		{
+			name: "multiple parents with the same address: no duplicates",
+			gateways: []*gwv1.Gateway{
+				gwtGateway("default", "a", []string{"192.0.2.1"}, web),
+				gwtGateway("default", "b", []string{"192.0.2.1"}, web),
+			},
+			route: gwtRoute("HTTPRoute", []string{"www.example.com"}, gwtRef("a"), gwtRef("b")),
+			want:  []string{"www.example.com. 60 IN A 192.0.2.1"},
+		},
+		{
+			name: "two listeners of one Gateway by sectionName: no duplicates",
+			gateways: []*gwv1.Gateway{gwtGateway("default", "gw", ip,
+				gwtHTTP("http", ""), gwtListener("https", gwv1.HTTPSProtocolType, 443, ""))},
+			route: gwtRoute("HTTPRoute", []string{"www.example.com"}, gwtRefSection(ref, "http"), gwtRefSection(ref, "https")).
+				annotated("coredns.io/hostname", "alias.example.com"),
+			want: []string{"www.example.com. 60 IN A 192.0.2.1", "alias.example.com. 60 IN A 192.0.2.1"},
+		},
+		{
+			// A name cannot be a CNAME and have addresses: the addresses win,
+			// as they do for one Gateway that reports both kinds.
+			name: "multiple parents, a hostname and an IP address",
+			gateways: []*gwv1.Gateway{
+				gwtGateway("default", "a", []string{"lb.example.net"}, web),
+				gwtGateway("default", "b", []string{"192.0.2.2"}, web),
+			},
+			route: gwtRoute("HTTPRoute", []string{"www.example.com"}, gwtRef("a"), gwtRef("b")),
+			want:  []string{"www.example.com. 60 IN A 192.0.2.2"},
+		},
+		{
+			// One CNAME per name: the first parent's, with one warning for all names.
+			name: "multiple parents with different hostname addresses",
+			gateways: []*gwv1.Gateway{
+				gwtGateway("default", "a", []string{"lb-a.example.net"}, web),
+				gwtGateway("default", "b", []string{"lb-b.example.net"}, web),
+			},
+			route: gwtRoute("HTTPRoute", []string{"www.example.com", "api.example.com"}, gwtRef("a"), gwtRef("b")),
+			want: []string{
+				"www.example.com. 60 IN CNAME lb-a.example.net.",
+				"api.example.com. 60 IN CNAME lb-a.example.net.",
+			},
+			warn: []string{"several target hostnames lb-a.example.net.,lb-b.example.net."},
+		},
+		{
+			name: "multiple parents, one accepted",
+			gateways: []*gwv1.Gateway{
+				gwtGateway("default", "a", []string{"192.0.2.1"}, web),
+				gwtGateway("default", "b", []string{"192.0.2.2"}, web),
+			},
+			route: gwtRoute("HTTPRoute", []string{"www.example.com"}, gwtRef("a"), gwtRef("b")).
+				withParents(gwtParent(gwtRef("a"), metav1.ConditionFalse), gwtParent(gwtRef("b"), metav1.ConditionTrue)),
+			want: []string{"www.example.com. 60 IN A 192.0.2.2"},
+		},
+		{
+			// Regression: the original plugin carried the namespace of one
+			// parentRef over to the next one without a namespace.
+			name: "parentRef namespace defaults to the route's, for each ref on its own",
+			gateways: []*gwv1.Gateway{
+				gwtGateway("infra", "shared", []string{"192.0.2.10"}, gwtFrom(gwtHTTP("web", ""), gwv1.NamespacesFromAll, nil)),
+				gwtGateway("default", "local", []string{"192.0.2.20"}, web),
+				// Found only when the first ref's namespace leaks into the second.
+				gwtGateway("infra", "local", []string{"192.0.2.99"}, gwtFrom(gwtHTTP("web", ""), gwv1.NamespacesFromAll, nil)),
+			},
+			route: gwtRoute("HTTPRoute", []string{"www.example.com"}, gwtRefNS(gwtRef("shared"), "infra"), gwtRef("local")).
+				withParents(
+					gwtParent(gwtRefNS(gwtRef("shared"), "infra"), metav1.ConditionTrue),
+					gwtParent(gwtRef("local"), metav1.ConditionTrue),
+					gwtParent(gwtRefNS(gwtRef("local"), "infra"), metav1.ConditionTrue),
+				),
+			want: []string{
+				"www.example.com. 60 IN A 192.0.2.10",
+				"www.example.com. 60 IN A 192.0.2.20",
+			},
+		},
+	})
+}
+
+// TestRouteGateways: the Gateway index of the route informers resolves each
+// parentRef's namespace on its own, as routeRecords does.
+func TestRouteGateways(t *testing.T) {
+	r := gwtRoute("HTTPRoute", nil,
+		gwtRefNS(gwtRef("shared"), "infra"), gwtRef("local"), gwtRefGK(gwtRef("mesh"), "", "Service"),
+		gwtRefSection(gwtRefNS(gwtRef("local"), ""), "web")).inNS("apps")
+	got := routeGateways(gwtConvert(t, r.object()))
+	want := []string{"infra/shared", "apps/local", "apps/local"}
+	if !slices.Equal(got, want) {
+		t.Errorf("routeGateways = %q, want %q", got, want)
+	}
+}
+
+func TestGatewayRecords(t *testing.T) {
+	ip := []string{"192.0.2.1", "2001:db8::1"}
+	listeners := []gwv1.Listener{gwtHTTP("web", "www.example.com"), gwtHTTP("any", "*.example.com")}
+	tests := []struct {
+		name string
+		cfg  func(*sourceConfig)
+		gw   *gwv1.Gateway
+		want []string
+		warn []string
+	}{
+		{
+			name: "listener hostnames alone publish nothing",
+			gw:   gwtGateway("default", "gw", ip, listeners...),
+		},
+		{
+			name: "hostname annotation publishes the addresses",
+			gw:   gwtGatewayAnnotated(gwtGateway("default", "gw", ip, listeners...), "coredns.io/hostname", "gw.example.com"),
+			want: []string{"gw.example.com. 60 IN A 192.0.2.1", "gw.example.com. 60 IN AAAA 2001:db8::1"},
+		},
+		{
+			name: "relative hostname annotation, every zone, with TTL",
+			gw: gwtGatewayAnnotated(gwtGateway("default", "gw", []string{"192.0.2.1"}),
+				"external-dns.alpha.kubernetes.io/hostname", "edge", "external-dns.alpha.kubernetes.io/ttl", "10"),
+			want: []string{"edge.example.com. 10 IN A 192.0.2.1", "edge.example.org. 10 IN A 192.0.2.1"},
+		},
+		{
+			name: "hostname and target annotations",
+			gw: gwtGatewayAnnotated(gwtGateway("default", "gw", ip, listeners...),
+				"external-dns.kubernetes.io/hostname", "gw.example.com", "external-dns.kubernetes.io/target", "lb.example.net"),
+			want: []string{"gw.example.com. 60 IN CNAME lb.example.net."},
+		},
+		{
+			name: "hostname annotation, no addresses",
+			gw:   gwtGatewayAnnotated(gwtGateway("default", "gw", nil, listeners...), "coredns.io/hostname", "gw.example.com"),
+		},
+		{
+			name: "ignore label",
+			gw: func() *gwv1.Gateway {
+				g := gwtGatewayAnnotated(gwtGateway("default", "gw", ip, listeners...), "coredns.io/hostname", "gw.example.com")
+				g.Labels[ignoreLabel] = "true"
+				return g
+			}(),
+		},
+		{
+			name: "class filter excludes the Gateway",
+			cfg:  func(c *sourceConfig) { c.gatewayClasses = []string{"internal"} },
+			gw:   gwtGatewayAnnotated(gwtGateway("default", "gw", ip, listeners...), "coredns.io/hostname", "gw.example.com"),
+		},
+		{
+			name: "class filter admits the Gateway",
+			cfg:  func(c *sourceConfig) { c.gatewayClasses = []string{"public"} },
+			gw:   gwtGatewayAnnotated(gwtGateway("default", "gw", []string{"192.0.2.1"}, listeners...), "coredns.io/hostname", "gw.example.com"),
+			want: []string{"gw.example.com. 60 IN A 192.0.2.1"},
+		},
+		{
+			name: "annotation outside the zones warns",
+			gw:   gwtGatewayAnnotated(gwtGateway("default", "gw", []string{"192.0.2.1"}), "coredns.io/hostname", "gw.example.net."),
+			warn: []string{"outside the zones"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := gwtConfig()
+			if tc.cfg != nil {
+				tc.cfg(cfg)
+			}
+			res := gatewayRecords(tc.gw, cfg)
+			gwtCheck(t, "full Gateway", res, tc.want, tc.warn)
+			slim, err := slimGateway(tc.gw.DeepCopy())
+			if err != nil {
+				t.Fatal(err)
+			}
+			gwtCheck(t, "slim Gateway", gatewayRecords(slim.(*gwv1.Gateway), cfg), tc.want, tc.warn)
+		})
+	}
+}
+
+// TestSlimGatewayAPI: the transforms drop what the sources do not read and keep the rest.
+func TestSlimGatewayAPI(t *testing.T) {
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"expose": "true"}}
+	gw := gwtGatewayAnnotated(gwtGateway("infra", "gw", []string{"192.0.2.1", "lb.example.net"},
+		gwtKinds(gwtFrom(gwtListener("tls", gwv1.TLSProtocolType, 443, "*.example.com"), gwv1.NamespacesFromSelector, sel), "TLSRoute"),
+	), "external-dns.alpha.kubernetes.io/target", "198.51.100.1", "coredns.io/hostname", "gw", "external-dns.alpha.kubernetes.io/ttl", "7")
+	gw.Labels[ignoreLabel] = "false"
+	obj, err := slimGateway(gw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := obj.(*gwv1.Gateway)
+	if s.Spec.Infrastructure != nil || len(s.Status.Listeners) != 0 || len(s.Status.Conditions) != 0 || s.Spec.Listeners[0].TLS != nil {
+		t.Errorf("slimGateway kept fields no source reads: %+v", s)
+	}
+	if _, ok := s.Annotations["kubectl.kubernetes.io/last-applied-configuration"]; ok || s.Labels["app"] != "" {
+		t.Errorf("slimGateway kept unread metadata: labels %v annotations %v", s.Labels, s.Annotations)
+	}
+	if s.Labels[ignoreLabel] != "false" || len(s.Annotations) != 3 || s.Spec.GatewayClassName != "public" ||
+		len(s.Status.Addresses) != 2 || len(s.Spec.Listeners) != 1 {
+		t.Errorf("slimGateway lost fields the sources read: %+v", s)
+	}
+	l := s.Spec.Listeners[0]
+	if l.Name != "tls" || l.Port != 443 || l.Protocol != gwv1.TLSProtocolType || l.Hostname == nil || *l.Hostname != "*.example.com" ||
+		l.AllowedRoutes == nil || *l.AllowedRoutes.Namespaces.From != gwv1.NamespacesFromSelector ||
+		l.AllowedRoutes.Namespaces.Selector.MatchLabels["expose"] != "true" || len(l.AllowedRoutes.Kinds) != 1 {
+		t.Errorf("slimGateway changed the listener: %+v", l)
+	}
+
+	// Routes keep the Accepted condition only, and no rules.
+	r := gwtRoute("HTTPRoute", []string{"www.example.com"}, gwtRef("gw")).annotated("coredns.io/hostname", "x").labeled(ignoreLabel, "false")
+	robj, _ := slimRoute(r.object())
+	hr := robj.(*gwv1.HTTPRoute)
+	if len(hr.Spec.Rules) != 0 || hr.Labels["app"] != "" || hr.Annotations["unrelated.example.com/x"] != "" {
+		t.Errorf("slimRoute kept fields no source reads: %+v", hr)
+	}
+	if len(hr.Spec.Hostnames) != 1 || len(hr.Spec.ParentRefs) != 1 || hr.Labels[ignoreLabel] != "false" || hr.Annotations["coredns.io/hostname"] != "x" {
+		t.Errorf("slimRoute lost fields the sources read: %+v", hr)
+	}
+	if len(hr.Status.Parents) != 1 || len(hr.Status.Parents[0].Conditions) != 1 ||
+		hr.Status.Parents[0].Conditions[0].Type != string(gwv1.RouteConditionAccepted) ||
+		hr.Status.Parents[0].Conditions[0].Status != metav1.ConditionTrue {
+		t.Errorf("slimRoute parents: %+v", hr.Status.Parents)
+	}
+	// Every route kind is slimmed, and anything else passes through.
+	for _, kind := range []string{"HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute", "UDPRoute"} {
+		obj := gwtRoute(kind, nil, gwtRef("gw")).object()
+		if out, _ := slimRoute(obj); out == obj {
+			t.Errorf("slimRoute returned the %s unchanged", kind)
+		}
+	}
+	other := 42
+	if out, _ := slimRoute(other); out != any(other) {
+		t.Errorf("slimRoute changed a %T", other)
+	}
+}

@@ -1,0 +1,807 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coredns/coredns/plugin/pkg/dnstest"
+	"github.com/coredns/coredns/plugin/test"
+	"github.com/miekg/dns"
+)
+
+// indexSOA is the newSOA of the index tests.
+func indexSOA(zone string, serial uint32) *dns.SOA {
+	return &dns.SOA{
+		Hdr:    dns.RR_Header{Name: zone, Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: 60},
+		Ns:     "ns." + zone,
+		Mbox:   "hostmaster." + zone,
+		Serial: serial,
+		Minttl: 60,
+	}
+}
+
+// newTestIndex returns an index for zones on a fake clock set ten seconds
+// after the initial serial, and the clock.
+func newTestIndex(t testing.TB, zones ...string) (*Index, *qtClock) {
+	t.Helper()
+	ix := NewIndex(zones, indexSOA)
+	clk := &qtClock{}
+	clk.set(time.Unix(int64(ix.Snapshot().zones[0].serial)+10, 0))
+	ix.now = clk.now
+	t.Cleanup(ix.Close)
+	return ix, clk
+}
+
+// dumpNode renders a node: its name, its RRsets and its wildcard link.
+func dumpNode(n *node) string {
+	var b strings.Builder
+	b.WriteString(n.name)
+	for _, set := range n.sets {
+		fmt.Fprintf(&b, " [%s", dns.TypeToString[set.qtype])
+		for _, rr := range set.rrs {
+			if rr.Header().Rrtype != set.qtype || rr.Header().Name != n.name {
+				fmt.Fprintf(&b, " MISFILED(%s)", rr)
+			}
+			fmt.Fprintf(&b, " %d:%s", rr.Header().Ttl, strings.TrimPrefix(rr.String(), rr.Header().String()))
+		}
+		b.WriteString("]")
+	}
+	if n.wildcard != nil {
+		b.WriteString(" wildcard=" + n.wildcard.name)
+	}
+	return b.String()
+}
+
+// dumpSnapshot renders every node of s, sorted by name.
+func dumpSnapshot(s *snapshot) []string {
+	var out []string
+	for _, m := range s.shards {
+		for _, n := range m {
+			out = append(out, dumpNode(n))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkIndexInvariants checks the structure of the published snapshot of ix:
+// nodes are filed under their names in the right shard; a name exists iff it
+// is an apex, has data, or has a descendant with data; wildcard links point to
+// the very node of "*.<name>" in the same snapshot; the writer's copy equals
+// the published one (after a publish).
+func checkIndexInvariants(t *testing.T, ix *Index) {
+	t.Helper()
+	s := ix.Snapshot()
+	withData := map[string]bool{}
+	for i, m := range s.shards {
+		for name, n := range m {
+			if n.name != name || shardOf(s.seed, name) != i {
+				t.Errorf("node %q filed as %q in shard %d", n.name, name, i)
+			}
+			if !n.empty() {
+				withData[name] = true
+			}
+			if w := s.get("*." + name); n.wildcard != w {
+				t.Errorf("node %q links wildcard %p, snapshot holds %p", name, n.wildcard, w)
+			}
+			for j := 1; j < len(n.sets); j++ {
+				if n.sets[j-1].qtype >= n.sets[j].qtype {
+					t.Errorf("node %q: sets out of order", name)
+				}
+			}
+			for _, set := range n.sets {
+				if len(set.rrs) == 0 {
+					t.Errorf("node %q: empty %s set", name, dns.TypeToString[set.qtype])
+				}
+			}
+		}
+	}
+	// The snapshot knows whether there are delegations.
+	cuts := false
+	for _, m := range s.shards {
+		for name, n := range m {
+			if n.rrs(dns.TypeNS) != nil && !slices.Contains(ix.zones, name) {
+				cuts = true
+			}
+		}
+	}
+	if ix.Snapshot() == s && s.cuts != cuts && ix.live {
+		t.Errorf("snapshot cuts %v, delegations present %v", s.cuts, cuts)
+	}
+	// Every name with data makes its ancestors up to its apex exist.
+	need := map[string]bool{}
+	for _, z := range ix.zones {
+		need[z] = true
+	}
+	for name := range withData {
+		zi := zoneOf(ix.zones, name)
+		if zi < 0 {
+			t.Errorf("node %q outside the zones", name)
+			continue
+		}
+		need[name] = true
+		ix.forAncestors(name, ix.zones[zi], func(a string) { need[a] = true })
+	}
+	for _, m := range s.shards {
+		for name := range m {
+			if !need[name] {
+				t.Errorf("node %q exists without data or data below it", name)
+			}
+		}
+	}
+	for name := range need {
+		if s.get(name) == nil {
+			t.Errorf("node %q missing", name)
+		}
+	}
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.live {
+		for i := range ix.nodes {
+			if len(ix.nodes[i]) != len(s.shards[i]) {
+				t.Errorf("shard %d: writer holds %d names, snapshot %d", i, len(ix.nodes[i]), len(s.shards[i]))
+			}
+			for name, n := range ix.nodes[i] {
+				if s.shards[i][name] != n {
+					t.Errorf("%q: writer's node differs from the published one", name)
+				}
+			}
+		}
+	}
+}
+
+// checkSameAsFresh checks that the snapshot of ix equals that of an index
+// built from scratch from the objects ix holds now.
+func checkSameAsFresh(t *testing.T, ix *Index) {
+	t.Helper()
+	fresh := NewIndex(ix.zones, indexSOA)
+	defer fresh.Close()
+	ix.mu.Lock()
+	keys := make([]string, 0, len(ix.objects))
+	for k := range ix.objects {
+		keys = append(keys, k)
+	}
+	objects := map[string][]dns.RR{}
+	for k, v := range ix.objects {
+		objects[k] = slices.Clone(v)
+	}
+	ix.mu.Unlock()
+	rand.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	for _, k := range keys {
+		fresh.Update(k, objects[k])
+	}
+	fresh.Flush()
+	got, want := dumpSnapshot(ix.Snapshot()), dumpSnapshot(fresh.Snapshot())
+	if !slices.Equal(got, want) {
+		t.Errorf("incremental index differs from a fresh one\n got %q\nwant %q", got, want)
+	}
+}
+
+func snapshotNames(s *snapshot) []string {
+	var out []string
+	for _, m := range s.shards {
+		for name := range m {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestIndexPublishesOnFlush(t *testing.T) {
+	ix, _ := newTestIndex(t, "example.com.")
+	before := ix.Snapshot()
+	ix.Update("Service/a/b", qtRRs("www.example.com. 60 IN A 192.0.2.1"))
+	if ix.Snapshot() != before || ix.Snapshot().get("www.example.com.") != nil {
+		t.Fatal("an update before the first Flush was published")
+	}
+	if got := snapshotNames(ix.Snapshot()); !slices.Equal(got, []string{"example.com."}) {
+		t.Fatalf("names before Flush: %q", got)
+	}
+	ix.Flush()
+	if ix.Snapshot().get("www.example.com.") == nil {
+		t.Fatal("Flush did not publish")
+	}
+	// From now on every change is published at once.
+	ix.Update("Service/a/c", qtRRs("v6.example.com. 60 IN AAAA 2001:db8::1"))
+	if n := ix.Snapshot().get("v6.example.com."); n == nil || len(n.rrs(dns.TypeAAAA)) != 1 {
+		t.Fatal("update after Flush not published")
+	}
+	if n := ix.Snapshot().names(); n != 3 {
+		t.Errorf("names() = %d, want 3", n)
+	}
+	checkIndexInvariants(t, ix)
+}
+
+func TestIndexUpdateReplacesAndRemoves(t *testing.T) {
+	ix, _ := newTestIndex(t, "example.com.", "example.org.")
+	ix.Flush()
+	ix.Update("Ingress/ns/web", qtRRs(
+		"www.example.com. 60 IN A 192.0.2.1",
+		"www.example.org. 60 IN A 192.0.2.1",
+		"www.example.net. 60 IN A 192.0.2.1", // outside every zone: ignored
+		"old.example.com. 60 IN A 192.0.2.1",
+	))
+	if got, want := snapshotNames(ix.Snapshot()), []string{"example.com.", "example.org.", "old.example.com.", "www.example.com.", "www.example.org."}; !slices.Equal(got, want) {
+		t.Fatalf("names %q, want %q", got, want)
+	}
+	// Replacing: old.example.com. goes, www.example.com. changes.
+	ix.Update("Ingress/ns/web", qtRRs(
+		"www.example.com. 60 IN A 192.0.2.2",
+		"www.example.org. 60 IN A 192.0.2.1",
+	))
+	s := ix.Snapshot()
+	if s.get("old.example.com.") != nil {
+		t.Error("old.example.com. still published")
+	}
+	if got := dumpNode(s.get("www.example.com.")); got != "www.example.com. [A 60:192.0.2.2]" {
+		t.Errorf("www.example.com.: %s", got)
+	}
+	checkIndexInvariants(t, ix)
+	// Removing with nil and with an empty slice.
+	ix.Update("Ingress/ns/web", []dns.RR{})
+	if got := snapshotNames(ix.Snapshot()); !slices.Equal(got, []string{"example.com.", "example.org."}) {
+		t.Errorf("names after removal %q", got)
+	}
+	ix.Update("Ingress/ns/web", nil)
+	ix.Update("Ingress/ns/never", nil)
+	if len(ix.objects) != 0 || len(ix.owners) != 0 || len(ix.children) != 0 || len(ix.conflicts) != 0 {
+		t.Errorf("state left behind: objects %v owners %v children %v conflicts %v", ix.objects, ix.owners, ix.children, ix.conflicts)
+	}
+	checkIndexInvariants(t, ix)
+}
+
+// TestIndexUpdateKeepsCallerSlice: Update sorts and filters a copy; the
+// caller's slice keeps its order.
+func TestIndexUpdateKeepsCallerSlice(t *testing.T) {
+	ix, _ := newTestIndex(t, "example.com.")
+	in := qtRRs("b.example.com. 60 IN A 192.0.2.2", "x.example.net. 60 IN A 192.0.2.9", "a.example.com. 60 IN A 192.0.2.1")
+	orig := slices.Clone(in)
+	ix.Update("k", in)
+	if !slices.Equal(in, orig) {
+		t.Errorf("caller's slice changed: %v", in)
+	}
+}
+
+func TestIndexEmptyNonTerminals(t *testing.T) {
+	ix, _ := newTestIndex(t, "example.com.")
+	ix.Flush()
+	ix.Update("k1", qtRRs("a.b.c.example.com. 60 IN A 192.0.2.1"))
+	want := []string{"a.b.c.example.com.", "b.c.example.com.", "c.example.com.", "example.com."}
+	if got := snapshotNames(ix.Snapshot()); !slices.Equal(got, want) {
+		t.Fatalf("names %q, want %q", got, want)
+	}
+	for _, ent := range []string{"b.c.example.com.", "c.example.com."} {
+		if n := ix.Snapshot().get(ent); n == nil || !n.empty() {
+			t.Errorf("%s is not an empty non-terminal: %v", ent, n)
+		}
+	}
+	checkIndexInvariants(t, ix)
+
+	// A second name below c. keeps c. when the first goes.
+	ix.Update("k2", qtRRs("d.c.example.com. 60 IN A 192.0.2.2"))
+	// An ENT gets data, and keeps existing when it loses it again.
+	ix.Update("k3", qtRRs("b.c.example.com. 60 IN A 192.0.2.3"))
+	if n := ix.Snapshot().get("b.c.example.com."); n == nil || n.empty() {
+		t.Fatal("b.c.example.com. has no data")
+	}
+	ix.Update("k3", nil)
+	if n := ix.Snapshot().get("b.c.example.com."); n == nil || !n.empty() {
+		t.Fatal("b.c.example.com. is no empty non-terminal again")
+	}
+	checkIndexInvariants(t, ix)
+
+	ix.Update("k1", nil)
+	want = []string{"c.example.com.", "d.c.example.com.", "example.com."}
+	if got := snapshotNames(ix.Snapshot()); !slices.Equal(got, want) {
+		t.Fatalf("names %q, want %q", got, want)
+	}
+	ix.Update("k2", nil)
+	if got := snapshotNames(ix.Snapshot()); !slices.Equal(got, []string{"example.com."}) {
+		t.Fatalf("names %q after removing everything", got)
+	}
+	if len(ix.children) != 0 {
+		t.Errorf("children left: %v", ix.children)
+	}
+	// A name with data and children stays when its children go, and the
+	// other way round.
+	ix.Update("k1", qtRRs("p.example.com. 60 IN A 192.0.2.1", "q.p.example.com. 60 IN A 192.0.2.2"))
+	ix.Update("k1", qtRRs("p.example.com. 60 IN A 192.0.2.1"))
+	if got := dumpNode(ix.Snapshot().get("p.example.com.")); got != "p.example.com. [A 60:192.0.2.1]" {
+		t.Errorf("p: %s", got)
+	}
+	ix.Update("k1", qtRRs("q.p.example.com. 60 IN A 192.0.2.2"))
+	if n := ix.Snapshot().get("p.example.com."); n == nil || !n.empty() {
+		t.Errorf("p is not an ENT: %v", n)
+	}
+	checkIndexInvariants(t, ix)
+	checkSameAsFresh(t, ix)
+}
+
+func TestIndexWildcardLinks(t *testing.T) {
+	ix, _ := newTestIndex(t, "example.com.")
+	ix.Flush()
+	wild := func() (*node, *node) {
+		s := ix.Snapshot()
+		return s.get("w.example.com."), s.get("*.w.example.com.")
+	}
+
+	ix.Update("wild", qtRRs("*.w.example.com. 60 IN A 192.0.2.1"))
+	parent, w := wild()
+	if parent == nil || w == nil || parent.wildcard != w || !parent.empty() {
+		t.Fatalf("after create: parent %v, wildcard %v", parent, w)
+	}
+	// Changing the wildcard's data relinks the parent to the new node.
+	ix.Update("wild", qtRRs("*.w.example.com. 60 IN A 192.0.2.2"))
+	parent2, w2 := wild()
+	if w2 == w || parent2.wildcard != w2 || dumpNode(w2) != "*.w.example.com. [A 60:192.0.2.2]" {
+		t.Fatalf("after change: parent links %v, wildcard %v", parent2.wildcard, w2)
+	}
+	// The parent gets data of its own: the link stays.
+	ix.Update("parent", qtRRs("w.example.com. 60 IN A 192.0.2.3"))
+	parent3, w3 := wild()
+	if parent3.wildcard != w3 || w3 != w2 || parent3.empty() {
+		t.Fatalf("after parent data: %s", dumpNode(parent3))
+	}
+	checkIndexInvariants(t, ix)
+	// Deleting the wildcard unlinks it; the parent stays for its own data.
+	ix.Update("wild", nil)
+	parent4, w4 := wild()
+	if w4 != nil || parent4 == nil || parent4.wildcard != nil {
+		t.Fatalf("after delete: parent %v, wildcard %v", parent4, w4)
+	}
+	ix.Update("parent", nil)
+	if p, _ := wild(); p != nil {
+		t.Fatal("w.example.com. left behind")
+	}
+	// A wildcard at the apex links to the apex node.
+	ix.Update("apexwild", qtRRs("*.example.com. 60 IN CNAME www.example.com."))
+	if apex := ix.Snapshot().get("example.com."); apex.wildcard == nil || apex.wildcard.cname() == nil {
+		t.Fatalf("apex wildcard not linked: %v", apex)
+	}
+	ix.Update("apexwild", nil)
+	if apex := ix.Snapshot().get("example.com."); apex == nil || apex.wildcard != nil {
+		t.Fatalf("apex wildcard not unlinked: %v", apex)
+	}
+	// An empty non-terminal wildcard (RFC 4592 §2.2.2): "*.w" exists only
+	// because of "a.*.w"; it is linked, and synthesizes NODATA.
+	ix.Update("entwild", qtRRs("a.*.w.example.com. 60 IN A 192.0.2.4"))
+	parent5, w5 := wild()
+	if w5 == nil || !w5.empty() || parent5 == nil || parent5.wildcard != w5 {
+		t.Fatalf("ENT wildcard: parent %v, wildcard %v", parent5, w5)
+	}
+	// Two wildcards at different levels.
+	ix.Update("deep", qtRRs("*.x.w.example.com. 60 IN A 192.0.2.5", "*.w.example.com. 60 IN A 192.0.2.6"))
+	s := ix.Snapshot()
+	if s.get("x.w.example.com.").wildcard != s.get("*.x.w.example.com.") || s.get("w.example.com.").wildcard != s.get("*.w.example.com.") {
+		t.Fatal("wildcards at two levels not linked")
+	}
+	checkIndexInvariants(t, ix)
+	checkSameAsFresh(t, ix)
+	ix.Update("entwild", nil)
+	ix.Update("deep", nil)
+	if got := snapshotNames(ix.Snapshot()); !slices.Equal(got, []string{"example.com."}) {
+		t.Fatalf("names %q after removing everything", got)
+	}
+}
+
+// TestIndexRandomUpdates applies random updates over a small universe of
+// names (wildcards, ENTs, CNAMEs, two zones, a nested zone) and checks after
+// every step that the index is well-formed and equal to one built from scratch.
+func TestIndexRandomUpdates(t *testing.T) {
+	zones := []string{"example.com.", "sub.example.com.", "example.org."}
+	ix, clk := newTestIndex(t, zones...)
+	ix.Flush()
+	labels := []string{"a", "b", "*", "sub"}
+	suffixes := []string{"example.com.", "sub.example.com.", "example.org."}
+	r := rand.New(rand.NewPCG(1, 2))
+	randName := func() string {
+		var parts []string
+		for range r.IntN(4) {
+			parts = append(parts, labels[r.IntN(len(labels))])
+		}
+		return strings.Join(append(parts, suffixes[r.IntN(len(suffixes))]), ".")
+	}
+	randRR := func() dns.RR {
+		name := randName()
+		switch r.IntN(5) {
+		case 4:
+			return qtRR(fmt.Sprintf("%s %d IN NS %s", name, 30+r.IntN(2)*30, randName()))
+		case 0:
+			return qtRR(fmt.Sprintf("%s %d IN CNAME %s", name, 30+r.IntN(2)*30, randName()))
+		case 1:
+			return qtRR(fmt.Sprintf("%s %d IN AAAA 2001:db8::%d", name, 30+r.IntN(2)*30, r.IntN(3)))
+		default:
+			return qtRR(fmt.Sprintf("%s %d IN A 192.0.2.%d", name, 30+r.IntN(2)*30, r.IntN(3)))
+		}
+	}
+	for step := range 2000 {
+		key := fmt.Sprintf("obj%d", r.IntN(8))
+		var rrs []dns.RR
+		for range r.IntN(4) {
+			rrs = append(rrs, randRR())
+		}
+		if r.IntN(3) == 0 {
+			clk.add(time.Second)
+		}
+		ix.Update(key, rrs)
+		checkIndexInvariants(t, ix)
+		if step%50 == 0 {
+			checkSameAsFresh(t, ix)
+		}
+		if t.Failed() {
+			t.Fatalf("step %d: %s ← %v", step, key, rrs)
+		}
+	}
+	checkSameAsFresh(t, ix)
+}
+
+func TestIndexSnapshotIsolation(t *testing.T) {
+	g, clk := qtGateway(t, []string{"example.com."}, nil, map[string][]string{
+		"k": {"www.example.com. 60 IN A 192.0.2.1", "*.w.example.com. 60 IN A 192.0.2.5"},
+	})
+	old := g.index.Snapshot()
+	oldSerial := old.zones[0].serial
+	clk.add(time.Second)
+	g.index.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.2", "new.example.com. 60 IN A 192.0.2.3"))
+	// The old snapshot answers the old data, with its own serial.
+	answer, _, _, res := g.lookup(old, 0, "www.example.com.", dns.TypeA)
+	if res != Success || len(answer) != 1 || answer[0].(*dns.A).A.String() != "192.0.2.1" {
+		t.Errorf("old snapshot: %v %v", res, answer)
+	}
+	if _, ns, _, res := g.lookup(old, 0, "new.example.com.", dns.TypeA); res != NameError || ns[0].(*dns.SOA).Serial != oldSerial {
+		t.Errorf("old snapshot knows new.example.com.: %v %v", res, ns)
+	}
+	if answer, _, _, res := g.lookup(old, 0, "x.w.example.com.", dns.TypeA); res != Success || len(answer) != 1 {
+		t.Errorf("old snapshot lost its wildcard: %v %v", res, answer)
+	}
+	if old.zones[0].serial != oldSerial {
+		t.Error("old snapshot's serial changed")
+	}
+	// The new one answers the new data.
+	cur := g.index.Snapshot()
+	if answer, _, _, res := g.lookup(cur, 0, "www.example.com.", dns.TypeA); res != Success || answer[0].(*dns.A).A.String() != "192.0.2.2" {
+		t.Errorf("new snapshot: %v %v", res, answer)
+	}
+	if _, _, _, res := g.lookup(cur, 0, "x.w.example.com.", dns.TypeA); res != NameError {
+		t.Errorf("new snapshot still has the wildcard: %v", res)
+	}
+	if cur.zones[0].serial == oldSerial {
+		t.Error("serial did not change")
+	}
+}
+
+// serialWatch records the serials the index announces.
+type serialWatch struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func (w *serialWatch) on(zone string, serial uint32) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.got = append(w.got, fmt.Sprintf("%s %d", zone, serial))
+}
+
+func (w *serialWatch) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	got := w.got
+	w.got = nil
+	return got
+}
+
+// waitSerial waits up to two seconds for the serial of zone zi to become want.
+func waitSerial(t *testing.T, ix *Index, zi int, want uint32) {
+	t.Helper()
+	deadline := time.Now().Add(2 * time.Second)
+	for ix.Snapshot().zones[zi].serial != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("serial is %d, want %d", ix.Snapshot().zones[zi].serial, want)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestIndexSerial(t *testing.T) {
+	ix, clk := newTestIndex(t, "example.com.", "example.org.")
+	w := &serialWatch{}
+	ix.onSerial = w.on
+	s0 := ix.Snapshot().zones[0].serial
+	if ix.Snapshot().zones[1].serial != s0 {
+		t.Fatal("zones start with different serials")
+	}
+	soaSerial := func(zi int) uint32 { return ix.Snapshot().zones[zi].soa[0].(*dns.SOA).Serial }
+	serial := func(zi int) uint32 {
+		t.Helper()
+		s := ix.Snapshot().zones[zi].serial
+		if soaSerial(zi) != s {
+			t.Fatalf("SOA serial %d, zone serial %d", soaSerial(zi), s)
+		}
+		return s
+	}
+
+	// Changes before the first Flush are published with the Flush, and the
+	// serial is the clock.
+	ix.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.1"))
+	if serial(0) != s0 || len(w.take()) != 0 {
+		t.Fatal("serial changed before Flush")
+	}
+	ix.Flush()
+	if serial(0) != s0+10 || serial(1) != s0 {
+		t.Fatalf("serials after Flush %d %d, want %d %d", serial(0), serial(1), s0+10, s0)
+	}
+	if got := w.take(); !slices.Equal(got, []string{fmt.Sprintf("example.com. %d", s0+10)}) {
+		t.Fatalf("announced %q", got)
+	}
+
+	// A change in a later second: the serial is that second.
+	clk.add(3 * time.Second)
+	ix.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.2"))
+	if serial(0) != s0+13 {
+		t.Fatalf("serial %d, want %d", serial(0), s0+13)
+	}
+	w.take()
+
+	// Identical records, or a second object adding nothing new: no new
+	// serial, and for the identical update not even a new snapshot.
+	clk.add(time.Second)
+	snap := ix.Snapshot()
+	ix.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.2"))
+	if ix.Snapshot() != snap {
+		t.Error("an identical update published a new snapshot")
+	}
+	ix.Update("k2", qtRRs("www.example.com. 60 IN A 192.0.2.2"))
+	ix.Update("k3", qtRRs("www.example.net. 60 IN A 192.0.2.2"))
+	if serial(0) != s0+13 || serial(1) != s0 {
+		t.Fatalf("serial changed without a data change: %d", serial(0))
+	}
+	if got := w.take(); len(got) != 0 {
+		t.Fatalf("announced %q without a change", got)
+	}
+	// A TTL change is a change.
+	ix.Update("k2", nil)
+	ix.Update("k", qtRRs("www.example.com. 30 IN A 192.0.2.2"))
+	if serial(0) != s0+14 {
+		t.Fatalf("TTL change: serial %d, want %d", serial(0), s0+14)
+	}
+	w.take()
+
+	// A second change within the same second: the data is published at once,
+	// the new serial follows on the next second by the timer. With the clock
+	// just before the next second, the timer fires after a millisecond; the
+	// clock has not moved by then, so the serial is serial+1.
+	clk.set(time.Unix(int64(s0+20), 0))
+	ix.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.3"))
+	if serial(0) != s0+20 {
+		t.Fatalf("serial %d, want %d", serial(0), s0+20)
+	}
+	w.take()
+	clk.set(time.Unix(int64(s0+20), 999_000_000))
+	ix.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.4"))
+	if n := ix.Snapshot().get("www.example.com."); dumpNode(n) != "www.example.com. [A 60:192.0.2.4]" {
+		t.Errorf("second change in a second not published at once: %s", dumpNode(n))
+	}
+	if serial(0) != s0+20 {
+		t.Fatalf("serial changed at once within the same second: %d", serial(0))
+	}
+	// More changes within the same second share that timer.
+	ix.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.5"))
+	waitSerial(t, ix, 0, s0+21)
+	if serial(1) != s0 {
+		t.Errorf("the other zone's serial moved: %d", serial(1))
+	}
+	if got := w.take(); !slices.Equal(got, []string{fmt.Sprintf("example.com. %d", s0+21)}) {
+		t.Errorf("announced %q", got)
+	}
+	// The timer is done: nothing more changes.
+	time.Sleep(20 * time.Millisecond)
+	if serial(0) != s0+21 {
+		t.Errorf("serial moved again to %d", serial(0))
+	}
+
+	// The clock stepping back never makes the serial go back: a change gets
+	// serial+1 by the timer.
+	clk.set(time.Unix(int64(s0+5), 999_000_000))
+	ix.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.6"))
+	if serial(0) != s0+21 {
+		t.Fatalf("serial %d right after a change with the clock behind", serial(0))
+	}
+	waitSerial(t, ix, 0, s0+22)
+
+	// Both zones changed by one object in a later second.
+	clk.set(time.Unix(int64(s0+30), 0))
+	ix.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.6", "www.example.org. 60 IN A 192.0.2.6"))
+	if serial(0) != s0+22 || serial(1) != s0+30 {
+		t.Fatalf("serials %d %d, want %d %d", serial(0), serial(1), s0+22, s0+30)
+	}
+}
+
+// TestIndexSerialWrap: serials compare in RFC 1982 arithmetic, so the clock
+// passing 2^32 still makes the serial "increase".
+func TestIndexSerialWrap(t *testing.T) {
+	ix, clk := newTestIndex(t, "example.com.")
+	ix.mu.Lock()
+	ix.serials[0] = 0xFFFFFFF0
+	ix.mu.Unlock()
+	clk.set(time.Unix(0xFFFFFFFF, 0))
+	ix.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.1"))
+	ix.Flush()
+	if s := ix.Snapshot().zones[0].serial; s != 0xFFFFFFFF {
+		t.Fatalf("serial %d, want %d", s, uint32(0xFFFFFFFF))
+	}
+	clk.set(time.Unix(1<<32, 0))
+	ix.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.2"))
+	if s := ix.Snapshot().zones[0].serial; s != 0 {
+		t.Fatalf("serial %d after the wrap, want 0", s)
+	}
+	clk.set(time.Unix(1<<32, 999_000_000))
+	ix.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.3"))
+	waitSerial(t, ix, 0, 1)
+}
+
+func TestSerialLess(t *testing.T) {
+	for _, c := range []struct {
+		a, b uint32
+		want bool
+	}{
+		{1, 2, true},
+		{2, 1, false},
+		{5, 5, false},
+		{0xFFFFFFFF, 0, true},
+		{0, 0xFFFFFFFF, false},
+		{0xFFFFFFF0, 5, true},
+		{1, 1 + 0x7FFFFFFF, true},
+		{1 + 0x7FFFFFFF, 1, false},
+		{0, 0x80000000, false}, // undefined in RFC 1982; neither is less
+		{0x80000000, 0, false},
+	} {
+		if got := serialLess(c.a, c.b); got != c.want {
+			t.Errorf("serialLess(%d, %d) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
+
+// TestIndexClose: after Close the timer is stopped and nothing is published.
+func TestIndexClose(t *testing.T) {
+	ix, clk := newTestIndex(t, "example.com.")
+	ix.Flush()
+	ix.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.1"))
+	s := ix.Snapshot().zones[0].serial
+	clk.set(time.Unix(int64(s), 900_000_000))
+	ix.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.2")) // arms a 100ms timer
+	ix.Close()
+	time.Sleep(150 * time.Millisecond)
+	if got := ix.Snapshot().zones[0].serial; got != s {
+		t.Errorf("serial moved after Close: %d → %d", s, got)
+	}
+	ix.Update("k", nil)
+	if ix.Snapshot().get("www.example.com.") == nil {
+		t.Error("update published after Close")
+	}
+}
+
+// TestIndexConcurrent runs writers and readers together; run it with -race.
+// Readers hold snapshots and check that they never change under them.
+func TestIndexConcurrent(t *testing.T) {
+	g, clk := qtGateway(t, []string{"example.com.", "example.org."}, nil, map[string][]string{
+		"static": {"static.example.com. 60 IN A 192.0.2.1"},
+	})
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	var queries atomic.Int64
+	for wi := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := rand.New(rand.NewPCG(uint64(wi), 7))
+			for i := 0; !stop.Load(); i++ {
+				key := fmt.Sprintf("w%d/o%d", wi, r.IntN(5))
+				zone := []string{"example.com.", "example.org."}[r.IntN(2)]
+				var rrs []dns.RR
+				switch r.IntN(5) {
+				case 0:
+					rrs = nil
+				case 1:
+					rrs = qtRRs(fmt.Sprintf("*.w%d.%s 60 IN A 192.0.2.%d", r.IntN(3), zone, r.IntN(9)))
+				case 2:
+					rrs = qtRRs(fmt.Sprintf("c%d.%s 60 IN CNAME n%d.x.%s", r.IntN(3), zone, r.IntN(3), zone))
+				default:
+					rrs = qtRRs(
+						fmt.Sprintf("n%d.x.%s 60 IN A 192.0.2.%d", r.IntN(3), zone, r.IntN(9)),
+						fmt.Sprintf("n%d.x.%s 60 IN AAAA 2001:db8::%d", r.IntN(3), zone, r.IntN(9)),
+					)
+				}
+				if i%50 == 0 {
+					clk.add(time.Second)
+				}
+				g.index.Update(key, rrs)
+			}
+		}()
+	}
+	qnames := []string{"static.example.com.", "n1.x.example.com.", "c1.example.org.", "a.w1.example.com.", "x.example.org.", "example.com.", "missing.example.com."}
+	for ri := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			held := g.index.Snapshot()
+			heldDump := dumpSnapshot(held)
+			for i := 0; !stop.Load(); i++ {
+				qname := qnames[(ri+i)%len(qnames)]
+				qtype := []uint16{dns.TypeA, dns.TypeAAAA, dns.TypeSOA, dns.TypeANY}[i%4]
+				m := new(dns.Msg).SetQuestion(qname, qtype)
+				rec := dnstest.NewRecorder(&test.ResponseWriter{})
+				code, err := g.ServeDNS(context.Background(), rec, m)
+				queries.Add(1)
+				switch {
+				case err != nil:
+					t.Errorf("%s: %v", qname, err)
+				case code == dns.RcodeServerFailure && rec.Msg == nil:
+					// A CNAME loop is possible with random data.
+				case rec.Msg == nil || !rec.Msg.Authoritative:
+					t.Errorf("%s: code %d, reply %v", qname, code, rec.Msg)
+				}
+				if i%200 == 0 {
+					if d := dumpSnapshot(held); !slices.Equal(d, heldDump) {
+						t.Errorf("a held snapshot changed")
+						return
+					}
+					held = g.index.Snapshot()
+					heldDump = dumpSnapshot(held)
+				}
+			}
+		}()
+	}
+	time.Sleep(500 * time.Millisecond)
+	stop.Store(true)
+	wg.Wait()
+	if queries.Load() == 0 {
+		t.Fatal("no queries ran")
+	}
+	checkIndexInvariants(t, g.index)
+	checkSameAsFresh(t, g.index)
+}
+
+// TestIndexConcurrentAnnounce: every update changes a serial and announces
+// it, from several writers at once; run it with -race. The last serial
+// announced for a zone must be its current one.
+func TestIndexConcurrentAnnounce(t *testing.T) {
+	ix, clk := newTestIndex(t, "example.com.", "example.org.")
+	var mu sync.Mutex
+	last := map[string]uint32{}
+	ix.onSerial = func(zone string, serial uint32) {
+		mu.Lock()
+		defer mu.Unlock()
+		if old, ok := last[zone]; ok && serialLess(serial, old) {
+			t.Errorf("%s: announced %d after %d", zone, serial, old)
+		}
+		last[zone] = serial
+	}
+	ix.Flush()
+	var wg sync.WaitGroup
+	for wi := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			zone := []string{"example.com.", "example.org."}[wi%2]
+			for i := range 300 {
+				clk.add(time.Second)
+				ix.Update(fmt.Sprintf("w%d", wi), qtRRs(fmt.Sprintf("w%d.%s 60 IN A 192.0.2.%d", wi, zone, i%200)))
+			}
+		}()
+	}
+	wg.Wait()
+	s := ix.Snapshot()
+	for zi, z := range ix.zones {
+		if last[z] != s.zones[zi].serial {
+			t.Errorf("%s: last announced serial %d, current %d", z, last[z], s.zones[zi].serial)
+		}
+	}
+}

@@ -1,0 +1,314 @@
+package gateway
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/tools/cache"
+)
+
+func TestCanonicalName(t *testing.T) {
+	long63 := strings.Repeat("a", 63)
+	tests := []struct {
+		in       string
+		wildcard bool
+		want     string // "" when an error is expected
+		err      string
+	}{
+		{in: "www.example.com", want: "www.example.com."},
+		{in: " WWW.Example.COM. ", want: "www.example.com."},
+		{in: "_http._tcp.example.com", want: "_http._tcp.example.com."},
+		{in: "a-b.example.com", want: "a-b.example.com."},
+		{in: "localhost", want: "localhost."},
+		{in: long63 + ".example.com", want: long63 + ".example.com."},
+		{in: "*.example.com", wildcard: true, want: "*.example.com."},
+		{in: "*.example.com", err: `"*"`},
+		{in: "*", wildcard: true, err: `"*"`},
+		{in: "a.*.example.com", wildcard: true, err: `"*"`},
+		{in: "", err: "empty name"},
+		{in: " . ", err: "empty name"},
+		{in: "a..example.com", err: "empty label"},
+		{in: ".example.com", err: "empty label"},
+		{in: "example.com..", err: "empty label"},
+		{in: long63 + "a.example.com", err: "longer than 63"},
+		{in: strings.Repeat("abcdefg.", 32) + "com", err: "longer than 253"},
+		{in: "-a.example.com", err: "hyphen"},
+		{in: "a-.example.com", err: "hyphen"},
+		{in: "a b.example.com", err: `' '`},
+		{in: `a\.b.example.com`, err: `'\\'`},
+		{in: "ü.example.com", err: "character"},
+	}
+	for _, tc := range tests {
+		got, err := canonicalName(tc.in, tc.wildcard)
+		switch {
+		case tc.err == "" && (err != nil || got != tc.want):
+			t.Errorf("canonicalName(%q, %v) = %q, %v; want %q", tc.in, tc.wildcard, got, err, tc.want)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("canonicalName(%q, %v) = %q, %v; want an error containing %s", tc.in, tc.wildcard, got, err, tc.err)
+		}
+	}
+}
+
+func TestZoneOf(t *testing.T) {
+	tests := []struct {
+		name string
+		want int
+	}{
+		{"example.com.", 0},
+		{"www.example.com.", 0},
+		{"sub.example.com.", 1}, // the most specific zone
+		{"a.sub.example.com.", 1},
+		{"*.sub.example.com.", 1},
+		{"asub.example.com.", 0},
+		{"www.example.org.", 2},
+		{"example.net.", -1},
+		{"com.", -1},
+		{"notexample.com.", -1},
+	}
+	for _, tc := range tests {
+		if got := zoneOf(k8sTestZones, tc.name); got != tc.want {
+			t.Errorf("zoneOf(%q) = %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	if got := zoneOf([]string{"sub.example.com.", "example.com."}, "a.sub.example.com."); got != 0 {
+		t.Errorf("zoneOf does not depend on the order of zones: got %d, want 0", got)
+	}
+}
+
+func TestZoneNames(t *testing.T) {
+	tests := []struct {
+		host     string
+		relative bool
+		want     []string
+		warn     string
+	}{
+		{host: "www.example.com", want: []string{"www.example.com."}},
+		{host: "www.example.com.", want: []string{"www.example.com."}},
+		{host: "www.sub.example.com", relative: true, want: []string{"www.sub.example.com."}},
+		{host: "www", relative: true, want: []string{"www.example.com.", "www.sub.example.com.", "www.example.org."}},
+		{host: "www.example", relative: true, want: []string{"www.example.example.com.", "www.example.sub.example.com.", "www.example.example.org."}},
+		{host: "www", warn: "outside the zones"},
+		{host: "www.example.net.", relative: true, warn: "outside the zones"},
+		{host: "www.example.net", warn: "outside the zones"},
+		{host: "*.example.com", want: []string{"*.example.com."}},
+		{host: "*.app", relative: true, want: []string{"*.app.example.com.", "*.app.sub.example.com.", "*.app.example.org."}},
+		{host: "*.", relative: true, warn: "invalid hostname"},
+		{host: "a..b", relative: true, warn: "invalid hostname"},
+	}
+	for _, tc := range tests {
+		var r result
+		got := zoneNames(&r, tc.host, k8sTestZones, tc.relative, "test")
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("zoneNames(%q, relative=%v) = %q, want %q", tc.host, tc.relative, got, tc.want)
+		}
+		if tc.warn == "" && len(r.warnings) > 0 || tc.warn != "" && (len(r.warnings) != 1 || !strings.Contains(r.warnings[0], tc.warn)) {
+			t.Errorf("zoneNames(%q, relative=%v) warnings %q, want %q", tc.host, tc.relative, r.warnings, tc.warn)
+		}
+	}
+}
+
+func TestTargetsAdd(t *testing.T) {
+	var r result
+	var tg targets
+	for _, v := range []string{"192.0.2.1", " 192.0.2.1 ", "::ffff:192.0.2.1", "2001:DB8::1", "LB.example.net.", "lb.example.net", "", "  "} {
+		tg.add(&r, v, "test")
+	}
+	if len(r.warnings) > 0 {
+		t.Errorf("unexpected warnings %q", r.warnings)
+	}
+	var ips []string
+	for _, ip := range tg.ips {
+		ips = append(ips, ip.String())
+	}
+	if !slices.Equal(ips, []string{"192.0.2.1", "2001:db8::1"}) || !slices.Equal(tg.hosts, []string{"lb.example.net."}) {
+		t.Errorf("targets = %q %q", ips, tg.hosts)
+	}
+	for _, bad := range []string{"fe80::1%eth0", "bad host", "a..b"} {
+		var r result
+		var tg targets
+		tg.add(&r, bad, "test")
+		if !tg.empty() || len(r.warnings) != 1 || !strings.Contains(r.warnings[0], bad) {
+			t.Errorf("add(%q): targets %v, warnings %q", bad, tg, r.warnings)
+		}
+	}
+	for _, bad := range []string{"lb.example.net", "192.0.2.256", "fe80::1%eth0", "1.2.3"} {
+		var r result
+		var tg targets
+		tg.addIP(&r, bad, "test")
+		if !tg.empty() || len(r.warnings) != 1 || !strings.Contains(r.warnings[0], `invalid IP "`+bad+`"`) {
+			t.Errorf("addIP(%q): targets %v, warnings %q", bad, tg, r.warnings)
+		}
+	}
+}
+
+// k8sNoisyMeta adds to m what the sources never read: managed fields, other
+// labels and annotations, owner references, finalizers.
+func k8sNoisyMeta(m *metav1.ObjectMeta) {
+	m.UID = "0b1c2d3e"
+	m.ResourceVersion = "4711"
+	m.Generation = 3
+	if m.Labels == nil {
+		m.Labels = map[string]string{}
+	}
+	m.Labels["app.kubernetes.io/name"] = "web"
+	if m.Annotations == nil {
+		m.Annotations = map[string]string{}
+	}
+	m.Annotations["kubectl.kubernetes.io/last-applied-configuration"] = strings.Repeat(`{"big":"json"}`, 100)
+	m.Annotations["external-dns.alpha.kubernetes.io/cloudflare-proxied"] = "true"
+	m.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{}}`)}}}
+	m.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "1"}}
+	m.Finalizers = []string{"example.com/finalizer"}
+}
+
+// k8sCheckSlimMeta checks that slim kept the identity and read fields of orig
+// and nothing else.
+func k8sCheckSlimMeta(t *testing.T, orig, slim metav1.ObjectMeta) {
+	t.Helper()
+	if slim.Name != orig.Name || slim.Namespace != orig.Namespace || slim.UID != orig.UID || slim.ResourceVersion != orig.ResourceVersion {
+		t.Errorf("identity not kept: %+v", slim)
+	}
+	if slim.ManagedFields != nil || slim.OwnerReferences != nil || slim.Finalizers != nil {
+		t.Errorf("managed fields, owner references or finalizers kept: %+v", slim)
+	}
+	for k := range slim.Labels {
+		if k != ignoreLabel {
+			t.Errorf("label %q kept", k)
+		}
+	}
+	if v, ok := orig.Labels[ignoreLabel]; ok && slim.Labels[ignoreLabel] != v {
+		t.Errorf("ignore label %q lost", v)
+	}
+	for k := range slim.Annotations {
+		if !slices.Contains(readAnnotations, k) {
+			t.Errorf("annotation %q kept", k)
+		}
+	}
+	for _, k := range readAnnotations {
+		if v, ok := orig.Annotations[k]; ok && slim.Annotations[k] != v {
+			t.Errorf("annotation %q lost", k)
+		}
+	}
+	if orig.ManagedFields == nil || orig.Annotations["kubectl.kubernetes.io/last-applied-configuration"] == "" {
+		t.Errorf("the original object was changed")
+	}
+}
+
+// TestSlimIngress runs every Ingress source case on the original object, with
+// fields added that the source does not read, and on its slimmed copy: the
+// results must be the same, and the slimmed copy must have lost the rest.
+func TestSlimIngress(t *testing.T) {
+	for _, tc := range k8sIngressCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			ing := tc.ing.DeepCopy()
+			k8sNoisyMeta(&ing.ObjectMeta)
+			pathType := networkingv1.PathTypePrefix
+			backend := networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: "web", Port: networkingv1.ServiceBackendPort{Number: 80}}}
+			ing.Spec.DefaultBackend = &backend
+			for i := range ing.Spec.Rules {
+				ing.Spec.Rules[i].HTTP = &networkingv1.HTTPIngressRuleValue{Paths: []networkingv1.HTTPIngressPath{{Path: "/", PathType: &pathType, Backend: backend}}}
+			}
+			for i := range ing.Status.LoadBalancer.Ingress {
+				ing.Status.LoadBalancer.Ingress[i].Ports = []networkingv1.IngressPortStatus{{Port: 443, Protocol: corev1.ProtocolTCP}}
+			}
+
+			out, err := slimIngress(ing)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slim := out.(*networkingv1.Ingress)
+			want, got := ingressRecords(ing, tc.cfg), ingressRecords(slim, tc.cfg)
+			if d := k8sDiff(k8sStrings(got.rrs), k8sStrings(want.rrs)); d != "" {
+				t.Errorf("records differ after slimming: %s", d)
+			}
+			if !slices.Equal(got.warnings, want.warnings) {
+				t.Errorf("warnings differ after slimming: %q, want %q", got.warnings, want.warnings)
+			}
+			// The same object with a class filter that it passes, or not.
+			for _, classes := range [][]string{{"nginx"}, {"traefik", "whatever"}} {
+				cfg := *tc.cfg
+				cfg.ingressClasses = classes
+				if a, b := k8sStrings(ingressRecords(ing, &cfg).rrs), k8sStrings(ingressRecords(slim, &cfg).rrs); !slices.Equal(a, b) {
+					t.Errorf("records differ after slimming with classes %q: %s", classes, k8sDiff(b, a))
+				}
+			}
+
+			k8sCheckSlimMeta(t, ing.ObjectMeta, slim.ObjectMeta)
+			if slim.Spec.DefaultBackend != nil {
+				t.Error("default backend kept")
+			}
+			for _, r := range slim.Spec.Rules {
+				if r.HTTP != nil {
+					t.Error("rule paths kept")
+				}
+			}
+			for _, tls := range slim.Spec.TLS {
+				if tls.SecretName != "" {
+					t.Error("TLS secret name kept")
+				}
+			}
+		})
+	}
+}
+
+// TestSlimService is TestSlimIngress for Services, and also checks the
+// nameserver records, which are made from the same slimmed Services.
+func TestSlimService(t *testing.T) {
+	for _, tc := range k8sServiceCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := tc.svc.DeepCopy()
+			k8sNoisyMeta(&svc.ObjectMeta)
+			svc.Spec.Selector = map[string]string{"app": "web"}
+			svc.Spec.ClusterIP, svc.Spec.ClusterIPs = "10.96.0.10", []string{"10.96.0.10", "fd00::10"}
+			svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+			svc.Spec.LoadBalancerSourceRanges = []string{"0.0.0.0/0"}
+			for i := range svc.Spec.Ports {
+				svc.Spec.Ports[i].TargetPort = intstr.FromString("http")
+				svc.Spec.Ports[i].NodePort = 30080
+			}
+
+			out, err := slimService(svc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			slim := out.(*corev1.Service)
+			want, got := serviceRecords(svc, tc.cfg), serviceRecords(slim, tc.cfg)
+			if d := k8sDiff(k8sStrings(got.rrs), k8sStrings(want.rrs)); d != "" {
+				t.Errorf("records differ after slimming: %s", d)
+			}
+			if !slices.Equal(got.warnings, want.warnings) {
+				t.Errorf("warnings differ after slimming: %q, want %q", got.warnings, want.warnings)
+			}
+			c := &controller{sources: *tc.cfg}
+			if a, b := k8sStrings(c.nameserverRecords(svc).rrs), k8sStrings(c.nameserverRecords(slim).rrs); !slices.Equal(a, b) {
+				t.Errorf("nameserver records differ after slimming: %s", k8sDiff(b, a))
+			}
+
+			k8sCheckSlimMeta(t, svc.ObjectMeta, slim.ObjectMeta)
+			if slim.Spec.ClusterIP != "" || slim.Spec.ClusterIPs != nil || slim.Spec.Selector != nil ||
+				slim.Spec.SessionAffinity != "" || slim.Spec.LoadBalancerSourceRanges != nil {
+				t.Errorf("spec fields kept: %+v", slim.Spec)
+			}
+			for _, p := range slim.Spec.Ports {
+				if p.NodePort != 0 || p.TargetPort != (intstr.IntOrString{}) {
+					t.Errorf("port fields kept: %+v", p)
+				}
+			}
+		})
+	}
+}
+
+func TestSlimPassesTombstonesThrough(t *testing.T) {
+	tomb := cache.DeletedFinalStateUnknown{Key: "default/web", Obj: &networkingv1.Ingress{}}
+	for name, f := range map[string]cache.TransformFunc{"ingress": slimIngress, "service": slimService} {
+		out, err := f(tomb)
+		if err != nil || out != any(tomb) {
+			t.Errorf("%s: tombstone changed to %#v, %v", name, out, err)
+		}
+	}
+}

@@ -1,0 +1,793 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/coredns/coredns/plugin/pkg/dnstest"
+	"github.com/coredns/coredns/plugin/test"
+	"github.com/miekg/dns"
+)
+
+// lookupObjects is the example.com. zone of the lookup tests, as Kubernetes
+// objects would publish it.
+var lookupObjects = map[string][]string{
+	"Ingress/default/web": {
+		"www.example.com. 60 IN A 192.0.2.1",
+		"www.example.com. 60 IN A 192.0.2.2",
+		"www.example.com. 60 IN AAAA 2001:db8::1",
+	},
+	"Service/default/v4":   {"v4.example.com. 60 IN A 192.0.2.10"},
+	"Service/default/v6":   {"v6.example.com. 60 IN AAAA 2001:db8::10"},
+	"Service/default/apex": {"example.com. 60 IN A 192.0.2.100"},
+	// The nameservers: the apex (both families) and the secondary.
+	"Service/kube-system/dns1": {
+		"dns1.kube-system.example.com. 60 IN A 192.0.2.53",
+		"dns1.kube-system.example.com. 60 IN AAAA 2001:db8::53",
+	},
+	"Service/kube-system/dns2": {"dns2.kube-system.example.com. 60 IN A 192.0.2.54"},
+	// CNAMEs.
+	"Ingress/default/alias": {"alias.example.com. 300 IN CNAME www.example.com."},
+	"Ingress/default/chain": {
+		"c1.example.com. 300 IN CNAME c2.example.com.",
+		"c2.example.com. 300 IN CNAME v4.example.com.",
+	},
+	"Ingress/default/ext":      {"ext.example.com. 300 IN CNAME www.example.net."},
+	"Ingress/default/dangling": {"dangling.example.com. 300 IN CNAME missing.example.com."},
+	"Ingress/default/loop": {
+		"loop1.example.com. 300 IN CNAME loop2.example.com.",
+		"loop2.example.com. 300 IN CNAME loop1.example.com.",
+	},
+	"Ingress/default/self":   {"self.example.com. 300 IN CNAME self.example.com."},
+	"Ingress/default/toent":  {"toent.example.com. 300 IN CNAME b.c.example.com."},
+	"Ingress/default/towild": {"towild.example.com. 300 IN CNAME x.w.example.com."},
+	"Ingress/default/upper":  {"upper.example.com. 300 IN CNAME WWW.Example.COM."},
+	// An empty non-terminal chain: c.example.com. and b.c.example.com.
+	"Ingress/default/deep": {"a.b.c.example.com. 60 IN A 192.0.2.20"},
+	// Wildcards: *.w with an existing name a.b.w below it (so b.w is an ENT).
+	"Ingress/default/wild": {
+		"*.w.example.com. 60 IN A 192.0.2.50",
+		"a.b.w.example.com. 60 IN A 192.0.2.51",
+	},
+	"Ingress/default/wildcname":     {"*.wc.example.com. 300 IN CNAME www.example.com."},
+	"Ingress/default/wildext":       {"*.we.example.com. 300 IN CNAME www.example.net."},
+	"Ingress/default/wilddangling":  {"*.wd.example.com. 300 IN CNAME missing.example.com."},
+	"Ingress/default/wildunderapex": {"host.wa.example.com. 60 IN A 192.0.2.60"},
+	// An empty non-terminal wildcard: "*.e" exists only because of "a.*.e".
+	"Ingress/default/entwild": {"a.*.e.example.com. 60 IN A 192.0.2.70"},
+	// Other types.
+	"Ingress/default/txt":  {`txt.example.com. 60 IN TXT "hello"`},
+	"Service/default/mail": {"mail.example.com. 60 IN MX 10 v4.example.com.", "mail.example.com. 60 IN MX 20 mx.example.net."},
+	"Service/default/srv":  {"_http._tcp.svc.example.com. 60 IN SRV 0 100 80 www.example.com."},
+}
+
+func init() {
+	// chain8: eight CNAMEs in a row, then an address: answered.
+	// chain9: nine CNAMEs in a row: longer than maxChain, SERVFAIL.
+	for _, n := range []int{8, 9} {
+		var rrs []string
+		for i := 1; i <= n; i++ {
+			rrs = append(rrs, fmt.Sprintf("l%d.chain%d.example.com. 300 IN CNAME l%d.chain%d.example.com.", i, n, i+1, n))
+		}
+		rrs = append(rrs, fmt.Sprintf("l%d.chain%d.example.com. 60 IN A 192.0.2.%d", n+1, n, n))
+		lookupObjects[fmt.Sprintf("Ingress/default/chain%d", n)] = rrs
+	}
+}
+
+func lookupGateway(t testing.TB) *Gateway {
+	g, _ := qtGateway(t, []string{"example.com."}, func(g *Gateway) { g.secondary = "dns2.kube-system" }, lookupObjects)
+	return g
+}
+
+var (
+	soaCom = qtSOA("example.com.")
+
+	wwwA1   = "www.example.com. 60 IN A 192.0.2.1"
+	wwwA2   = "www.example.com. 60 IN A 192.0.2.2"
+	wwwAAAA = "www.example.com. 60 IN AAAA 2001:db8::1"
+)
+
+// lookupCases cover RFC 1034 §4.3.2, RFC 2308, RFC 4592 and RFC 8482 on the
+// zone above. Every case names its rcode and all three sections in full.
+var lookupCases = []test.Case{
+	// Positive answers: AA, minimal responses (no NS in authority).
+	{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: qtRRs(wwwA1, wwwA2)},
+	{Qname: "www.example.com.", Qtype: dns.TypeAAAA, Answer: qtRRs(wwwAAAA)},
+	{Qname: "v6.example.com.", Qtype: dns.TypeAAAA, Answer: qtRRs("v6.example.com. 60 IN AAAA 2001:db8::10")},
+	{Qname: "a.b.c.example.com.", Qtype: dns.TypeA, Answer: qtRRs("a.b.c.example.com. 60 IN A 192.0.2.20")},
+	{Qname: "txt.example.com.", Qtype: dns.TypeTXT, Answer: qtRRs(`txt.example.com. 60 IN TXT "hello"`)},
+	// MX and SRV: in-zone targets' addresses in additional, out-of-zone none.
+	{
+		Qname: "mail.example.com.", Qtype: dns.TypeMX,
+		Answer: qtRRs("mail.example.com. 60 IN MX 10 v4.example.com.", "mail.example.com. 60 IN MX 20 mx.example.net."),
+		Extra:  qtRRs("v4.example.com. 60 IN A 192.0.2.10"),
+	},
+	{
+		Qname: "_http._tcp.svc.example.com.", Qtype: dns.TypeSRV,
+		Answer: qtRRs("_http._tcp.svc.example.com. 60 IN SRV 0 100 80 www.example.com."),
+		Extra:  qtRRs(wwwA1, wwwA2, wwwAAAA),
+	},
+
+	// NODATA: the name exists, not with this type. SOA in authority.
+	{Qname: "v6.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
+	{Qname: "v4.example.com.", Qtype: dns.TypeAAAA, Ns: qtRRs(soaCom)},
+	{Qname: "www.example.com.", Qtype: dns.TypeMX, Ns: qtRRs(soaCom)},
+	{Qname: "www.example.com.", Qtype: dns.TypeTXT, Ns: qtRRs(soaCom)},
+	{Qname: "www.example.com.", Qtype: dns.TypeSRV, Ns: qtRRs(soaCom)},
+	{Qname: "www.example.com.", Qtype: dns.TypeCAA, Ns: qtRRs(soaCom)},
+	{Qname: "www.example.com.", Qtype: dns.TypeCNAME, Ns: qtRRs(soaCom)},
+	{Qname: "www.example.com.", Qtype: dns.TypeHTTPS, Ns: qtRRs(soaCom)},
+	{Qname: "www.example.com.", Qtype: dns.TypePTR, Ns: qtRRs(soaCom)},
+	{Qname: "txt.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
+	// SOA and NS below the apex.
+	{Qname: "www.example.com.", Qtype: dns.TypeSOA, Ns: qtRRs(soaCom)},
+	{Qname: "www.example.com.", Qtype: dns.TypeNS, Ns: qtRRs(soaCom)},
+	{Qname: "c.example.com.", Qtype: dns.TypeNS, Ns: qtRRs(soaCom)},
+	// Empty non-terminals, every type.
+	{Qname: "c.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
+	{Qname: "b.c.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
+	{Qname: "b.c.example.com.", Qtype: dns.TypeAAAA, Ns: qtRRs(soaCom)},
+	{Qname: "b.c.example.com.", Qtype: dns.TypeCNAME, Ns: qtRRs(soaCom)},
+	{Qname: "b.c.example.com.", Qtype: dns.TypeTXT, Ns: qtRRs(soaCom)},
+	{Qname: "b.c.example.com.", Qtype: dns.TypeANY, Ns: qtRRs(soaCom)},
+	{Qname: "kube-system.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
+	{Qname: "_tcp.svc.example.com.", Qtype: dns.TypeSRV, Ns: qtRRs(soaCom)},
+
+	// NXDOMAIN, every type; and below existing names (no wildcard there).
+	{Qname: "missing.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "missing.example.com.", Qtype: dns.TypeAAAA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "missing.example.com.", Qtype: dns.TypeCNAME, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "missing.example.com.", Qtype: dns.TypeMX, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "missing.example.com.", Qtype: dns.TypeSRV, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "missing.example.com.", Qtype: dns.TypeTXT, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "missing.example.com.", Qtype: dns.TypeSOA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "missing.example.com.", Qtype: dns.TypeNS, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "missing.example.com.", Qtype: dns.TypeANY, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "x.www.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "x.a.b.c.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "x.c.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	// Below a CNAME owner: no DNAME semantics, the name does not exist.
+	{Qname: "x.alias.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+
+	// CNAME: every qtype but CNAME and ANY follows it inside the zone.
+	{
+		Qname: "alias.example.com.", Qtype: dns.TypeA,
+		Answer: qtRRs("alias.example.com. 300 IN CNAME www.example.com.", wwwA1, wwwA2),
+	},
+	{
+		Qname: "alias.example.com.", Qtype: dns.TypeAAAA,
+		Answer: qtRRs("alias.example.com. 300 IN CNAME www.example.com.", wwwAAAA),
+	},
+	{
+		// The target exists without the type: NODATA after the CNAME.
+		Qname: "alias.example.com.", Qtype: dns.TypeMX,
+		Answer: qtRRs("alias.example.com. 300 IN CNAME www.example.com."),
+		Ns:     qtRRs(soaCom),
+	},
+	{
+		Qname: "alias.example.com.", Qtype: dns.TypeTXT,
+		Answer: qtRRs("alias.example.com. 300 IN CNAME www.example.com."),
+		Ns:     qtRRs(soaCom),
+	},
+	{Qname: "alias.example.com.", Qtype: dns.TypeCNAME, Answer: qtRRs("alias.example.com. 300 IN CNAME www.example.com.")},
+	{Qname: "alias.example.com.", Qtype: dns.TypeANY, Answer: qtRRs("alias.example.com. 300 IN CNAME www.example.com.")},
+	{
+		Qname: "c1.example.com.", Qtype: dns.TypeA,
+		Answer: qtRRs(
+			"c1.example.com. 300 IN CNAME c2.example.com.",
+			"c2.example.com. 300 IN CNAME v4.example.com.",
+			"v4.example.com. 60 IN A 192.0.2.10",
+		),
+	},
+	{
+		Qname: "c1.example.com.", Qtype: dns.TypeAAAA,
+		Answer: qtRRs(
+			"c1.example.com. 300 IN CNAME c2.example.com.",
+			"c2.example.com. 300 IN CNAME v4.example.com.",
+		),
+		Ns: qtRRs(soaCom),
+	},
+	{Qname: "c2.example.com.", Qtype: dns.TypeCNAME, Answer: qtRRs("c2.example.com. 300 IN CNAME v4.example.com.")},
+	// Target outside the zone: the CNAME alone, NOERROR.
+	{Qname: "ext.example.com.", Qtype: dns.TypeA, Answer: qtRRs("ext.example.com. 300 IN CNAME www.example.net.")},
+	{Qname: "ext.example.com.", Qtype: dns.TypeMX, Answer: qtRRs("ext.example.com. 300 IN CNAME www.example.net.")},
+	// In-zone target that does not exist: NXDOMAIN, CNAME in answer, SOA in authority.
+	{
+		Qname: "dangling.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError,
+		Answer: qtRRs("dangling.example.com. 300 IN CNAME missing.example.com."),
+		Ns:     qtRRs(soaCom),
+	},
+	{Qname: "dangling.example.com.", Qtype: dns.TypeCNAME, Answer: qtRRs("dangling.example.com. 300 IN CNAME missing.example.com.")},
+	// Target an empty non-terminal: NODATA after the CNAME.
+	{
+		Qname: "toent.example.com.", Qtype: dns.TypeA,
+		Answer: qtRRs("toent.example.com. 300 IN CNAME b.c.example.com."),
+		Ns:     qtRRs(soaCom),
+	},
+	// Target answered by a wildcard.
+	{
+		Qname: "towild.example.com.", Qtype: dns.TypeA,
+		Answer: qtRRs("towild.example.com. 300 IN CNAME x.w.example.com.", "x.w.example.com. 60 IN A 192.0.2.50"),
+	},
+	// A target in upper case is followed case-insensitively.
+	{
+		Qname: "upper.example.com.", Qtype: dns.TypeA,
+		Answer: qtRRs("upper.example.com. 300 IN CNAME WWW.Example.COM.", wwwA1, wwwA2),
+	},
+	// Chains: eight CNAMEs are followed, nine are not (see TestLookupServFail).
+	{
+		Qname: "l1.chain8.example.com.", Qtype: dns.TypeA,
+		Answer: qtRRs(
+			"l1.chain8.example.com. 300 IN CNAME l2.chain8.example.com.",
+			"l2.chain8.example.com. 300 IN CNAME l3.chain8.example.com.",
+			"l3.chain8.example.com. 300 IN CNAME l4.chain8.example.com.",
+			"l4.chain8.example.com. 300 IN CNAME l5.chain8.example.com.",
+			"l5.chain8.example.com. 300 IN CNAME l6.chain8.example.com.",
+			"l6.chain8.example.com. 300 IN CNAME l7.chain8.example.com.",
+			"l7.chain8.example.com. 300 IN CNAME l8.chain8.example.com.",
+			"l8.chain8.example.com. 300 IN CNAME l9.chain8.example.com.",
+			"l9.chain8.example.com. 60 IN A 192.0.2.8",
+		),
+	},
+	{Qname: "loop1.example.com.", Qtype: dns.TypeCNAME, Answer: qtRRs("loop1.example.com. 300 IN CNAME loop2.example.com.")},
+
+	// Wildcards (RFC 4592).
+	{Qname: "x.w.example.com.", Qtype: dns.TypeA, Answer: qtRRs("x.w.example.com. 60 IN A 192.0.2.50")},
+	{Qname: "y.x.w.example.com.", Qtype: dns.TypeA, Answer: qtRRs("y.x.w.example.com. 60 IN A 192.0.2.50")},
+	{Qname: "z.y.x.w.example.com.", Qtype: dns.TypeA, Answer: qtRRs("z.y.x.w.example.com. 60 IN A 192.0.2.50")},
+	{Qname: "x.w.example.com.", Qtype: dns.TypeANY, Answer: qtRRs("x.w.example.com. 60 IN A 192.0.2.50")},
+	// The wildcard without the type asked: NODATA.
+	{Qname: "x.w.example.com.", Qtype: dns.TypeAAAA, Ns: qtRRs(soaCom)},
+	{Qname: "x.w.example.com.", Qtype: dns.TypeTXT, Ns: qtRRs(soaCom)},
+	{Qname: "x.w.example.com.", Qtype: dns.TypeCNAME, Ns: qtRRs(soaCom)},
+	// Never the parent of the wildcard: an empty non-terminal.
+	{Qname: "w.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
+	// The wildcard owner asked literally.
+	{Qname: "*.w.example.com.", Qtype: dns.TypeA, Answer: qtRRs("*.w.example.com. 60 IN A 192.0.2.50")},
+	// Existing names and ENTs below block it.
+	{Qname: "a.b.w.example.com.", Qtype: dns.TypeA, Answer: qtRRs("a.b.w.example.com. 60 IN A 192.0.2.51")},
+	{Qname: "a.b.w.example.com.", Qtype: dns.TypeAAAA, Ns: qtRRs(soaCom)},
+	{Qname: "b.w.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
+	{Qname: "x.b.w.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "x.a.b.w.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	// Below the wildcard owner itself: its closest encloser is "*.w", which has no wildcard child.
+	{Qname: "x.*.w.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	// A wildcard elsewhere does not leak into siblings or into names above it.
+	{Qname: "x.wa.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "x.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	// A wildcard CNAME synthesizes a CNAME owned by the query name.
+	{
+		Qname: "x.wc.example.com.", Qtype: dns.TypeA,
+		Answer: qtRRs("x.wc.example.com. 300 IN CNAME www.example.com.", wwwA1, wwwA2),
+	},
+	{
+		Qname: "y.x.wc.example.com.", Qtype: dns.TypeAAAA,
+		Answer: qtRRs("y.x.wc.example.com. 300 IN CNAME www.example.com.", wwwAAAA),
+	},
+	{Qname: "x.wc.example.com.", Qtype: dns.TypeCNAME, Answer: qtRRs("x.wc.example.com. 300 IN CNAME www.example.com.")},
+	{Qname: "x.wc.example.com.", Qtype: dns.TypeANY, Answer: qtRRs("x.wc.example.com. 300 IN CNAME www.example.com.")},
+	{
+		Qname: "x.wc.example.com.", Qtype: dns.TypeMX,
+		Answer: qtRRs("x.wc.example.com. 300 IN CNAME www.example.com."),
+		Ns:     qtRRs(soaCom),
+	},
+	{Qname: "x.we.example.com.", Qtype: dns.TypeA, Answer: qtRRs("x.we.example.com. 300 IN CNAME www.example.net.")},
+	{
+		Qname: "x.wd.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError,
+		Answer: qtRRs("x.wd.example.com. 300 IN CNAME missing.example.com."),
+		Ns:     qtRRs(soaCom),
+	},
+	{Qname: "wc.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
+	// An empty non-terminal wildcard synthesizes NODATA (RFC 4592 §2.2.2).
+	{Qname: "q.e.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
+	{Qname: "a.q.e.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
+	{Qname: "*.e.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
+	{Qname: "a.*.e.example.com.", Qtype: dns.TypeA, Answer: qtRRs("a.*.e.example.com. 60 IN A 192.0.2.70")},
+	{Qname: "b.*.e.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+
+	// Apex.
+	{Qname: "example.com.", Qtype: dns.TypeSOA, Answer: qtRRs(soaCom)},
+	{
+		Qname: "example.com.", Qtype: dns.TypeNS,
+		Answer: qtRRs(
+			"example.com. 60 IN NS dns1.kube-system.example.com.",
+			"example.com. 60 IN NS dns2.kube-system.example.com.",
+		),
+		Extra: qtRRs(
+			"dns1.kube-system.example.com. 60 IN A 192.0.2.53",
+			"dns1.kube-system.example.com. 60 IN AAAA 2001:db8::53",
+			"dns2.kube-system.example.com. 60 IN A 192.0.2.54",
+		),
+	},
+	{Qname: "example.com.", Qtype: dns.TypeA, Answer: qtRRs("example.com. 60 IN A 192.0.2.100")},
+	{Qname: "example.com.", Qtype: dns.TypeAAAA, Ns: qtRRs(soaCom)},
+	{Qname: "example.com.", Qtype: dns.TypeMX, Ns: qtRRs(soaCom)},
+	{Qname: "example.com.", Qtype: dns.TypeCNAME, Ns: qtRRs(soaCom)},
+	{Qname: "example.com.", Qtype: dns.TypeANY, Answer: qtRRs(soaCom)},
+	// The nameserver names are ordinary names.
+	{
+		Qname: "dns1.kube-system.example.com.", Qtype: dns.TypeAAAA,
+		Answer: qtRRs("dns1.kube-system.example.com. 60 IN AAAA 2001:db8::53"),
+	},
+
+	// ANY (RFC 8482): one RRset, never the whole name.
+	{Qname: "www.example.com.", Qtype: dns.TypeANY, Answer: qtRRs(wwwA1, wwwA2)},
+	{Qname: "v6.example.com.", Qtype: dns.TypeANY, Answer: qtRRs("v6.example.com. 60 IN AAAA 2001:db8::10")},
+	{Qname: "c.example.com.", Qtype: dns.TypeANY, Ns: qtRRs(soaCom)},
+	{Qname: "w.example.com.", Qtype: dns.TypeANY, Ns: qtRRs(soaCom)},
+
+	// Case: the question keeps its case (checked by qtCheck), the owners are lower case.
+	{Qname: "WwW.ExAmPlE.CoM.", Qtype: dns.TypeA, Answer: qtRRs(wwwA1, wwwA2)},
+	{Qname: "X.W.Example.COM.", Qtype: dns.TypeA, Answer: qtRRs("x.w.example.com. 60 IN A 192.0.2.50")},
+	{Qname: "ALIAS.example.com.", Qtype: dns.TypeA, Answer: qtRRs("alias.example.com. 300 IN CNAME www.example.com.", wwwA1, wwwA2)},
+	{Qname: "MISSING.Example.Com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "EXAMPLE.COM.", Qtype: dns.TypeSOA, Answer: qtRRs(soaCom)},
+}
+
+func TestLookup(t *testing.T) {
+	g := lookupGateway(t)
+	for _, tc := range lookupCases {
+		qtCheck(t, g, tc)
+	}
+}
+
+// TestLookupServFail: CNAME loops and chains longer than maxChain answer
+// SERVFAIL, which ServeDNS returns without writing, as CoreDNS expects.
+func TestLookupServFail(t *testing.T) {
+	g := lookupGateway(t)
+	for _, q := range []struct {
+		name  string
+		qtype uint16
+	}{
+		{"loop1.example.com.", dns.TypeA},
+		{"loop2.example.com.", dns.TypeAAAA},
+		{"self.example.com.", dns.TypeA},
+		{"self.example.com.", dns.TypeMX},
+		{"l1.chain9.example.com.", dns.TypeA},
+	} {
+		m := new(dns.Msg)
+		m.SetQuestion(q.name, q.qtype)
+		code, resp := qtServe(t, g, m)
+		if code != dns.RcodeServerFailure || resp != nil {
+			t.Errorf("%s %s: got %s and %v, want SERVFAIL returned and nothing written", q.name, dns.TypeToString[q.qtype], dns.RcodeToString[code], resp)
+		}
+	}
+	// The ninth link of chain9 is reachable from the second one.
+	qtCheck(t, g, test.Case{
+		Qname: "l2.chain9.example.com.", Qtype: dns.TypeA,
+		Answer: qtRRs(
+			"l2.chain9.example.com. 300 IN CNAME l3.chain9.example.com.",
+			"l3.chain9.example.com. 300 IN CNAME l4.chain9.example.com.",
+			"l4.chain9.example.com. 300 IN CNAME l5.chain9.example.com.",
+			"l5.chain9.example.com. 300 IN CNAME l6.chain9.example.com.",
+			"l6.chain9.example.com. 300 IN CNAME l7.chain9.example.com.",
+			"l7.chain9.example.com. 300 IN CNAME l8.chain9.example.com.",
+			"l8.chain9.example.com. 300 IN CNAME l9.chain9.example.com.",
+			"l9.chain9.example.com. 300 IN CNAME l10.chain9.example.com.",
+			"l10.chain9.example.com. 60 IN A 192.0.2.9",
+		),
+	})
+}
+
+// TestLookupApexNameservers: glue for in-zone nameserver names only; an
+// absolute nameserver name outside every zone gets none.
+func TestLookupApexNameservers(t *testing.T) {
+	g, _ := qtGateway(t, []string{"example.com."}, func(g *Gateway) {
+		g.apex = "ns1.example.com."
+		g.secondary = "ns.example.net."
+		g.ttl = 30
+	}, map[string][]string{
+		"Service/default/ns1": {"ns1.example.com. 30 IN A 192.0.2.53", "ns1.example.com. 30 IN AAAA 2001:db8::53"},
+		"Service/default/www": {"www.example.com. 30 IN A 192.0.2.1"},
+		// NS records an object publishes at the apex do not replace the configured ones.
+		"DNSEndpoint/default/apexns": {"example.com. 30 IN NS evil.example.net."},
+	})
+	soa := "example.com. 30 IN SOA ns1.example.com. hostmaster.example.com. 0 300 60 604800 30"
+	for _, tc := range []test.Case{
+		{
+			Qname: "example.com.", Qtype: dns.TypeNS,
+			Answer: qtRRs("example.com. 30 IN NS ns1.example.com.", "example.com. 30 IN NS ns.example.net."),
+			Extra:  qtRRs("ns1.example.com. 30 IN A 192.0.2.53", "ns1.example.com. 30 IN AAAA 2001:db8::53"),
+		},
+		{Qname: "example.com.", Qtype: dns.TypeSOA, Answer: qtRRs(soa)},
+		{Qname: "missing.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soa)},
+		{Qname: "www.example.com.", Qtype: dns.TypeAAAA, Ns: qtRRs(soa)},
+	} {
+		qtCheck(t, g, tc)
+	}
+
+	// Without any published nameserver address: NS without glue.
+	g, _ = qtGateway(t, []string{"example.com."}, nil, nil)
+	qtCheck(t, g, test.Case{
+		Qname: "example.com.", Qtype: dns.TypeNS,
+		Answer: qtRRs("example.com. 60 IN NS dns1.kube-system.example.com."),
+	})
+	qtCheck(t, g, test.Case{Qname: "example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)})
+}
+
+// TestLookupSerialFollowsData: the SOA served changes its serial when data
+// changes, and the served data changes with it.
+func TestLookupSerialFollowsData(t *testing.T) {
+	g, clk := qtGateway(t, []string{"example.com."}, nil, map[string][]string{
+		"Service/default/www": {"www.example.com. 60 IN A 192.0.2.1"},
+	})
+	serialOf := func() uint32 {
+		_, resp := qtServe(t, g, new(dns.Msg).SetQuestion("example.com.", dns.TypeSOA))
+		return resp.Answer[0].(*dns.SOA).Serial
+	}
+	s1 := serialOf()
+	if want := g.index.Snapshot().zones[0].serial; s1 != want {
+		t.Fatalf("served serial %d, index serial %d", s1, want)
+	}
+	if want := uint32(clk.now().Unix()); s1 != want {
+		t.Fatalf("serial %d, want the clock %d", s1, want)
+	}
+
+	clk.add(5 * time.Second)
+	g.index.Update("Service/default/www", qtRRs("www.example.com. 60 IN A 192.0.2.2"))
+	s2 := serialOf()
+	if s2 != s1+5 {
+		t.Errorf("serial after a change %d, want %d", s2, s1+5)
+	}
+	qtCheck(t, g, test.Case{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: qtRRs("www.example.com. 60 IN A 192.0.2.2")})
+
+	// An update that changes nothing keeps the serial.
+	clk.add(5 * time.Second)
+	g.index.Update("Service/default/www", qtRRs("www.example.com. 60 IN A 192.0.2.2"))
+	g.index.Update("Service/default/other", nil)
+	if s3 := serialOf(); s3 != s2 {
+		t.Errorf("serial after a no-op update %d, want %d", s3, s2)
+	}
+
+	// Removing the object: NXDOMAIN, new serial.
+	clk.add(time.Second)
+	g.index.Update("Service/default/www", nil)
+	if s4 := serialOf(); s4 != s2+6 {
+		t.Errorf("serial after a removal %d, want %d", s4, s2+6)
+	}
+	qtCheck(t, g, test.Case{Qname: "www.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)})
+}
+
+// lookupNext is a next plugin that records that it was called and answers REFUSED with a marker.
+type lookupNext struct{ calls int }
+
+func (n *lookupNext) Name() string { return "next" }
+func (n *lookupNext) ServeDNS(_ context.Context, w dns.ResponseWriter, r *dns.Msg) (int, error) {
+	n.calls++
+	m := new(dns.Msg)
+	m.SetRcode(r, dns.RcodeRefused)
+	m.Extra = qtRRs(`next.marker. 0 IN TXT "next"`)
+	w.WriteMsg(m)
+	return dns.RcodeRefused, nil
+}
+
+// TestLookupNextPlugin: names outside the zones go to the next plugin; with
+// fallthrough so do NXDOMAIN answers, and only those.
+func TestLookupNextPlugin(t *testing.T) {
+	for _, fallthrough_ := range []bool{false, true} {
+		t.Run(fmt.Sprintf("fall=%v", fallthrough_), func(t *testing.T) {
+			g := lookupGateway(t)
+			next := &lookupNext{}
+			g.Next = next
+			if fallthrough_ {
+				g.Fall.SetZonesFromArgs(nil)
+			}
+			toNext := func(name string, qtype uint16) {
+				t.Helper()
+				before := next.calls
+				code, resp := qtServe(t, g, new(dns.Msg).SetQuestion(name, qtype))
+				if next.calls != before+1 || code != dns.RcodeRefused || resp == nil || len(resp.Extra) != 1 {
+					t.Errorf("%s %s: not passed to the next plugin (code %s, resp %v)", name, dns.TypeToString[qtype], dns.RcodeToString[code], resp)
+				}
+			}
+			toNext("www.example.net.", dns.TypeA)
+			toNext("example.org.", dns.TypeSOA)
+			toNext("com.", dns.TypeNS)
+			toNext(".", dns.TypeNS)
+			toNext("badexample.com.", dns.TypeA)
+			if fallthrough_ {
+				toNext("missing.example.com.", dns.TypeA)
+				toNext("x.b.w.example.com.", dns.TypeAAAA)
+				toNext("missing.example.com.", dns.TypeMX)
+			} else {
+				qtCheck(t, g, test.Case{Qname: "missing.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)})
+			}
+			// NODATA, positive answers and NXDOMAIN after a CNAME are answered here.
+			before := next.calls
+			qtCheck(t, g, test.Case{Qname: "v6.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)})
+			qtCheck(t, g, test.Case{Qname: "b.c.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)})
+			qtCheck(t, g, test.Case{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: qtRRs(wwwA1, wwwA2)})
+			qtCheck(t, g, test.Case{
+				Qname: "dangling.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError,
+				Answer: qtRRs("dangling.example.com. 300 IN CNAME missing.example.com."),
+				Ns:     qtRRs(soaCom),
+			})
+			if next.calls != before {
+				t.Errorf("next plugin called %d times for answers of the zone", next.calls-before)
+			}
+		})
+	}
+	// Without a next plugin, an outside name is SERVFAIL (plugin.NextOrFailure).
+	g := lookupGateway(t)
+	rec := dnstest.NewRecorder(&test.ResponseWriter{})
+	if code, err := g.ServeDNS(context.Background(), rec, new(dns.Msg).SetQuestion("www.example.net.", dns.TypeA)); code != dns.RcodeServerFailure || err == nil || rec.Msg != nil {
+		t.Errorf("outside name without next: got %s, %v, %v", dns.RcodeToString[code], err, rec.Msg)
+	}
+}
+
+// TestLookupRefusals: requests that are not plain queries of the zone's class,
+// and queries before the informers have synced, get an error code returned
+// for the server to write.
+func TestLookupRefusals(t *testing.T) {
+	g := lookupGateway(t)
+	query := func(name string, qtype uint16) *dns.Msg { return new(dns.Msg).SetQuestion(name, qtype) }
+	withClass := func(m *dns.Msg, class uint16) *dns.Msg { m.Question[0].Qclass = class; return m }
+	withOpcode := func(m *dns.Msg, op int) *dns.Msg { m.Opcode = op; return m }
+	for _, c := range []struct {
+		desc string
+		m    *dns.Msg
+		want int
+	}{
+		{"AXFR", query("example.com.", dns.TypeAXFR), dns.RcodeRefused},
+		{"IXFR", query("example.com.", dns.TypeIXFR), dns.RcodeRefused},
+		{"AXFR below apex", query("www.example.com.", dns.TypeAXFR), dns.RcodeRefused},
+		{"class CH", withClass(query("www.example.com.", dns.TypeA), dns.ClassCHAOS), dns.RcodeRefused},
+		{"class HS", withClass(query("www.example.com.", dns.TypeTXT), dns.ClassHESIOD), dns.RcodeRefused},
+		{"opcode UPDATE", withOpcode(query("example.com.", dns.TypeSOA), dns.OpcodeUpdate), dns.RcodeNotImplemented},
+		{"opcode STATUS", withOpcode(query("www.example.com.", dns.TypeA), dns.OpcodeStatus), dns.RcodeNotImplemented},
+	} {
+		code, resp := qtServe(t, g, c.m)
+		if code != c.want || resp != nil {
+			t.Errorf("%s: got %s and %v, want %s returned and nothing written", c.desc, dns.RcodeToString[code], resp, dns.RcodeToString[c.want])
+		}
+	}
+
+	// Class ANY is answered like IN.
+	m := withClass(query("www.example.com.", dns.TypeA), dns.ClassANY)
+	if code, resp := qtServe(t, g, m); code != dns.RcodeSuccess || resp == nil || len(resp.Answer) != 2 {
+		t.Errorf("class ANY: got %s, %v", dns.RcodeToString[code], resp)
+	}
+
+	// Not ready: SERVFAIL returned, nothing written, for every kind of answer.
+	g.ready.Store(false)
+	for _, q := range []struct {
+		name  string
+		qtype uint16
+	}{{"www.example.com.", dns.TypeA}, {"missing.example.com.", dns.TypeA}, {"example.com.", dns.TypeSOA}, {"example.com.", dns.TypeNS}} {
+		code, resp := qtServe(t, g, query(q.name, q.qtype))
+		if code != dns.RcodeServerFailure || resp != nil {
+			t.Errorf("not ready, %s: got %s and %v, want SERVFAIL returned and nothing written", q.name, dns.RcodeToString[code], resp)
+		}
+	}
+	g.ready.Store(true)
+	qtCheck(t, g, test.Case{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: qtRRs(wwwA1, wwwA2)})
+}
+
+// TestLookupTwoZones: two zones in one Gateway are independent: own SOA, own
+// NS, own names and wildcards.
+func TestLookupTwoZones(t *testing.T) {
+	g, _ := qtGateway(t, []string{"example.com.", "example.org."}, nil, map[string][]string{
+		"Ingress/default/web": {
+			"www.example.com. 60 IN A 192.0.2.1",
+			"www.example.org. 60 IN A 198.51.100.1",
+		},
+		"Ingress/default/wild":  {"*.example.org. 60 IN A 198.51.100.2"},
+		"Ingress/default/cross": {"cross.example.com. 300 IN CNAME www.example.org."},
+		"Service/kube-system/dns1": {
+			"dns1.kube-system.example.com. 60 IN A 192.0.2.53",
+			"dns1.kube-system.example.org. 60 IN A 198.51.100.53",
+		},
+	})
+	soaOrg := qtSOA("example.org.")
+	for _, tc := range []test.Case{
+		{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: qtRRs("www.example.com. 60 IN A 192.0.2.1")},
+		{Qname: "www.example.org.", Qtype: dns.TypeA, Answer: qtRRs("www.example.org. 60 IN A 198.51.100.1")},
+		{Qname: "www.example.org.", Qtype: dns.TypeAAAA, Ns: qtRRs(soaOrg)},
+		{Qname: "missing.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+		// The wildcard of example.org. answers there only.
+		{Qname: "missing.example.org.", Qtype: dns.TypeA, Answer: qtRRs("missing.example.org. 60 IN A 198.51.100.2")},
+		{Qname: "example.com.", Qtype: dns.TypeSOA, Answer: qtRRs(soaCom)},
+		{Qname: "example.org.", Qtype: dns.TypeSOA, Answer: qtRRs(soaOrg)},
+		{Qname: "example.org.", Qtype: dns.TypeA, Ns: qtRRs(soaOrg)},
+		{
+			Qname: "example.org.", Qtype: dns.TypeNS,
+			Answer: qtRRs("example.org. 60 IN NS dns1.kube-system.example.org."),
+			Extra:  qtRRs("dns1.kube-system.example.org. 60 IN A 198.51.100.53"),
+		},
+		{
+			Qname: "example.com.", Qtype: dns.TypeNS,
+			Answer: qtRRs("example.com. 60 IN NS dns1.kube-system.example.com."),
+			Extra:  qtRRs("dns1.kube-system.example.com. 60 IN A 192.0.2.53"),
+		},
+		// A CNAME into the other zone is not followed (the resolver does that).
+		{Qname: "cross.example.com.", Qtype: dns.TypeA, Answer: qtRRs("cross.example.com. 300 IN CNAME www.example.org.")},
+	} {
+		qtCheck(t, g, tc)
+	}
+}
+
+// TestLookupNestedZones: sub.example.com. is its own zone inside example.com.
+func TestLookupNestedZones(t *testing.T) {
+	g, _ := qtGateway(t, []string{"example.com.", "sub.example.com."}, nil, map[string][]string{
+		"Ingress/default/web": {
+			"www.example.com. 60 IN A 192.0.2.1",
+			"www.sub.example.com. 60 IN A 192.0.2.2",
+			"a.b.sub.example.com. 60 IN A 192.0.2.3",
+		},
+		"Ingress/default/wild": {"*.example.com. 60 IN A 192.0.2.9"},
+		"Ingress/default/down": {"down.example.com. 300 IN CNAME www.sub.example.com."},
+	})
+	soaSub := qtSOA("sub.example.com.")
+	for _, tc := range []test.Case{
+		{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: qtRRs("www.example.com. 60 IN A 192.0.2.1")},
+		{Qname: "www.sub.example.com.", Qtype: dns.TypeA, Answer: qtRRs("www.sub.example.com. 60 IN A 192.0.2.2")},
+		{Qname: "www.sub.example.com.", Qtype: dns.TypeAAAA, Ns: qtRRs(soaSub)},
+		{Qname: "b.sub.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaSub)},
+		// The parent's wildcard does not reach into the child zone.
+		{Qname: "missing.sub.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaSub)},
+		{Qname: "missing.example.com.", Qtype: dns.TypeA, Answer: qtRRs("missing.example.com. 60 IN A 192.0.2.9")},
+		{Qname: "sub.example.com.", Qtype: dns.TypeSOA, Answer: qtRRs(soaSub)},
+		{Qname: "sub.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaSub)},
+		{Qname: "sub.example.com.", Qtype: dns.TypeNS, Answer: qtRRs("sub.example.com. 60 IN NS dns1.kube-system.sub.example.com.")},
+		{Qname: "example.com.", Qtype: dns.TypeSOA, Answer: qtRRs(soaCom)},
+		{Qname: "down.example.com.", Qtype: dns.TypeA, Answer: qtRRs("down.example.com. 300 IN CNAME www.sub.example.com.")},
+	} {
+		qtCheck(t, g, tc)
+	}
+}
+
+// TestLookupDirect exercises lookup itself: the Result kinds, and that the
+// sections it returns never alias the snapshot in a way a caller could corrupt.
+func TestLookupDirect(t *testing.T) {
+	g := lookupGateway(t)
+	s := g.index.Snapshot()
+	for _, c := range []struct {
+		name  string
+		qtype uint16
+		want  Result
+	}{
+		{"www.example.com.", dns.TypeA, Success},
+		{"missing.example.com.", dns.TypeA, NameError},
+		{"b.c.example.com.", dns.TypeA, NoData},
+		{"loop1.example.com.", dns.TypeA, ServerFailure},
+		{"dangling.example.com.", dns.TypeA, NameError},
+		{"x.w.example.com.", dns.TypeA, Success},
+		{"x.w.example.com.", dns.TypeAAAA, NoData},
+	} {
+		if _, _, _, res := g.lookup(s, 0, c.name, c.qtype); res != c.want {
+			t.Errorf("%s %s: result %d, want %d", c.name, dns.TypeToString[c.qtype], res, c.want)
+		}
+	}
+	// Appending to an answer must not write into the snapshot.
+	answer, _, _, _ := g.lookup(s, 0, "www.example.com.", dns.TypeA)
+	_ = append(answer, qtRR("www.example.com. 60 IN A 192.0.2.99"))
+	again, _, _, _ := g.lookup(s, 0, "www.example.com.", dns.TypeA)
+	if len(again) != 2 || cap(again) != 2 {
+		t.Errorf("answer len %d cap %d after an append by a caller", len(again), cap(again))
+	}
+	_ = append(g.soa(s, 0), qtRR("www.example.com. 60 IN A 192.0.2.99"))
+	if soa := g.soa(s, 0); len(soa) != 1 || cap(soa) != 1 {
+		t.Errorf("SOA section len %d cap %d", len(soa), cap(soa))
+	}
+	ns, _, extra, _ := g.lookup(s, 0, "example.com.", dns.TypeNS)
+	_ = append(ns, qtRR("example.com. 60 IN NS x.example.com."))
+	if ns2, _, _, _ := g.lookup(s, 0, "example.com.", dns.TypeNS); len(ns2) != 2 || len(extra) != 3 {
+		t.Errorf("NS answer %v, extra %v", ns2, extra)
+	}
+}
+
+// TestLookupRecorderCompat keeps the recorder-based style of CoreDNS's own
+// plugin tests working against this plugin (tc.Msg, SortAndCheck).
+func TestLookupRecorderCompat(t *testing.T) {
+	g := lookupGateway(t)
+	tc := test.Case{Qname: "alias.example.com.", Qtype: dns.TypeA,
+		Answer: []dns.RR{
+			test.CNAME("alias.example.com. 300 IN CNAME www.example.com."),
+			test.A(wwwA1), test.A(wwwA2),
+		}}
+	rec := dnstest.NewRecorder(&test.ResponseWriter{})
+	if _, err := g.ServeDNS(context.Background(), rec, tc.Msg()); err != nil {
+		t.Fatal(err)
+	}
+	if err := test.SortAndCheck(rec.Msg, tc); err != nil {
+		t.Error(err)
+	}
+	if err := test.CNAMEOrder(rec.Msg); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestLookupDelegation: NS records below the apex are zone cuts. Names at and
+// below a cut get a referral (no AA, NS in authority, glue in additional); DS
+// at the cut is the parent's, answered here.
+func TestLookupDelegation(t *testing.T) {
+	g, _ := qtGateway(t, []string{"example.com."}, nil, map[string][]string{
+		"DNSEndpoint/ns/sub": {
+			"sub.example.com. 60 IN NS ns1.sub.example.com.",
+			"sub.example.com. 60 IN NS ns.example.net.",
+			"ns1.sub.example.com. 60 IN A 192.0.2.77",
+			"ns1.sub.example.com. 60 IN AAAA 2001:db8::77",
+		},
+		"DNSEndpoint/ns/deeper": {"deeper.sub.example.com. 60 IN NS ns.example.org."},
+		"DNSEndpoint/ns/ab":     {"a.b.example.com. 60 IN NS ns.example.net."},
+		"Ingress/ns/web":        {"www.example.com. 60 IN A 192.0.2.1"},
+		"Ingress/ns/tosub":      {"tosub.example.com. 300 IN CNAME www.sub.example.com."},
+		"Ingress/ns/wild":       {"*.example.com. 60 IN A 192.0.2.9"},
+	})
+	subNS := qtRRs("sub.example.com. 60 IN NS ns1.sub.example.com.", "sub.example.com. 60 IN NS ns.example.net.")
+	subGlue := qtRRs("ns1.sub.example.com. 60 IN A 192.0.2.77", "ns1.sub.example.com. 60 IN AAAA 2001:db8::77")
+	abNS := qtRRs("a.b.example.com. 60 IN NS ns.example.net.")
+	for _, c := range []struct {
+		tc test.Case
+		aa bool
+	}{
+		{test.Case{Qname: "www.sub.example.com.", Qtype: dns.TypeA, Ns: subNS, Extra: subGlue}, false},
+		{test.Case{Qname: "sub.example.com.", Qtype: dns.TypeNS, Ns: subNS, Extra: subGlue}, false},
+		{test.Case{Qname: "sub.example.com.", Qtype: dns.TypeA, Ns: subNS, Extra: subGlue}, false},
+		{test.Case{Qname: "sub.example.com.", Qtype: dns.TypeANY, Ns: subNS, Extra: subGlue}, false},
+		{test.Case{Qname: "ns1.sub.example.com.", Qtype: dns.TypeA, Ns: subNS, Extra: subGlue}, false},
+		// The highest cut wins; a wildcard above the cut does not answer below it.
+		{test.Case{Qname: "x.deeper.sub.example.com.", Qtype: dns.TypeA, Ns: subNS, Extra: subGlue}, false},
+		{test.Case{Qname: "x.sub.example.com.", Qtype: dns.TypeDS, Ns: subNS, Extra: subGlue}, false},
+		{test.Case{Qname: "c.a.b.example.com.", Qtype: dns.TypeTXT, Ns: abNS}, false},
+		// DS at the cut: the parent's data; there is none, so NODATA.
+		{test.Case{Qname: "sub.example.com.", Qtype: dns.TypeDS, Ns: qtRRs(soaCom)}, true},
+		{test.Case{Qname: "a.b.example.com.", Qtype: dns.TypeDS, Ns: qtRRs(soaCom)}, true},
+		// Above the cuts: the zone as usual.
+		{test.Case{Qname: "b.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)}, true},
+		{test.Case{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: qtRRs("www.example.com. 60 IN A 192.0.2.1")}, true},
+		{test.Case{Qname: "x.example.com.", Qtype: dns.TypeA, Answer: qtRRs("x.example.com. 60 IN A 192.0.2.9")}, true},
+		{test.Case{Qname: "example.com.", Qtype: dns.TypeNS, Answer: qtRRs("example.com. 60 IN NS dns1.kube-system.example.com.")}, true},
+		// A CNAME into a delegation: the CNAME (authoritative), then the referral.
+		{test.Case{
+			Qname: "tosub.example.com.", Qtype: dns.TypeA,
+			Answer: qtRRs("tosub.example.com. 300 IN CNAME www.sub.example.com."),
+			Ns:     subNS, Extra: subGlue,
+		}, true},
+	} {
+		qtCheckAA(t, g, c.tc, c.aa)
+	}
+	// Without cuts, the snapshot says so and lookup skips the search.
+	g.index.Update("DNSEndpoint/ns/sub", nil)
+	g.index.Update("DNSEndpoint/ns/deeper", nil)
+	if !g.index.Snapshot().cuts {
+		t.Error("cut a.b.example.com. forgotten")
+	}
+	g.index.Update("DNSEndpoint/ns/ab", nil)
+	if g.index.Snapshot().cuts {
+		t.Error("cuts left after removing every delegation")
+	}
+	qtCheck(t, g, test.Case{Qname: "www.sub.example.com.", Qtype: dns.TypeA, Answer: qtRRs("www.sub.example.com. 60 IN A 192.0.2.9")})
+}
+
+// TestZoneOfName: the query path's allocation-free zoneOfName agrees with
+// zoneOf (dns.IsSubDomain) on label boundaries, escapes, case and nesting.
+func TestZoneOfName(t *testing.T) {
+	zoneSets := [][]string{
+		{"example.com."},
+		{"example.com.", "sub.example.com.", "example.org."},
+		{"sub.example.com.", "example.com."},
+		{"."},
+		{"com.", "example.com."},
+		{"a\\.b.example.com.", "example.com."},
+	}
+	names := []string{
+		"example.com.", "www.example.com.", "WWW.EXAMPLE.COM.", "Example.Com.", "badexample.com.", "xexample.com.",
+		"sub.example.com.", "a.sub.example.com.", "asub.example.com.", "a.b.sub.example.com.", "example.org.",
+		"com.", ".", "example.net.", "www.example.net.", "a\\.example.com.", "a\\\\.example.com.", "x.a\\.b.example.com.",
+		"a.b.example.com.", "\\.example.com.", "example\\.com.", "com\\.", "*.example.com.", "example.com.example.com.",
+		"\\065.example.com.", "a.\\046.example.com.",
+	}
+	for _, zones := range zoneSets {
+		for _, name := range names {
+			if got, want := zoneOfName(zones, name), zoneOf(zones, name); got != want {
+				t.Errorf("zones %q, name %q: zoneOfName %d, zoneOf %d", zones, name, got, want)
+			}
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() { zoneOfName(zoneSets[1], "a.b.sub.example.com.") }); n != 0 {
+		t.Errorf("zoneOfName allocates %v times", n)
+	}
+}

@@ -1,0 +1,262 @@
+package gateway
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/coredns/caddy"
+)
+
+// k8sKubeconfig writes a kubeconfig with the contexts one and two (pointing at
+// different servers) and returns its path.
+func k8sKubeconfig(t *testing.T) string {
+	t.Helper()
+	const cfg = `apiVersion: v1
+kind: Config
+clusters:
+- name: c1
+  cluster:
+    server: https://192.0.2.1:6443
+- name: c2
+  cluster:
+    server: https://192.0.2.2:6443
+users:
+- name: u
+  user:
+    token: secret
+contexts:
+- name: one
+  context: {cluster: c1, user: u}
+- name: two
+  context: {cluster: c2, user: u}
+current-context: one
+`
+	path := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// k8sSetupView is the part of a Gateway that parse fills in.
+type k8sSetupView struct {
+	Zones          []string
+	TTL            uint32
+	Apex           string
+	Secondary      string
+	Resources      []string
+	IngressClasses []string
+	GatewayClasses []string
+	Selectors      map[string]string
+	LabelSelector  string
+	Namespaces     []string
+	Kubeconfig     string
+	Kubecontext    string
+	Fall           []string
+}
+
+func k8sView(g *Gateway) k8sSetupView {
+	return k8sSetupView{
+		Zones: g.Zones, TTL: g.ttl, Apex: g.apex, Secondary: g.secondary,
+		Resources: g.resources, IngressClasses: g.ingressClasses, GatewayClasses: g.gatewayClasses,
+		Selectors: g.labelSelectors, LabelSelector: g.labelSelector, Namespaces: g.namespaces, Kubeconfig: g.kubeconfig, Kubecontext: g.kubecontext, Fall: g.Fall.Zones,
+	}
+}
+
+func TestParse(t *testing.T) {
+	kubeconfig := k8sKubeconfig(t)
+	garbage := filepath.Join(t.TempDir(), "garbage")
+	if err := os.WriteFile(garbage, []byte("this: [is not: a kubeconfig"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	missing := filepath.Join(t.TempDir(), "missing")
+
+	// defaults is what `k8s_gateway example.com` gives.
+	defaults := func() k8sSetupView {
+		return k8sSetupView{
+			Zones:     []string{"example.com."},
+			TTL:       60,
+			Apex:      "dns1.kube-system",
+			Resources: supportedResources(),
+			Selectors: map[string]string{},
+		}
+	}
+	tests := []struct {
+		name     string
+		corefile string
+		keys     []string            // server block keys
+		want     func(*k8sSetupView) // changes to defaults(); nil when an error is expected
+		err      []string            // substrings of the error, the first being "Testfile:LINE"
+	}{
+		{name: "defaults", corefile: `k8s_gateway example.com`, want: func(*k8sSetupView) {}},
+		{name: "defaults with an empty block", corefile: "k8s_gateway example.com {\n}", want: func(*k8sSetupView) {}},
+		{
+			name:     "zones from arguments, normalized",
+			corefile: `k8s_gateway Example.COM example.org. sub.example.com:53`,
+			want: func(v *k8sSetupView) {
+				v.Zones = []string{"example.com.", "example.org.", "sub.example.com."}
+			},
+		},
+		{
+			name:     "zones from the server block",
+			corefile: `k8s_gateway`,
+			keys:     []string{"Example.com:53", "dns://example.org.:1053"},
+			want:     func(v *k8sSetupView) { v.Zones = []string{"example.com.", "example.org."} },
+		},
+		{
+			name:     "arguments win over the server block",
+			corefile: `k8s_gateway example.net`,
+			keys:     []string{"example.com:53"},
+			want:     func(v *k8sSetupView) { v.Zones = []string{"example.net."} },
+		},
+		{
+			name:     "reverse zone from a CIDR",
+			corefile: `k8s_gateway example.com 10.1.0.0/16`,
+			want:     func(v *k8sSetupView) { v.Zones = []string{"example.com.", "1.10.in-addr.arpa."} },
+		},
+		{
+			name:     "duplicate zones collapse",
+			corefile: `k8s_gateway example.com EXAMPLE.com.`,
+			want:     func(*k8sSetupView) {},
+		},
+		{
+			name: "every option",
+			corefile: fmt.Sprintf(`k8s_gateway example.com example.org {
+				resources Ingress service
+				ttl 300
+				apex exdns-1-k8s-gateway.kube-system
+				secondary exdns-2-k8s-gateway.kube-system
+				kubeconfig %s two
+				fallthrough example.org
+				ingressClasses nginx traefik
+				gatewayClasses cilium
+				serviceLabelSelectors app=web "tier in (front,back)"
+				labelSelector !internal
+				namespaces apps web
+			}`, kubeconfig),
+			want: func(v *k8sSetupView) {
+				v.Zones = []string{"example.com.", "example.org."}
+				v.Resources = []string{"Ingress", "Service"}
+				v.TTL = 300
+				v.Apex = "exdns-1-k8s-gateway.kube-system"
+				v.Secondary = "exdns-2-k8s-gateway.kube-system"
+				v.Kubeconfig, v.Kubecontext = kubeconfig, "two"
+				v.Fall = []string{"example.org."}
+				v.IngressClasses = []string{"nginx", "traefik"}
+				v.GatewayClasses = []string{"cilium"}
+				v.Selectors = map[string]string{"Service": "app=web,tier in (front,back)"}
+				v.LabelSelector = "!internal"
+				v.Namespaces = []string{"apps", "web"}
+			},
+		},
+		{
+			name:     "resources: one kind, any case, duplicates removed",
+			corefile: "k8s_gateway example.com {\n resources service SERVICE Service\n}",
+			want:     func(v *k8sSetupView) { v.Resources = []string{"Service"} },
+		},
+		{name: "ttl 0", corefile: "k8s_gateway example.com {\n ttl 0\n}", want: func(v *k8sSetupView) { v.TTL = 0 }},
+		{name: "ttl 3600", corefile: "k8s_gateway example.com {\n ttl 3600\n}", want: func(v *k8sSetupView) { v.TTL = 3600 }},
+		{
+			name:     "absolute apex, upper case",
+			corefile: "k8s_gateway example.com {\n apex NS1.Example.NET.\n}",
+			want:     func(v *k8sSetupView) { v.Apex = "ns1.example.net." },
+		},
+		{
+			name:     "one-label apex",
+			corefile: "k8s_gateway example.com {\n apex ns1\n}",
+			want:     func(v *k8sSetupView) { v.Apex = "ns1" },
+		},
+		{
+			name:     "kubeconfig without context",
+			corefile: "k8s_gateway example.com {\n kubeconfig " + kubeconfig + "\n}",
+			want:     func(v *k8sSetupView) { v.Kubeconfig = kubeconfig },
+		},
+		{
+			name:     "fallthrough for every zone",
+			corefile: "k8s_gateway example.com {\n fallthrough\n}",
+			want:     func(v *k8sSetupView) { v.Fall = []string{"."} },
+		},
+		{
+			name:     "label selector, one token",
+			corefile: "k8s_gateway example.com {\n serviceLabelSelectors !internal\n}",
+			want:     func(v *k8sSetupView) { v.Selectors = map[string]string{"Service": "!internal"} },
+		},
+
+		// Errors name the line of the Corefile.
+		{name: "unknown option", corefile: "k8s_gateway example.com {\n ttl 30\n foo bar\n}", err: []string{"Testfile:3", `unknown property "foo"`}},
+		{name: "ttl not a number", corefile: "k8s_gateway example.com {\n ttl ten\n}", err: []string{"Testfile:2", "ttl", `"ten"`}},
+		{name: "ttl negative", corefile: "k8s_gateway example.com {\n ttl -1\n}", err: []string{"Testfile:2", "ttl", `"-1"`}},
+		{name: "ttl too large", corefile: "k8s_gateway example.com {\n\n ttl 3601\n}", err: []string{"Testfile:3", "ttl", "3600", `"3601"`}},
+		{name: "ttl without argument", corefile: "k8s_gateway example.com {\n ttl\n}", err: []string{"Testfile:2", "ttl"}},
+		{name: "ttl with two arguments", corefile: "k8s_gateway example.com {\n ttl 1 2\n}", err: []string{"Testfile:2", "ttl"}},
+		{name: "unknown resource", corefile: "k8s_gateway example.com {\n resources Ingress Pod\n}", err: []string{"Testfile:2", `unknown resource "Pod"`, "Ingress", "Service"}},
+		{name: "resources without argument", corefile: "k8s_gateway example.com {\n resources\n}", err: []string{"Testfile:2", "resources"}},
+		{name: "missing kubeconfig", corefile: "k8s_gateway example.com {\n kubeconfig " + missing + "\n}", err: []string{"Testfile:2", "kubeconfig", missing}},
+		{name: "unreadable kubeconfig", corefile: "k8s_gateway example.com {\n kubeconfig " + garbage + "\n}", err: []string{"Testfile:2", "kubeconfig", garbage}},
+		{name: "missing context", corefile: "k8s_gateway example.com {\n kubeconfig " + kubeconfig + " three\n}", err: []string{"Testfile:2", `context "three" not found`}},
+		{name: "kubeconfig without argument", corefile: "k8s_gateway example.com {\n kubeconfig\n}", err: []string{"Testfile:2", "kubeconfig"}},
+		{name: "kubeconfig with three arguments", corefile: "k8s_gateway example.com {\n kubeconfig a b c\n}", err: []string{"Testfile:2", "kubeconfig"}},
+		{name: "apex without argument", corefile: "k8s_gateway example.com {\n apex\n}", err: []string{"Testfile:2", "apex"}},
+		{name: "invalid apex", corefile: "k8s_gateway example.com {\n apex dns1..kube-system\n}", err: []string{"Testfile:2", "invalid apex", `"dns1..kube-system"`}},
+		{name: "invalid apex character", corefile: "k8s_gateway example.com {\n apex dns1@kube-system\n}", err: []string{"Testfile:2", "invalid apex", `"dns1@kube-system"`}},
+		{name: "invalid secondary", corefile: "k8s_gateway example.com {\n apex ns1\n secondary -ns2\n}", err: []string{"Testfile:3", "invalid secondary", `"-ns2"`}},
+		{name: "ingressClasses without argument", corefile: "k8s_gateway example.com {\n ingressClasses\n}", err: []string{"Testfile:2", "ingressClasses"}},
+		{name: "gatewayClasses without argument", corefile: "k8s_gateway example.com {\n gatewayClasses\n}", err: []string{"Testfile:2", "gatewayClasses"}},
+		{name: "serviceLabelSelectors without argument", corefile: "k8s_gateway example.com {\n serviceLabelSelectors\n}", err: []string{"Testfile:2", "serviceLabelSelectors"}},
+		{name: "bad label selector", corefile: "k8s_gateway example.com {\n serviceLabelSelectors \"app in (a\"\n}", err: []string{"Testfile:2", "invalid label selector", `"app in (a"`}},
+		{name: "bad label selector key", corefile: "k8s_gateway example.com {\n serviceLabelSelectors -bad-=x\n}", err: []string{"Testfile:2", "invalid label selector", `"-bad-=x"`}},
+		{name: "labelSelector without argument", corefile: "k8s_gateway example.com {\n labelSelector\n}", err: []string{"Testfile:2", "labelSelector"}},
+		{name: "bad labelSelector", corefile: "k8s_gateway example.com {\n labelSelector a==b==c\n}", err: []string{"Testfile:2", "invalid label selector", `"a==b==c"`}},
+		{name: "namespaces without argument", corefile: "k8s_gateway example.com {\n namespaces\n}", err: []string{"Testfile:2", "namespaces"}},
+		{name: "invalid zone argument", corefile: "k8s_gateway example.com example.org:", err: []string{"Testfile:1", `invalid zone "example.org:"`}},
+		{name: "no zones at all", corefile: "k8s_gateway", err: []string{"Testfile:1", "zone"}},
+		{name: "two directives", corefile: "k8s_gateway example.com\nk8s_gateway example.org", err: []string{"Testfile:2", "only one k8s_gateway"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := caddy.NewTestController("dns", tc.corefile)
+			c.ServerBlockKeys = tc.keys
+			g, err := parse(c)
+			if tc.want == nil {
+				if err == nil {
+					t.Fatalf("parse succeeded, want an error containing %q; got %+v", tc.err, k8sView(g))
+				}
+				for _, s := range tc.err {
+					if !strings.Contains(err.Error(), s) {
+						t.Errorf("error %q does not contain %q", err, s)
+					}
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("parse: %v", err)
+			}
+			want := defaults()
+			tc.want(&want)
+			if got := k8sView(g); !reflect.DeepEqual(got, want) {
+				t.Errorf("parse gave\n\t%+v\nwant\n\t%+v", got, want)
+			}
+		})
+	}
+}
+
+// TestRestConfigContext checks that the kubeconfig option's context chooses the cluster.
+func TestRestConfigContext(t *testing.T) {
+	path := k8sKubeconfig(t)
+	for ctx, want := range map[string]string{"": "https://192.0.2.1:6443", "one": "https://192.0.2.1:6443", "two": "https://192.0.2.2:6443"} {
+		cfg, err := restConfig(path, ctx)
+		if err != nil {
+			t.Fatalf("restConfig(%q): %v", ctx, err)
+		}
+		if cfg.Host != want || cfg.UserAgent != "k8s_gateway" {
+			t.Errorf("restConfig(%q): host %q, user agent %q; want host %q", ctx, cfg.Host, cfg.UserAgent, want)
+		}
+	}
+	if _, err := restConfig(path, "three"); err == nil {
+		t.Error("restConfig with a missing context succeeded")
+	}
+}

@@ -1,0 +1,518 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// The Gateway API tests install the standard CRDs of the release the plugin
+// is built against, and play the Gateway controller themselves: they write
+// the Gateways' status.addresses and the routes' status.parents through the
+// status subresource.
+
+const gwapiController = "example.com/e2e-gateway-controller"
+
+var (
+	gwapiMu        sync.Mutex
+	gwapiInstalled bool
+)
+
+// gwapiCRDDir returns the standard CRDs of the sigs.k8s.io/gateway-api module
+// the plugin is built with.
+func gwapiCRDDir(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/gateway-api")
+	cmd.Dir = repoRoot
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -m sigs.k8s.io/gateway-api: %v", err)
+	}
+	dir := filepath.Join(strings.TrimSpace(string(out)), "config/crd/standard")
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// gwapiCRDFile returns the CRD manifest of one resource, e.g. "tlsroutes".
+func gwapiCRDFile(t *testing.T, resource string) string {
+	t.Helper()
+	return filepath.Join(gwapiCRDDir(t), "gateway.networking.k8s.io_"+resource+".yaml")
+}
+
+// installGatewayAPI applies the standard CRDs (once per test binary unless
+// force) and waits until they are established.
+func installGatewayAPI(t *testing.T, force bool) {
+	t.Helper()
+	gwapiMu.Lock()
+	defer gwapiMu.Unlock()
+	if gwapiInstalled && !force {
+		return
+	}
+	start := time.Now()
+	files, err := filepath.Glob(filepath.Join(gwapiCRDDir(t), "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Gateway API CRDs: %v", err)
+	}
+	// The CRDs in one go; the ValidatingAdmissionPolicy that guards them
+	// against downgrades is optional (older API servers lack the API).
+	var crds, args, vaps []string
+	args = []string{"apply", "--server-side", "--force-conflicts"}
+	for _, f := range files {
+		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "gateway.networking.k8s.io_"), ".yaml")
+		if strings.Contains(name, "vap") {
+			vaps = append(vaps, f)
+			continue
+		}
+		args = append(args, "-f", f)
+		crds = append(crds, "crd/"+name+".gateway.networking.k8s.io")
+	}
+	kubectl(t, "", args...)
+	for _, f := range vaps {
+		if out, err := kubectlErr("", "apply", "--server-side", "--force-conflicts", "-f", f); err != nil {
+			t.Logf("skipping %s: %v\n%s", filepath.Base(f), err, out)
+		}
+	}
+	kubectl(t, "", append([]string{"wait", "--for", "condition=established", "--timeout=60s"}, crds...)...)
+	gwapiInstalled = true
+	t.Logf("Gateway API CRDs established in %s", time.Since(start).Round(time.Millisecond))
+}
+
+// gatewayClass creates a GatewayClass and deletes it when the test ends.
+func gatewayClass(t *testing.T, name string) {
+	t.Helper()
+	kubectl(t, fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: %s}
+spec: {controllerName: %s}
+`, name, gwapiController), "apply", "-f", "-")
+	t.Cleanup(func() { kubectlErr("", "delete", "gatewayclass", name, "--ignore-not-found", "--wait=false") })
+}
+
+// setGatewayAddresses writes a Gateway's status.addresses: IPs as IPAddress,
+// anything else as Hostname.
+func setGatewayAddresses(t *testing.T, ns, name string, addrs ...string) {
+	t.Helper()
+	type address struct {
+		Type  string `json:"type"`
+		Value string `json:"value"`
+	}
+	list := []address{}
+	for _, a := range addrs {
+		typ := "Hostname"
+		if net.ParseIP(a) != nil {
+			typ = "IPAddress"
+		}
+		list = append(list, address{typ, a})
+	}
+	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"addresses": list}})
+	kubectl(t, "", "-n", ns, "patch", "gateways.gateway.networking.k8s.io", name, "--subresource=status", "--type=merge", "-p", string(patch))
+}
+
+// gwapiParent is one entry of a route's status.parents: the parentRef (name,
+// and sectionName when not empty) with Accepted set to accepted.
+type gwapiParent struct {
+	gateway, section, namespace string
+	accepted                    string // "True", "False"
+}
+
+// setRouteStatus writes a route's status.parents, as a Gateway controller would.
+func setRouteStatus(t *testing.T, ns, resource, name string, parents ...gwapiParent) {
+	t.Helper()
+	now := time.Now().UTC().Format(time.RFC3339)
+	var list []map[string]any
+	for _, p := range parents {
+		ref := map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": p.gateway}
+		if p.section != "" {
+			ref["sectionName"] = p.section
+		}
+		if p.namespace != "" {
+			ref["namespace"] = p.namespace
+		}
+		reason := "Accepted"
+		if p.accepted != "True" {
+			reason = "NotAllowedByListeners"
+		}
+		list = append(list, map[string]any{
+			"parentRef":      ref,
+			"controllerName": gwapiController,
+			"conditions": []map[string]any{{
+				"type": "Accepted", "status": p.accepted, "reason": reason, "message": "set by the e2e test",
+				"lastTransitionTime": now, "observedGeneration": 1,
+			}},
+		})
+	}
+	patch, _ := json.Marshal(map[string]any{"status": map[string]any{"parents": list}})
+	kubectl(t, "", "-n", ns, "patch", resource+".gateway.networking.k8s.io", name, "--subresource=status", "--type=merge", "-p", string(patch))
+}
+
+// kubectlRetry runs kubectl until it succeeds or timeout passes (for objects
+// of a CRD that kubectl's discovery may not know yet).
+func kubectlRetry(t *testing.T, timeout time.Duration, stdin string, args ...string) string {
+	t.Helper()
+	start := time.Now()
+	deadline := start.Add(timeout)
+	for attempt := 1; ; attempt++ {
+		out, err := kubectlErr(stdin, args...)
+		if err == nil {
+			if attempt > 1 {
+				t.Logf("kubectl %s succeeded after %d attempts, %s", args[0], attempt, time.Since(start).Round(time.Millisecond))
+			}
+			return out
+		}
+		if attempt == 1 {
+			t.Logf("kubectl %s: %v: %s; retrying", args[0], err, strings.TrimSpace(out))
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// gwapiA is the expected A answer of name.
+func gwapiA(name string, ips ...string) expectation {
+	var rrs []string
+	for _, ip := range ips {
+		rrs = append(rrs, name+" 30 IN A "+ip)
+	}
+	return positive(rrs...)
+}
+
+// TestGatewayAPIRoutes publishes every route kind through one Gateway and
+// follows a change of the Gateway's address to every route.
+func TestGatewayAPIRoutes(t *testing.T) {
+	installGatewayAPI(t, false)
+	s := startServer(t, "examples/Corefile", kubeconfig)
+	ns := namespace(t)
+	gatewayClass(t, ns)
+	kubectl(t, fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: %[1]s}
+spec:
+  gatewayClassName: %[1]s
+  listeners:
+  - name: http
+    protocol: HTTP
+    port: 80
+    hostname: "*.gw.%[1]s.example.com"
+    allowedRoutes: {namespaces: {from: All}}
+  - name: tls
+    protocol: TLS
+    port: 443
+    hostname: tls.%[1]s.example.com
+    tls: {mode: Passthrough}
+  - name: tcp
+    protocol: TCP
+    port: 5432
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: pending, namespace: %[1]s}
+spec:
+  parentRefs: [{name: gw, sectionName: http}]
+  hostnames: [pending.gw.%[1]s.example.com]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: unclaimed, namespace: %[1]s}
+spec:
+  parentRefs: [{name: gw}]
+  hostnames: [unclaimed.gw.%[1]s.example.com]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web, namespace: %[1]s}
+spec:
+  parentRefs: [{name: gw, sectionName: http}]
+  hostnames: [app.gw.%[1]s.example.com, outside.example.org]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: grpc, namespace: %[1]s}
+spec:
+  parentRefs: [{name: gw, sectionName: http}]
+  hostnames: [grpc.gw.%[1]s.example.com]
+  rules: [{backendRefs: [{name: grpc, port: 9000}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: TLSRoute
+metadata: {name: tls, namespace: %[1]s}
+spec:
+  parentRefs: [{name: gw, sectionName: tls}]
+  hostnames: ["*.%[1]s.example.com"]
+  rules: [{backendRefs: [{name: tls, port: 443}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: TCPRoute
+metadata:
+  name: db
+  namespace: %[1]s
+  annotations: {coredns.io/hostname: db.%[1]s.example.com}
+spec:
+  parentRefs: [{name: gw, sectionName: tcp}]
+  rules: [{backendRefs: [{name: db, port: 5432}]}]
+`, ns), "apply", "-f", "-")
+
+	// allowedRoutes All: a route from another namespace attaches to the http listener.
+	other := namespace(t)
+	kubectl(t, fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: xns, namespace: %[2]s}
+spec:
+  parentRefs: [{name: gw, namespace: %[1]s, sectionName: http}]
+  hostnames: [xns.gw.%[1]s.example.com]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+`, ns, other), "apply", "-f", "-")
+	setRouteStatus(t, other, "httproutes", "xns", gwapiParent{gateway: "gw", namespace: ns, section: "http", accepted: "True"})
+	xns := "xns.gw." + ns + ".example.com."
+
+	app := "app.gw." + ns + ".example.com."
+	grpc := "grpc.gw." + ns + ".example.com."
+	tls := "tls." + ns + ".example.com." // the TLSRoute's wildcard narrowed to the listener's name
+	db := "db." + ns + ".example.com."
+	pending := "pending.gw." + ns + ".example.com."
+	unclaimed := "unclaimed.gw." + ns + ".example.com."
+
+	// Accepted routes of a Gateway without addresses publish nothing.
+	setRouteStatus(t, ns, "httproutes", "web", gwapiParent{gateway: "gw", section: "http", accepted: "True"})
+	s.eventually(t, 5*time.Second, app, dns.TypeA, nxdomain)
+
+	setRouteStatus(t, ns, "httproutes", "pending", gwapiParent{gateway: "gw", section: "http", accepted: "False"})
+	setRouteStatus(t, ns, "grpcroutes", "grpc", gwapiParent{gateway: "gw", section: "http", accepted: "True"})
+	setRouteStatus(t, ns, "tlsroutes", "tls", gwapiParent{gateway: "gw", section: "tls", accepted: "True"})
+	setRouteStatus(t, ns, "tcproutes", "db", gwapiParent{gateway: "gw", section: "tcp", accepted: "True"})
+	start := time.Now()
+	setGatewayAddresses(t, ns, "gw", "192.0.2.80")
+	for _, name := range []string{app, grpc, tls, db, xns} {
+		s.eventually(t, 5*time.Second, name, dns.TypeA, gwapiA(name, "192.0.2.80"))
+	}
+	t.Logf("Gateway address → every route answers: %s", time.Since(start).Round(time.Millisecond))
+	s.eventually(t, time.Second, app, dns.TypeAAAA, nodata)
+	// Not accepted (status False, or no status at all): nothing.
+	s.eventually(t, time.Second, pending, dns.TypeA, nxdomain)
+	s.eventually(t, time.Second, unclaimed, dns.TypeA, nxdomain)
+	// Listener hostnames alone publish nothing, nor does the TLSRoute's wildcard beyond the listener.
+	s.eventually(t, time.Second, "other.gw."+ns+".example.com.", dns.TypeA, nxdomain)
+	s.eventually(t, time.Second, "x."+ns+".example.com.", dns.TypeA, nxdomain)
+
+	// The Gateway's new addresses reach every route.
+	start = time.Now()
+	setGatewayAddresses(t, ns, "gw", "192.0.2.81", "2001:db8::81")
+	var lat []string
+	for _, name := range []string{app, grpc, tls, db} {
+		s.eventually(t, 5*time.Second, name, dns.TypeA, gwapiA(name, "192.0.2.81"))
+		lat = append(lat, fmt.Sprintf("%s %s", strings.SplitN(name, ".", 2)[0], time.Since(start).Round(time.Millisecond)))
+	}
+	t.Logf("address change → answers (cumulative): %s", strings.Join(lat, ", "))
+	for _, name := range []string{app, grpc, tls, db} {
+		s.eventually(t, time.Second, name, dns.TypeAAAA, positive(name+" 30 IN AAAA 2001:db8::81"))
+	}
+
+	// Without addresses there is nothing to point at.
+	setGatewayAddresses(t, ns, "gw")
+	for _, name := range []string{app, grpc, tls, db, xns} {
+		s.eventually(t, 5*time.Second, name, dns.TypeA, nxdomain)
+	}
+
+	// A Hostname address is a CNAME.
+	lb := "lb-" + ns + ".elb.example.net."
+	setGatewayAddresses(t, ns, "gw", strings.TrimSuffix(lb, "."))
+	for _, name := range []string{app, grpc, tls, db} {
+		s.eventually(t, 5*time.Second, name, dns.TypeA, positive(name+" 30 IN CNAME "+lb))
+	}
+	setGatewayAddresses(t, ns, "gw", "192.0.2.82")
+	s.eventually(t, 5*time.Second, app, dns.TypeA, gwapiA(app, "192.0.2.82"))
+
+	// Accepted later: the pending route appears; withdrawn: the web route goes.
+	setRouteStatus(t, ns, "httproutes", "pending", gwapiParent{gateway: "gw", section: "http", accepted: "True"})
+	d := s.eventually(t, 5*time.Second, pending, dns.TypeA, gwapiA(pending, "192.0.2.82"))
+	t.Logf("route accepted → answer: %s", d)
+	setRouteStatus(t, ns, "httproutes", "web", gwapiParent{gateway: "gw", section: "http", accepted: "False"})
+	s.eventually(t, 5*time.Second, app, dns.TypeA, nxdomain)
+
+	// A route without hostnames takes the listener's wildcard.
+	kubectl(t, fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: catchall, namespace: %s}
+spec:
+  parentRefs: [{name: gw, sectionName: http}]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+`, ns), "apply", "-f", "-")
+	setRouteStatus(t, ns, "httproutes", "catchall", gwapiParent{gateway: "gw", section: "http", accepted: "True"})
+	wild := "anything.gw." + ns + ".example.com."
+	s.eventually(t, 5*time.Second, wild, dns.TypeA, gwapiA(wild, "192.0.2.82"))
+
+	// Deleting the Gateway withdraws every route.
+	start = time.Now()
+	kubectl(t, "", "-n", ns, "delete", "gateways.gateway.networking.k8s.io", "gw")
+	for _, name := range []string{pending, grpc, tls, db, wild} {
+		s.eventually(t, 5*time.Second, name, dns.TypeA, nxdomain)
+	}
+	t.Logf("Gateway deleted → every route gone: %s", time.Since(start).Round(time.Millisecond))
+}
+
+// TestGatewayAPINamespaceSelector: a listener that admits routes from labelled
+// namespaces publishes a route once its namespace gets the label.
+func TestGatewayAPINamespaceSelector(t *testing.T) {
+	installGatewayAPI(t, false)
+	s := startServer(t, "examples/Corefile", kubeconfig)
+	gwNS, appNS := namespace(t), namespace(t)
+	gatewayClass(t, gwNS)
+	label := "e2e.example.com/expose-" + gwNS
+	kubectl(t, fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: shared, namespace: %[1]s}
+spec:
+  gatewayClassName: %[1]s
+  listeners:
+  - name: http
+    protocol: HTTP
+    port: 80
+    allowedRoutes:
+      namespaces:
+        from: Selector
+        selector: {matchLabels: {%[3]s: "yes"}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: app, namespace: %[2]s}
+spec:
+  parentRefs: [{name: shared, namespace: %[1]s}]
+  hostnames: [app.%[2]s.example.com]
+  rules: [{backendRefs: [{name: app, port: 80}]}]
+`, gwNS, appNS, label), "apply", "-f", "-")
+	setGatewayAddresses(t, gwNS, "shared", "192.0.2.90")
+	setRouteStatus(t, appNS, "httproutes", "app", gwapiParent{gateway: "shared", namespace: gwNS, accepted: "True"})
+	name := "app." + appNS + ".example.com."
+	// Accepted says the status, but the listener does not admit the namespace yet.
+	s.eventually(t, 5*time.Second, name, dns.TypeA, nxdomain)
+	time.Sleep(500 * time.Millisecond)
+	s.eventually(t, time.Second, name, dns.TypeA, nxdomain)
+
+	start := time.Now()
+	kubectl(t, "", "label", "namespace", appNS, label+"=yes")
+	s.eventually(t, 5*time.Second, name, dns.TypeA, gwapiA(name, "192.0.2.90"))
+	t.Logf("namespace labelled → answer: %s", time.Since(start).Round(time.Millisecond))
+
+	start = time.Now()
+	kubectl(t, "", "label", "namespace", appNS, label+"=no", "--overwrite")
+	s.eventually(t, 5*time.Second, name, dns.TypeA, nxdomain)
+	t.Logf("namespace label changed → NXDOMAIN: %s", time.Since(start).Round(time.Millisecond))
+}
+
+// TestGatewayAPICRDAtRuntime: a route kind whose CRD is missing when the
+// plugin starts is disabled, the others work, and once the CRD is installed
+// the kind is picked up without a restart.
+func TestGatewayAPICRDAtRuntime(t *testing.T) {
+	installGatewayAPI(t, false)
+	crd := "crd/tlsroutes.gateway.networking.k8s.io"
+	file := gwapiCRDFile(t, "tlsroutes")
+	// Whatever happens, leave the CRD installed for the other tests.
+	t.Cleanup(func() {
+		if out, err := kubectlErr("", "apply", "--server-side", "--force-conflicts", "-f", file); err != nil {
+			t.Errorf("reinstalling the TLSRoute CRD: %v\n%s", err, out)
+			return
+		}
+		kubectlErr("", "wait", "--for", "condition=established", "--timeout=60s", crd)
+	})
+	start := time.Now()
+	kubectl(t, "", "delete", crd, "--wait=true", "--timeout=60s")
+	kubectl(t, "", "wait", "--for=delete", "--timeout=60s", crd)
+	// The API server may serve the kind for a moment after the CRD is gone.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out, err := kubectlErr("", "get", "--raw", "/apis/gateway.networking.k8s.io/v1/tlsroutes")
+		if err != nil && (strings.Contains(out, "NotFound") || strings.Contains(out, "not found")) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("tlsroutes still served 30s after the CRD was deleted: %v %s", err, out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Logf("TLSRoute CRD deleted in %s", time.Since(start).Round(time.Millisecond))
+
+	s := startServer(t, "examples/Corefile", kubeconfig)
+	ns := namespace(t)
+	gatewayClass(t, ns)
+	if out := s.output(); !strings.Contains(out, "TLSRoute disabled") {
+		t.Fatalf("the plugin did not log that TLSRoute is disabled:\n%s", out)
+	}
+	for _, k := range []string{"HTTPRoute", "GRPCRoute", "TCPRoute", "UDPRoute", "Gateway"} {
+		if strings.Contains(s.output(), k+" disabled") {
+			t.Errorf("%s disabled although its CRD is installed", k)
+		}
+	}
+	kubectl(t, fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: %[1]s}
+spec:
+  gatewayClassName: %[1]s
+  listeners:
+  - {name: http, protocol: HTTP, port: 80}
+  - {name: tls, protocol: TLS, port: 443, tls: {mode: Passthrough}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web, namespace: %[1]s}
+spec:
+  parentRefs: [{name: gw, sectionName: http}]
+  hostnames: [web.%[1]s.example.com]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+`, ns), "apply", "-f", "-")
+	setGatewayAddresses(t, ns, "gw", "192.0.2.100")
+	setRouteStatus(t, ns, "httproutes", "web", gwapiParent{gateway: "gw", section: "http", accepted: "True"})
+	web := "web." + ns + ".example.com."
+	s.eventually(t, 5*time.Second, web, dns.TypeA, gwapiA(web, "192.0.2.100"))
+
+	// Install the CRD; the controller re-probes disabled kinds every 10 s.
+	start = time.Now()
+	kubectl(t, "", "apply", "--server-side", "--force-conflicts", "-f", file)
+	kubectl(t, "", "wait", "--for", "condition=established", "--timeout=60s", crd)
+	established := time.Since(start)
+	kubectlRetry(t, 30*time.Second, fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: TLSRoute
+metadata: {name: tls, namespace: %[1]s}
+spec:
+  parentRefs: [{name: gw, sectionName: tls}]
+  hostnames: [tls.%[1]s.example.com]
+  rules: [{backendRefs: [{name: tls, port: 443}]}]
+`, ns), "apply", "-f", "-")
+	setRouteStatus(t, ns, "tlsroutes", "tls", gwapiParent{gateway: "gw", section: "tls", accepted: "True"})
+	created := time.Since(start)
+	tls := "tls." + ns + ".example.com."
+	s.eventually(t, 35*time.Second, tls, dns.TypeA, gwapiA(tls, "192.0.2.100"))
+	t.Logf("TLSRoute CRD installed → established %s, route created %s, answer %s",
+		established.Round(time.Millisecond), created.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	if !strings.Contains(s.output(), "TLSRoute enabled") {
+		t.Errorf("the plugin did not log that TLSRoute is enabled")
+	}
+	s.eventually(t, time.Second, web, dns.TypeA, gwapiA(web, "192.0.2.100"))
+
+	// The re-enabled informer follows changes like the others.
+	setGatewayAddresses(t, ns, "gw", "192.0.2.101")
+	s.eventually(t, 5*time.Second, tls, dns.TypeA, gwapiA(tls, "192.0.2.101"))
+}
