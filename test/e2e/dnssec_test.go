@@ -136,17 +136,7 @@ func TestDNSSECValidation(t *testing.T) {
 	key, ds := dnssecKey(t, t.TempDir())
 	s := startServer(t, "examples/Corefile.dnssec", kubeconfig, "K8S_GATEWAY_DNSSEC_KEY="+key)
 	ns := namespace(t)
-	kubectl(t, fmt.Sprintf(`
-apiVersion: v1
-kind: Service
-metadata:
-  name: web
-  namespace: %[1]s
-  annotations: {coredns.io/hostname: "www.%[1]s, *.apps.%[1]s.example.com"}
-spec:
-  type: LoadBalancer
-  ports: [{name: https, port: 443, protocol: TCP}]
----
+	kubectl(t, fmt.Sprintf(webServiceYAML+`---
 apiVersion: v1
 kind: Service
 metadata:

@@ -360,3 +360,33 @@ var (
 )
 
 func positive(rrs ...string) expectation { return expectation{Rcode: "NOERROR", Answer: rrs} }
+
+// webServiceYAML is a LoadBalancer Service "web" in namespace %[1]s with a
+// hostname annotation (a relative name and a wildcard) and a named port.
+const webServiceYAML = `
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: %[1]s
+  annotations: {coredns.io/hostname: "www.%[1]s, *.apps.%[1]s.example.com"}
+spec:
+  type: LoadBalancer
+  ports: [{name: https, port: 443, protocol: TCP}]
+`
+
+// nameserverService creates the nameserver's own Service, kube-system/dns1,
+// with the given load balancer addresses; it gives the glue of the apex NS.
+func nameserverService(t *testing.T, addrs ...string) {
+	t.Helper()
+	kubectl(t, `
+apiVersion: v1
+kind: Service
+metadata: {name: dns1, namespace: kube-system}
+spec:
+  type: LoadBalancer
+  ports: [{name: dns, port: 53, protocol: UDP}]
+`, "apply", "-f", "-")
+	t.Cleanup(func() { kubectlErr("", "-n", "kube-system", "delete", "service", "dns1") })
+	setLBStatus(t, "kube-system", "service", "dns1", addrs...)
+}

@@ -16,17 +16,7 @@ import (
 func TestServiceLoadBalancer(t *testing.T) {
 	s := startServer(t, "examples/Corefile", kubeconfig)
 	ns := namespace(t)
-	kubectl(t, fmt.Sprintf(`
-apiVersion: v1
-kind: Service
-metadata:
-  name: web
-  namespace: %[1]s
-  annotations: {coredns.io/hostname: "www.%[1]s, *.apps.%[1]s.example.com"}
-spec:
-  type: LoadBalancer
-  ports: [{name: https, port: 443, protocol: TCP}]
----
+	kubectl(t, fmt.Sprintf(webServiceYAML+`---
 apiVersion: v1
 kind: Service
 metadata: {name: internal, namespace: %[1]s}
@@ -62,16 +52,7 @@ spec:
 // TestApexAndGlue checks SOA, NS and glue from the nameserver's own Service.
 func TestApexAndGlue(t *testing.T) {
 	s := startServer(t, "examples/Corefile", kubeconfig)
-	kubectl(t, `
-apiVersion: v1
-kind: Service
-metadata: {name: dns1, namespace: kube-system}
-spec:
-  type: LoadBalancer
-  ports: [{name: dns, port: 53, protocol: UDP}]
-`, "apply", "-f", "-")
-	t.Cleanup(func() { kubectlErr("", "-n", "kube-system", "delete", "service", "dns1") })
-	setLBStatus(t, "kube-system", "service", "dns1", "192.0.2.53", "2001:db8::53")
+	nameserverService(t, "192.0.2.53", "2001:db8::53")
 
 	ns := "dns1.kube-system.example.com."
 	s.eventually(t, 5*time.Second, "example.com.", dns.TypeNS, expectation{

@@ -327,16 +327,7 @@ func TestTransferSecondaries(t *testing.T) {
 		fmt.Sprintf("K8S_GATEWAY_SECONDARY2=127.0.0.1:%d", knotPort))
 
 	// The nameserver's own Service gives the glue of the apex NS.
-	kubectl(t, `
-apiVersion: v1
-kind: Service
-metadata: {name: dns1, namespace: kube-system}
-spec:
-  type: LoadBalancer
-  ports: [{name: dns, port: 53, protocol: UDP}]
-`, "apply", "-f", "-")
-	t.Cleanup(func() { kubectlErr("", "-n", "kube-system", "delete", "service", "dns1") })
-	setLBStatus(t, "kube-system", "service", "dns1", "192.0.2.53")
+	nameserverService(t, "192.0.2.53")
 	glue := "dns1.kube-system.example.com."
 	s.eventually(t, 5*time.Second, glue, dns.TypeA, positive(glue+" 30 IN A 192.0.2.53"))
 
@@ -366,17 +357,7 @@ spec:
 
 	// Create: a LoadBalancer Service with more names and a named port, an
 	// Ingress, and an ExternalName Service (a CNAME out of the zone).
-	kubectl(t, fmt.Sprintf(`
-apiVersion: v1
-kind: Service
-metadata:
-  name: web
-  namespace: %[1]s
-  annotations: {coredns.io/hostname: "www.%[1]s, *.apps.%[1]s.example.com"}
-spec:
-  type: LoadBalancer
-  ports: [{name: https, port: 443, protocol: TCP}]
----
+	kubectl(t, fmt.Sprintf(webServiceYAML+`---
 apiVersion: v1
 kind: Service
 metadata: {name: alias, namespace: %[1]s}
@@ -505,28 +486,9 @@ func TestTransferAXFRAndIXFR(t *testing.T) {
 	s := startServer(t, "examples/Corefile.primary", kubeconfig,
 		fmt.Sprintf("K8S_GATEWAY_SECONDARY1=127.0.0.1:%d", freePort(t)),
 		fmt.Sprintf("K8S_GATEWAY_SECONDARY2=127.0.0.1:%d", freePort(t)))
-	kubectl(t, `
-apiVersion: v1
-kind: Service
-metadata: {name: dns1, namespace: kube-system}
-spec:
-  type: LoadBalancer
-  ports: [{name: dns, port: 53, protocol: UDP}]
-`, "apply", "-f", "-")
-	t.Cleanup(func() { kubectlErr("", "-n", "kube-system", "delete", "service", "dns1") })
-	setLBStatus(t, "kube-system", "service", "dns1", "192.0.2.53", "2001:db8::53")
+	nameserverService(t, "192.0.2.53", "2001:db8::53")
 	ns := namespace(t)
-	kubectl(t, fmt.Sprintf(`
-apiVersion: v1
-kind: Service
-metadata:
-  name: web
-  namespace: %[1]s
-  annotations: {coredns.io/hostname: "www.%[1]s, *.apps.%[1]s.example.com"}
-spec:
-  type: LoadBalancer
-  ports: [{name: https, port: 443, protocol: TCP}]
----
+	kubectl(t, fmt.Sprintf(webServiceYAML+`---
 apiVersion: v1
 kind: Service
 metadata: {name: alias, namespace: %[1]s}
