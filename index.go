@@ -32,19 +32,19 @@ type Index struct {
 	now        func() time.Time
 
 	mu         sync.Mutex
-	live       bool                           // publish on every change (set by Flush)
-	objects    map[string][]dns.RR            // object key → its records
-	owners     map[string]map[string][]dns.RR // owner name → object key → records
-	children   map[string]int                 // name → data-bearing names below it
-	nodes      [shardCount]map[string]*node   // writer's copy of the next snapshot
-	dirty      [shardCount]bool               // shards changed since the last publish
-	changed    []bool                         // zones changed since the last publish
-	serials    []uint32                       // current serial per zone
-	pending    []bool                         // zones whose data changed without a new serial
-	tick       *time.Timer                    // bumps pending serials on the next second
-	conflicts  map[string]string              // owner name → last logged conflict
-	cuts       int                            // names below an apex with NS records
-	onConflict func(name, message string)     // reports a merge conflict
+	live       bool                         // publish on every change (set by Flush)
+	objects    map[string][]dns.RR          // object key → its records
+	owners     map[string][]contribution    // owner name → records per object, by key
+	children   map[string]int               // name → data-bearing names below it
+	nodes      [shardCount]map[string]*node // writer's copy of the next snapshot
+	dirty      [shardCount]bool             // shards changed since the last publish
+	changed    []bool                       // zones changed since the last publish
+	serials    []uint32                     // current serial per zone
+	pending    []bool                       // zones whose data changed without a new serial
+	tick       *time.Timer                  // bumps pending serials on the next second
+	conflicts  map[string]string            // owner name → last logged conflict
+	cuts       int                          // names below an apex with NS records
+	onConflict func(name, message string)   // reports a merge conflict
 
 	snap atomic.Pointer[snapshot]
 }
@@ -57,7 +57,7 @@ func NewIndex(zones []string, newSOA func(zone string, serial uint32) *dns.SOA) 
 		newSOA:    newSOA,
 		now:       time.Now,
 		objects:   map[string][]dns.RR{},
-		owners:    map[string]map[string][]dns.RR{},
+		owners:    map[string][]contribution{},
 		children:  map[string]int{},
 		changed:   make([]bool, len(zones)),
 		serials:   make([]uint32, len(zones)),
@@ -105,11 +105,10 @@ func (ix *Index) Update(key string, rrs []dns.RR) {
 	for _, rr := range ix.objects[key] {
 		name := rr.Header().Name
 		affected[name] = struct{}{}
-		if o := ix.owners[name]; o != nil {
-			delete(o, key)
-			if len(o) == 0 {
-				delete(ix.owners, name)
-			}
+		if o := withoutContribution(ix.owners[name], key); len(o) > 0 {
+			ix.owners[name] = o
+		} else {
+			delete(ix.owners, name)
 		}
 	}
 	if len(rrs) == 0 {
@@ -124,12 +123,7 @@ func (ix *Index) Update(key string, rrs []dns.RR) {
 			j++
 		}
 		affected[name] = struct{}{}
-		o := ix.owners[name]
-		if o == nil {
-			o = map[string][]dns.RR{}
-			ix.owners[name] = o
-		}
-		o[key] = rrs[i:j:j]
+		ix.owners[name] = withContribution(ix.owners[name], key, rrs[i:j:j])
 		i = j
 	}
 	// Rebuild in a fixed order so that logs and conflict choices are reproducible.

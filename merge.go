@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -19,26 +20,22 @@ import (
 //     different CNAMEs, the one from the first object in key order wins;
 //   - a CNAME at a zone apex is dropped.
 //
-// Keys are compared in byte order, so the outcome does not depend on the order
-// in which objects arrived. conflict describes what was dropped or merged, or is
-// empty when the contributors agree.
-func mergeSets(name string, contributors map[string][]dns.RR, apex bool) (sets []rrset, conflict string) {
+// contributors is ordered by key (byte order), so the outcome does not depend
+// on the order in which objects arrived. conflict describes what was dropped
+// or merged, or is empty when the contributors agree.
+func mergeSets(name string, contributors []contribution, apex bool) (sets []rrset, conflict string) {
 	if len(contributors) == 0 {
 		return nil, ""
 	}
-	keys := make([]string, 0, len(contributors))
-	for k := range contributors {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-
 	var cnameKey string
 	var cname dns.RR
 	var dataKeys []string
+	var dataRRs [][]dns.RR
 	var notes []string
-	for _, k := range keys {
+	for _, ct := range contributors {
+		k := ct.key
 		hasData := false
-		for _, rr := range contributors[k] {
+		for _, rr := range ct.rrs {
 			if c, ok := rr.(*dns.CNAME); ok {
 				switch {
 				case cname == nil:
@@ -62,6 +59,7 @@ func mergeSets(name string, contributors map[string][]dns.RR, apex bool) (sets [
 		}
 		if hasData {
 			dataKeys = append(dataKeys, k)
+			dataRRs = append(dataRRs, ct.rrs)
 		}
 	}
 	if cname != nil {
@@ -74,7 +72,7 @@ func mergeSets(name string, contributors map[string][]dns.RR, apex bool) (sets [
 			sets = []rrset{{qtype: dns.TypeCNAME, rrs: []dns.RR{cname}}}
 		}
 	}
-	if len(dataKeys) > 1 && !sameData(contributors, dataKeys) {
+	if len(dataKeys) > 1 && !sameData(dataRRs) {
 		notes = append(notes, "records united from "+strings.Join(dataKeys, ", "))
 	}
 	sort.Slice(sets, func(i, j int) bool { return sets[i].qtype < sets[j].qtype })
@@ -123,15 +121,40 @@ func sortedUniformTTL(rrs []dns.RR) []dns.RR {
 	return rrs[:len(rrs):len(rrs)]
 }
 
-// sameData reports whether every key in keys publishes the same records.
-func sameData(contributors map[string][]dns.RR, keys []string) bool {
-	first := contributors[keys[0]]
-	for _, k := range keys[1:] {
-		if !equalRRs(first, contributors[k]) {
+// sameData reports whether every contributor publishes the same records.
+func sameData(rrs [][]dns.RR) bool {
+	for _, r := range rrs[1:] {
+		if !equalRRs(rrs[0], r) {
 			return false
 		}
 	}
 	return true
+}
+
+// contribution is the records one object publishes at one owner name.
+type contribution struct {
+	key string // the object's "Kind/namespace/name"
+	rrs []dns.RR
+}
+
+// withContribution returns cs, ordered by key, with key's records set to rrs.
+// It may reuse cs's array: the index owns it.
+func withContribution(cs []contribution, key string, rrs []dns.RR) []contribution {
+	i, found := slices.BinarySearchFunc(cs, key, func(c contribution, k string) int { return strings.Compare(c.key, k) })
+	if found {
+		cs[i].rrs = rrs
+		return cs
+	}
+	return slices.Insert(cs, i, contribution{key: key, rrs: rrs})
+}
+
+// withoutContribution returns cs without key's records.
+func withoutContribution(cs []contribution, key string) []contribution {
+	i, found := slices.BinarySearchFunc(cs, key, func(c contribution, k string) int { return strings.Compare(c.key, k) })
+	if !found {
+		return cs
+	}
+	return slices.Delete(cs, i, i+1)
 }
 
 // sortRRs orders records by owner name, type and RDATA.

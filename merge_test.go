@@ -148,7 +148,7 @@ func TestMergeSets(t *testing.T) {
 		}
 		// Map order must not matter: run it several times.
 		for range 10 {
-			sets, conflict := mergeSets(name, contributors, c.apex)
+			sets, conflict := mergeSets(name, contributionsOf(contributors), c.apex)
 			if got := dumpSets(name, sets); got != c.want {
 				t.Errorf("%s: sets %q, want %q", c.desc, got, c.want)
 			}
@@ -164,7 +164,7 @@ func TestMergeSets(t *testing.T) {
 func TestMergeSetsKeepsInputs(t *testing.T) {
 	a := qtRRs("x.example.com. 60 IN A 192.0.2.2", "x.example.com. 60 IN A 192.0.2.1")
 	b := qtRRs("x.example.com. 30 IN A 192.0.2.3")
-	sets, _ := mergeSets("x.example.com.", map[string][]dns.RR{"a": a, "b": b}, false)
+	sets, _ := mergeSets("x.example.com.", contributionsOf(map[string][]dns.RR{"a": a, "b": b}), false)
 	if got := dumpSets("x.example.com.", sets); got != " [A 30:192.0.2.1 30:192.0.2.2 30:192.0.2.3]" {
 		t.Fatalf("sets %q", got)
 	}
@@ -367,4 +367,13 @@ func TestSortRRs(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("sortRRs:\n got %q\nwant %q", got, want)
 	}
+}
+
+// contributionsOf turns object key → records into the index's key-ordered form.
+func contributionsOf(m map[string][]dns.RR) []contribution {
+	var cs []contribution
+	for k, rrs := range m {
+		cs = withContribution(cs, k, rrs)
+	}
+	return cs
 }
