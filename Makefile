@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0
 LDFLAGS   := -s -w -X github.com/seed-e581d630/k8s_gateway.Version=$(VERSION)
 export GOTOOLCHAIN ?= local
 
-.PHONY: all build test lint unit fuzz e2e demo deps cluster-up cluster-down clean
+.PHONY: all build test lint unit fuzz e2e bench bench-smoke demo deps cluster-up cluster-down clean
 
 all: build
 
@@ -16,7 +16,7 @@ build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BINARY) ./cmd/coredns
 
 ## test: everything CI runs: lint, unit tests (race), short fuzzing, end-to-end
-test: lint unit fuzz e2e
+test: lint unit fuzz e2e bench-smoke
 
 ## lint: gofmt and go vet
 lint:
@@ -38,6 +38,14 @@ fuzz:
 ## e2e: the built binary against a real kube-apiserver and etcd (hack/cluster.sh), checked with dig
 e2e:
 	$(GO) test -tags e2e -count=1 -timeout 40m -v ./test/e2e
+
+## bench: k8s_gateway vs stock CoreDNS (file, whoami) and Knot with dnsperf at 1k/10k/100k names; writes docs/benchmarks.md
+bench:
+	hack/bench.sh -out docs/benchmarks.md $(BENCH_ARGS)
+
+## bench-smoke: the benchmark at a tiny size, to check that it works (it asserts no speed)
+bench-smoke:
+	hack/bench.sh -sizes 40,60 -rounds 1 -duration 1s -latency-duration 1s -rate 1000 -fresh 5 -churn 20
 
 ## demo: start a local control plane, demo objects and the plugin on 127.0.0.1:1053
 demo:

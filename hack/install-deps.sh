@@ -16,6 +16,9 @@ declare -A want=(
 	[dnssec-keygen]=bind9-utils
 	[knotd]=knot
 	[unbound]=unbound
+	# make bench: the load generator, and taskset to pin servers and load to CPUs.
+	[dnsperf]=dnsperf
+	[taskset]=util-linux
 )
 missing=()
 for cmd in "${!want[@]}"; do

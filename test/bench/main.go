@@ -1,0 +1,417 @@
+// Command bench measures k8s_gateway against stock CoreDNS (its file and
+// whoami plugins) and Knot DNS on this machine: throughput, server CPU per
+// query and latency with dnsperf, resident memory, sync time and freshness,
+// at several numbers of published names. The objects live in a real
+// kube-apiserver (hack/cluster.sh); the other servers serve the same records
+// from a zone file. See docs/benchmarks.md.
+//
+// It is a measuring tool, not a test: it asserts nothing about speed, and
+// fails only when something does not work.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/miekg/dns"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+type options struct {
+	kubeconfig, coredns, lean, knotd, dnsperf string
+	sizes                                     []int
+	rounds                                    int
+	load                                      load
+	freshSamples, churnRate                   int
+	serverCPU, clientCPU                      string
+	namespace, zone                           string
+	basePort, workers                         int
+	out, work                                 string
+	pinControlPlane, pause                    bool
+}
+
+func main() {
+	var o options
+	var sizes string
+	flag.StringVar(&o.kubeconfig, "kubeconfig", os.Getenv("KUBECONFIG"), "kubeconfig of the cluster to publish from")
+	flag.StringVar(&o.coredns, "coredns", "./coredns", "CoreDNS with k8s_gateway (cmd/coredns)")
+	flag.StringVar(&o.lean, "lean", "", "stock CoreDNS with file and whoami (test/bench/coredns-lean)")
+	flag.StringVar(&o.knotd, "knotd", "/usr/sbin/knotd", "knotd; empty to leave Knot out")
+	flag.StringVar(&o.dnsperf, "dnsperf", "dnsperf", "dnsperf")
+	flag.StringVar(&sizes, "sizes", "1000,10000,100000", "numbers of published names, in increasing order")
+	flag.IntVar(&o.rounds, "rounds", 5, "interleaved rounds per size; the report gives medians")
+	flag.DurationVar(&o.load.duration, "duration", 5*time.Second, "length of a throughput run")
+	flag.IntVar(&o.load.clients, "clients", 8, "dnsperf clients (-c) of a throughput run")
+	flag.IntVar(&o.load.inflight, "inflight", 200, "dnsperf outstanding queries (-q)")
+	flag.IntVar(&o.load.rate, "rate", 10000, "queries per second of a latency run")
+	flag.DurationVar(&o.load.latencyOf, "latency-duration", 3*time.Second, "length of a latency run")
+	flag.IntVar(&o.freshSamples, "fresh", 50, "status changes timed per size")
+	flag.IntVar(&o.churnRate, "churn", 100, "status updates per second during the churn run")
+	flag.StringVar(&o.serverCPU, "server-cpu", "0", "CPU list the servers are pinned to")
+	flag.StringVar(&o.clientCPU, "client-cpu", "1", "CPU list dnsperf, this tool and the control plane are pinned to")
+	flag.BoolVar(&o.pinControlPlane, "pin-control-plane", true, "pin etcd and kube-apiserver to the client CPU")
+	flag.BoolVar(&o.pause, "pause-control-plane", true, "stop the control plane (SIGSTOP) during each measuring run, except under churn")
+	flag.StringVar(&o.namespace, "namespace", "k8sgw-bench", "namespace of the generated objects")
+	flag.StringVar(&o.zone, "zone", "bench.example.", "zone served")
+	flag.IntVar(&o.basePort, "port", 15300, "first of four UDP/TCP ports on 127.0.0.1")
+	flag.IntVar(&o.workers, "workers", 32, "parallel API writers of the object generator")
+	flag.StringVar(&o.out, "out", "", "markdown file whose results section is replaced (docs/benchmarks.md)")
+	flag.StringVar(&o.work, "work", "", "scratch directory (default: a new temporary one)")
+	flag.Parse()
+	log.SetFlags(log.Ltime)
+	log.SetPrefix("[bench] ")
+	for _, s := range strings.Split(sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 10 {
+			log.Fatalf("bad size %q: sizes are integers ≥ 10", s)
+		}
+		o.sizes = append(o.sizes, n)
+	}
+	o.zone = dns.Fqdn(strings.ToLower(o.zone))
+	if err := run(context.Background(), o); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(ctx context.Context, o options) error {
+	if o.kubeconfig == "" || o.lean == "" {
+		return fmt.Errorf("-kubeconfig and -lean are required")
+	}
+	if o.knotd != "" {
+		if _, err := os.Stat(o.knotd); err != nil {
+			log.Printf("no Knot DNS at %s: leaving it out", o.knotd)
+			o.knotd = ""
+		}
+	}
+	if o.work == "" {
+		dir, err := os.MkdirTemp("", "k8sgw-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		o.work = dir
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", o.kubeconfig)
+	if err != nil {
+		return err
+	}
+	cfg.QPS, cfg.Burst = 1e6, 1e6 // no client-side rate limit
+	client, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	cp := findControlPlane()
+	if o.pinControlPlane {
+		cp.pin(o.clientCPU)
+	}
+	if o.pause {
+		// Never leave the control plane stopped, even on Ctrl-C.
+		defer cp.resume()
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		go func() {
+			<-sigs
+			cp.resume()
+			os.Exit(1)
+		}()
+	} else {
+		cp = nil
+	}
+	pop := &populator{client: client, ns: o.namespace, zone: strings.TrimSuffix(o.zone, "."), workers: o.workers}
+	srv := &servers{work: o.work, coredns: o.coredns, lean: o.lean, knotd: o.knotd, kubeconfig: o.kubeconfig,
+		cpu: o.serverCPU, zone: o.zone, basePort: o.basePort}
+	o.load.dnsperf, o.load.cpu = o.dnsperf, o.clientCPU
+
+	rep := &report{opts: o, started: time.Now()}
+	probed := false
+	for _, n := range o.sizes {
+		res, err := measureSize(ctx, o, n, pop, srv, cp, &probed)
+		if err != nil {
+			return fmt.Errorf("%d names: %w", n, err)
+		}
+		rep.sizes = append(rep.sizes, res)
+	}
+	text := rep.markdown()
+	fmt.Print(text)
+	if o.out != "" {
+		return replaceResults(o.out, text)
+	}
+	return nil
+}
+
+// measureSize publishes n names and measures every server at that size.
+func measureSize(ctx context.Context, o options, n int, pop *populator, srv *servers, cp *controlPlane, probed *bool) (*sizeResult, error) {
+	res := &sizeResult{n: n}
+	var err error
+	log.Printf("%d names: creating the objects", n)
+	res.populate, err = timed(func() error {
+		res.created, err = pop.ensure(ctx, n)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	recs := records(n, o.zone, o.namespace)
+	zoneFile := filepath.Join(o.work, "zone")
+	queries := filepath.Join(o.work, "queries")
+	if err := writeZone(zoneFile, o.zone, recs); err != nil {
+		return nil, err
+	}
+	if err := writeQueries(queries, o.zone, recs, max(n, 20000)); err != nil {
+		return nil, err
+	}
+	ld := o.load
+	ld.queries = queries
+
+	log.Printf("%d names: %d objects written in %s; starting k8s_gateway", n, res.created, res.populate.Round(time.Millisecond))
+	gw, err := srv.gateway(o.namespace)
+	if err != nil {
+		return nil, err
+	}
+	defer gw.stop()
+	last := recs[len(recs)-1].name
+	answered, err := gw.waitAnswer(last, dns.TypeA, 2*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	res.sync = answered.Sub(gw.started)
+	res.published = publishedLine(gw.out.String())
+	time.Sleep(time.Second)
+	if res.rssSynced, err = gw.rss(); err != nil {
+		return nil, err
+	}
+	if res.wrong, err = verify(gw, recs); err != nil {
+		return nil, err
+	}
+	log.Printf("%d names: synced in %s (%s), %d MiB resident, %d wrong answers", n,
+		res.sync.Round(time.Millisecond), res.published, res.rssSynced>>20, res.wrong)
+
+	all := []*server{gw}
+	type starter struct {
+		start func() (*server, error)
+		ready uint16 // the query type that shows the server is up
+	}
+	starts := []starter{
+		{srv.whoami, dns.TypeNone}, // whoami's answer is in the additional section
+		{func() (*server, error) { return srv.file(zoneFile) }, dns.TypeSOA},
+	}
+	if o.knotd != "" {
+		starts = append(starts, starter{func() (*server, error) { return srv.knot(zoneFile) }, dns.TypeSOA})
+	}
+	for _, st := range starts {
+		s, err := st.start()
+		if err != nil {
+			return nil, err
+		}
+		defer s.stop()
+		if _, err := s.waitAnswer(o.zone, st.ready, time.Minute); err != nil {
+			return nil, err
+		}
+		all = append(all, s)
+	}
+
+	res.servers = make([]serverResult, len(all))
+	for r := range o.rounds {
+		for i, s := range all {
+			cp.pause()
+			tp, err := ld.saturate(s)
+			cp.resume()
+			if err != nil {
+				return nil, err
+			}
+			cp.pause()
+			lat, err := ld.measureLatency(s)
+			cp.resume()
+			if err != nil {
+				return nil, err
+			}
+			res.servers[i].name = s.name
+			res.servers[i].tp = append(res.servers[i].tp, tp)
+			res.servers[i].lat = append(res.servers[i].lat, lat)
+			log.Printf("%d names, round %d: %-15s %8.0f QPS %6.1f µs CPU/query  p50 %s p99 %s", n, r+1, s.name,
+				tp.qps, micros(tp.cpuPerQ), lat.p50.Round(time.Microsecond), lat.p99.Round(time.Microsecond))
+		}
+	}
+	for i, s := range all {
+		if res.servers[i].rss, err = s.rss(); err != nil {
+			return nil, err
+		}
+	}
+
+	f := &prober{p: pop, server: gw}
+	if !*probed {
+		if err := f.setup(ctx); err != nil {
+			return nil, err
+		}
+		*probed = true
+	}
+	if res.fresh, err = f.sample(ctx, o.freshSamples); err != nil {
+		return nil, err
+	}
+	log.Printf("%d names: freshness median %s max %s", n, res.fresh.median, res.fresh.max)
+	if err := measureChurn(ctx, o, ld, f, gw, res); err != nil {
+		return nil, err
+	}
+	log.Printf("%d names: under churn (%.0f updates/s) %0.f QPS, p99 %s, freshness median %s max %s", n,
+		res.churnRate, res.churn.qps, res.churnLatency.p99, res.churnFresh.median, res.churnFresh.max)
+	return res, nil
+}
+
+// measureChurn writes o.churnRate status updates per second while it runs
+// dnsperf against our server twice: saturating, for QPS, and at the fixed
+// latency rate while it samples freshness. Freshness is not sampled during
+// the saturating run: there every answer waits behind dnsperf's queue of
+// outstanding queries, which measures the queue, not the plugin.
+func measureChurn(ctx context.Context, o options, ld load, f *prober, gw *server, res *sizeResult) error {
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type churned struct {
+		n   int64
+		err error
+	}
+	done := make(chan churned, 1)
+	start := time.Now()
+	go func() {
+		n, err := f.churn(cctx, o.churnRate)
+		done <- churned{n, err}
+	}()
+	tp, err := ld.saturate(gw)
+	if err != nil {
+		return err
+	}
+	type sampled struct {
+		fr  freshness
+		err error
+	}
+	fresh := make(chan sampled, 1)
+	ld.latencyOf = max(ld.latencyOf, time.Duration(o.freshSamples)*30*time.Millisecond)
+	go func() {
+		fr, err := f.sample(cctx, o.freshSamples)
+		fresh <- sampled{fr, err}
+	}()
+	lat, err := ld.measureLatency(gw)
+	fr := <-fresh
+	cancel()
+	ch := <-done
+	elapsed := time.Since(start)
+	switch {
+	case err != nil:
+		return err
+	case fr.err != nil:
+		return fr.err
+	case ch.err != nil:
+		return ch.err
+	}
+	res.churn, res.churnLatency, res.churnFresh = tp, lat, fr.fr
+	res.churnRate = float64(ch.n) / elapsed.Seconds()
+	return nil
+}
+
+// verify asks our server for every name and counts wrong answers.
+func verify(s *server, recs []record) (int, error) {
+	const workers = 16
+	wrong := make([]int, workers)
+	errs := make(chan error, workers)
+	for w := range workers {
+		go func() {
+			c := &dns.Client{Timeout: 2 * time.Second}
+			conn, err := c.Dial(s.addr())
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer conn.Close()
+			m := new(dns.Msg)
+			for i := w; i < len(recs); i += workers {
+				m.SetQuestion(recs[i].name, dns.TypeA)
+				r, _, err := c.ExchangeWithConn(m, conn)
+				if err != nil {
+					errs <- fmt.Errorf("verifying %s: %w", recs[i].name, err)
+					return
+				}
+				if len(r.Answer) != 1 || r.Answer[0].(*dns.A).A.String() != recs[i].addr.String() {
+					if wrong[w] == 0 {
+						log.Printf("wrong answer for %s (want %s): %v", recs[i].name, recs[i].addr, r.Answer)
+					}
+					wrong[w]++
+				}
+			}
+			errs <- nil
+		}()
+	}
+	total := 0
+	for range workers {
+		if err := <-errs; err != nil {
+			return 0, err
+		}
+	}
+	for _, n := range wrong {
+		total += n
+	}
+	return total, nil
+}
+
+// publishedLine returns the plugin's log line about its first publication.
+func publishedLine(out string) string {
+	for _, line := range strings.Split(out, "\n") {
+		if i := strings.Index(line, "published "); i >= 0 && strings.Contains(line, "k8s_gateway") {
+			return strings.TrimSpace(line[i:])
+		}
+	}
+	return ""
+}
+
+// controlPlane is the local etcd, kube-apiserver and kube-controller-manager.
+type controlPlane struct{ pids []int }
+
+func findControlPlane() *controlPlane {
+	cp := &controlPlane{}
+	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager"} {
+		out, _ := exec.Command("pgrep", "-x", name).Output()
+		for _, f := range strings.Fields(string(out)) {
+			if pid, err := strconv.Atoi(f); err == nil {
+				cp.pids = append(cp.pids, pid)
+			}
+		}
+	}
+	return cp
+}
+
+// pin moves the control plane to cpu, so that it does not take the
+// servers' CPU during the churn runs.
+func (cp *controlPlane) pin(cpu string) {
+	for _, pid := range cp.pids {
+		if err := exec.Command("taskset", "-a", "-p", "-c", cpu, strconv.Itoa(pid)).Run(); err != nil {
+			log.Printf("pinning control plane process %d: %v", pid, err)
+		}
+	}
+}
+
+// pause stops the control plane while a dnsperf run measures a server, so
+// that its background work does not take dnsperf's CPU. Runs are short, far
+// below client-go's 30 s connection health check.
+func (cp *controlPlane) pause() { cp.signal(syscall.SIGSTOP) }
+
+func (cp *controlPlane) resume() { cp.signal(syscall.SIGCONT) }
+
+func (cp *controlPlane) signal(sig syscall.Signal) {
+	if cp == nil {
+		return
+	}
+	for _, pid := range cp.pids {
+		syscall.Kill(pid, sig)
+	}
+}
+
+func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
