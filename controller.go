@@ -15,13 +15,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-	gwclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 )
 
 // Timing of the controller; variables so that tests can shorten them.
@@ -38,12 +35,10 @@ var (
 
 // controller runs the informers of one plugin instance and feeds the index.
 type controller struct {
-	g         *Gateway
-	client    kubernetes.Interface
-	gwClient  gwclient.Interface // Gateway API routes and Gateways
-	dynClient dynamic.Interface  // DNSEndpoints
-	reverse   bool               // reverse zones are configured: publish PTR records
-	sources   sourceConfig
+	g       *Gateway
+	api     apiClient
+	reverse bool // reverse zones are configured: publish PTR records
+	sources sourceConfig
 
 	mu        sync.Mutex
 	warnings  map[string]string   // object key → last warnings logged
@@ -74,10 +69,10 @@ type watched struct {
 // Index names of the route informers.
 const gatewayIndex = "gateway"
 
-func newController(g *Gateway, client kubernetes.Interface) *controller {
+func newController(g *Gateway, api apiClient) *controller {
 	return &controller{
-		g:      g,
-		client: client,
+		g:   g,
+		api: api,
 		sources: sourceConfig{
 			zones:          forwardZones(g.Zones),
 			ttl:            g.ttl,
@@ -114,14 +109,6 @@ func restConfig(kubeconfig, context string) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// newClient builds the clientset for cfg, speaking protobuf to the API server.
-func newClient(cfg *rest.Config) (kubernetes.Interface, error) {
-	c := rest.CopyConfig(cfg)
-	c.ContentType = "application/vnd.kubernetes.protobuf"
-	c.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
-	return kubernetes.NewForConfig(c)
-}
-
 // watches returns the informers the configuration asks for.
 func (c *controller) watches() []*watched {
 	var ws []*watched
@@ -140,7 +127,7 @@ func (c *controller) watches() []*watched {
 	for _, name := range c.g.resources {
 		k := kindByName(name)
 		routes = routes || k.route != nil
-		if k.route != nil && c.gwClient == nil || k.name == "DNSEndpoint" && c.dynClient == nil {
+		if !c.api.reads(k) {
 			continue // no client for it (unit tests with a fake core client)
 		}
 		sel, ok := c.g.labelSelectors[name]
@@ -149,7 +136,7 @@ func (c *controller) watches() []*watched {
 		}
 		add(k, sel)
 	}
-	if routes && c.gwClient != nil {
+	if routes && c.api.reads(gatewayKind) {
 		// Routes publish through Gateways, which admit them by namespace labels.
 		add(gatewayKind, "")
 		add(namespaceKind, "")
@@ -295,7 +282,7 @@ func (c *controller) probe(w *watched) error {
 }
 
 func (c *controller) probeOnce(w *watched) error {
-	list, _ := w.kind.listers(c.clients(), w.namespace)
+	list, _ := c.api.listWatch(w.kind, w.namespace)
 	opts := metav1.ListOptions{Limit: 1}
 	w.options(&opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -307,21 +294,6 @@ func (c *controller) probeOnce(w *watched) error {
 	return err
 }
 
-func (c *controller) clients() clients {
-	return clients{core: c.client, gateway: c.gwClient, dynamic: c.dynClient}
-}
-
-// clientOf returns the client that lists and watches kind k.
-func (c *controller) clientOf(k *kind) any {
-	switch {
-	case k.route != nil || k == gatewayKind:
-		return c.gwClient
-	case k.name == "DNSEndpoint":
-		return c.dynClient
-	}
-	return c.client
-}
-
 // notServed explains a kind the API server does not serve: which versions of
 // its group it does serve, if any (a CRD of another Gateway API release).
 func (c *controller) notServed(k *kind, err error) error {
@@ -329,7 +301,9 @@ func (c *controller) notServed(k *kind, err error) error {
 	if !found {
 		return err
 	}
-	groups, derr := c.client.Discovery().ServerGroups()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	groups, derr := c.api.serverGroups(ctx)
 	if derr != nil {
 		return err
 	}
@@ -348,7 +322,7 @@ func (c *controller) notServed(k *kind, err error) error {
 
 // startInformer starts the informer of w and returns its synced function.
 func (c *controller) startInformer(w *watched) cache.InformerSynced {
-	list, watchFn := w.kind.listers(c.clients(), w.namespace)
+	list, watchFn := c.api.listWatch(w.kind, w.namespace)
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			w.options(&o)
@@ -366,7 +340,7 @@ func (c *controller) startInformer(w *watched) cache.InformerSynced {
 	// Like the generated informers, tell the reflector whether the client
 	// supports WatchList: client-go's fake clients do not, and an informer
 	// that waits for WatchList's initial-events bookmark on them never syncs.
-	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, c.clientOf(w.kind)),
+	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, c.api),
 		w.kind.object, cache.SharedIndexInformerOptions{Indexers: indexers})
 	_ = inf.SetTransform(w.kind.transform)
 	w.informer = inf

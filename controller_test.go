@@ -53,7 +53,7 @@ func k8sNewGateway(client kubernetes.Interface, zones []string, configure func(*
 		configure(g)
 	}
 	g.init()
-	g.ctrl = newController(g, client)
+	g.ctrl = newController(g, fakeAPI{client})
 	return g
 }
 

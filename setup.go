@@ -16,9 +16,7 @@ import (
 	"github.com/miekg/dns"
 
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/clientcmd"
-	gwclient "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned"
 )
 
 var log = clog.NewWithPlugin(pluginName)
@@ -39,20 +37,12 @@ func setup(c *caddy.Controller) error {
 	if err != nil {
 		return plugin.Error(pluginName, err)
 	}
-	client, err := newClient(cfg)
-	if err != nil {
-		return plugin.Error(pluginName, err)
-	}
-	gw, err := gwclient.NewForConfig(cfg)
+	api, err := newRestAPI(cfg)
 	if err != nil {
 		return plugin.Error(pluginName, err)
 	}
 	g.init()
-	g.ctrl = newController(g, client)
-	g.ctrl.gwClient = gw
-	if g.ctrl.dynClient, err = dynamic.NewForConfig(cfg); err != nil {
-		return plugin.Error(pluginName, err)
-	}
+	g.ctrl = newController(g, api)
 
 	c.OnStartup(func() error {
 		// With the transfer plugin in the server block, changes send NOTIFY.

@@ -11,8 +11,8 @@ GO=${GO:-go}
 
 hack/install-deps.sh
 export K8SGW_CLUSTER_DIR=${K8SGW_BENCH_CLUSTER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/k8s_gateway/bench-cluster}
-export K8SGW_APISERVER_PORT=${K8SGW_BENCH_APISERVER_PORT:-26543}
-export K8SGW_ETCD_PORT=${K8SGW_BENCH_ETCD_PORT:-23890}
+export K8SGW_APISERVER_PORT=${K8SGW_BENCH_APISERVER_PORT:-26643}
+export K8SGW_ETCD_PORT=${K8SGW_BENCH_ETCD_PORT:-23990}
 hack/cluster.sh up >/dev/null
 eval "$(hack/cluster.sh env)"
 

@@ -194,6 +194,9 @@ func measureSize(ctx context.Context, o options, n int, pop *populator, srv *ser
 	if res.wrong, err = verify(gw, recs); err != nil {
 		return nil, err
 	}
+	if res.wrong > 0 {
+		return nil, fmt.Errorf("k8s_gateway answered %d of %d names wrongly", res.wrong, len(recs))
+	}
 	log.Printf("%d names: synced in %s (%s), %d MiB resident, %d wrong answers", n,
 		res.sync.Round(time.Millisecond), res.published, res.rssSynced>>20, res.wrong)
 

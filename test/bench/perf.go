@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -98,7 +99,9 @@ func (l *load) measureLatency(s *server) (latency, error) {
 
 func (l *load) dnsperfRun(s *server, args ...string) ([]byte, error) {
 	argv := append([]string{"-c", l.cpu, l.dnsperf, "-s", "127.0.0.1", "-p", strconv.Itoa(s.port), "-d", l.queries}, args...)
-	out, err := exec.Command("taskset", argv...).CombinedOutput()
+	cmd := exec.Command("taskset", argv...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return out, fmt.Errorf("dnsperf against %s: %v\n%s", s.name, err, tail(string(out), 2000))
 	}

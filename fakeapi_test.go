@@ -1,0 +1,50 @@
+package gateway
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes"
+)
+
+// fakeAPI serves the controller from a client-go clientset, normally the
+// fake one: Ingresses, Services and Namespaces.
+type fakeAPI struct{ core kubernetes.Interface }
+
+func (f fakeAPI) reads(k *kind) bool {
+	return k.name == "Ingress" || k.name == "Service" || k.name == "Namespace"
+}
+
+func (f fakeAPI) listWatch(k *kind, ns string) (listFunc, watchFunc) {
+	switch k.name {
+	case "Ingress":
+		return typedListWatch[*networkingv1.IngressList](f.core.NetworkingV1().Ingresses(ns))
+	case "Service":
+		return typedListWatch[*corev1.ServiceList](f.core.CoreV1().Services(ns))
+	case "Namespace":
+		return typedListWatch[*corev1.NamespaceList](f.core.CoreV1().Namespaces())
+	}
+	panic("fakeAPI does not read " + k.name)
+}
+
+func (f fakeAPI) serverGroups(context.Context) (*metav1.APIGroupList, error) {
+	return f.core.Discovery().ServerGroups()
+}
+
+// IsWatchListSemanticsUnSupported tells the informers that the fake clients
+// do not implement WatchList (see cache.ToListWatcherWithWatchListSemantics).
+func (fakeAPI) IsWatchListSemanticsUnSupported() bool { return true }
+
+// typedClient is the list/watch part of a client-go typed resource client.
+type typedClient[L runtime.Object] interface {
+	List(context.Context, metav1.ListOptions) (L, error)
+	Watch(context.Context, metav1.ListOptions) (watch.Interface, error)
+}
+
+func typedListWatch[L runtime.Object](c typedClient[L]) (listFunc, watchFunc) {
+	return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return c.List(ctx, o) }, c.Watch
+}
