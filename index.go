@@ -163,6 +163,9 @@ func (ix *Index) Close() {
 }
 
 func (ix *Index) inZones(rrs []dns.RR) []dns.RR {
+	if !slices.ContainsFunc(rrs, func(rr dns.RR) bool { return ix.zoneOf(rr.Header().Name) < 0 }) {
+		return rrs[:len(rrs):len(rrs)] // the common case: keep the caller's slice
+	}
 	out := rrs[:0:0]
 	for _, rr := range rrs {
 		if ix.zoneOf(rr.Header().Name) >= 0 {
@@ -214,7 +217,7 @@ func (ix *Index) refresh(seed maphash.Seed, name string, zi int, sets []rrset, s
 	exists := len(sets) > 0 || ix.children[name] > 0 || name == ix.zones[zi]
 	var n *node
 	if exists {
-		n = &node{name: name, sets: sets, wildcard: ix.nodes[shardOf(seed, "*."+name)]["*."+name]}
+		n = newNode(name, sets, ix.nodes[shardOf(seed, "*."+name)]["*."+name])
 		if old != nil && old.wildcard == n.wildcard && equalSets(old.sets, n.sets) {
 			return
 		}

@@ -27,6 +27,11 @@ func mergeSets(name string, contributors []contribution, apex bool) (sets []rrse
 	if len(contributors) == 0 {
 		return nil, ""
 	}
+	if len(contributors) == 1 {
+		if sets, ok := singleSet(contributors[0].rrs, apex); ok {
+			return sets, ""
+		}
+	}
 	var cnameKey string
 	var cname dns.RR
 	var dataKeys []string
@@ -80,6 +85,23 @@ func mergeSets(name string, contributors []contribution, apex bool) (sets []rrse
 		sets[i].rrs = sortedUniformTTL(sets[i].rrs)
 	}
 	return sets, strings.Join(notes, "; ")
+}
+
+// singleSet is mergeSets for the common case of one object publishing one
+// RRset, without duplicates, with one TTL, and no CNAME or NS at the apex.
+// The RRset shares the object's records instead of copying them.
+func singleSet(rrs []dns.RR, apex bool) ([]rrset, bool) {
+	h := rrs[0].Header()
+	switch {
+	case h.Rrtype == dns.TypeCNAME && (apex || len(rrs) > 1), h.Rrtype == dns.TypeNS && apex:
+		return nil, false
+	}
+	for i, rr := range rrs[1:] {
+		if rh := rr.Header(); rh.Rrtype != h.Rrtype || rh.Ttl != h.Ttl || dns.IsDuplicate(rrs[i], rr) {
+			return nil, false
+		}
+	}
+	return []rrset{{qtype: h.Rrtype, rrs: rrs[:len(rrs):len(rrs)]}}, true
 }
 
 // addToSet adds rr to the set of its type unless an identical record is there.

@@ -17,6 +17,21 @@ type node struct {
 	sets []rrset
 	// wildcard is the node of "*.<name>", when it exists.
 	wildcard *node
+	// one holds sets when there is a single RRset, as at most names: one
+	// allocation per node, and one cache line less per query.
+	one [1]rrset
+}
+
+// newNode returns the node of name with sets (ordered by type) and wildcard.
+func newNode(name string, sets []rrset, wildcard *node) *node {
+	n := &node{name: name, wildcard: wildcard}
+	if len(sets) == 1 {
+		n.one[0] = sets[0]
+		n.sets = n.one[:1:1]
+	} else {
+		n.sets = sets
+	}
+	return n
 }
 
 // rrs returns the records of type qtype, or nil. The returned slice has
