@@ -108,7 +108,7 @@ func (rep *report) markdown() string {
 		o.serverCPU, o.clientCPU, o.rounds, o.load.duration, o.load.clients, o.load.inflight, o.load.latencyOf, o.load.rate)
 
 	b.WriteString("### Throughput, CPU and latency\n\n")
-	b.WriteString("| names | server | QPS | server CPU µs/query | p50 µs | p99 µs | QPS ÷ whoami | QPS ÷ file | CPU ÷ whoami | resident MiB |\n")
+	b.WriteString("| names | server | QPS | server CPU µs/query | p50 µs | p99 µs | QPS ÷ whoami | QPS ÷ file | CPU ÷ whoami | resident MiB after the rounds |\n")
 	b.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rep.sizes {
 		who, file := r.server("CoreDNS whoami"), r.server("CoreDNS file")
