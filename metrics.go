@@ -38,10 +38,15 @@ var (
 // setKindMetrics records which kinds run and which are disabled.
 func setKindMetrics(g *Gateway, all, disabled []*watched) {
 	zones := strings.Join(g.Zones, " ")
+	// The nameservers' own Services are not the Service kind: leave them out.
 	for _, w := range all {
-		kindEnabled.WithLabelValues(zones, w.kind.name).Set(1)
+		if !w.nameserver {
+			kindEnabled.WithLabelValues(zones, w.kind.name).Set(1)
+		}
 	}
 	for _, w := range disabled {
-		kindEnabled.WithLabelValues(zones, w.kind.name).Set(0)
+		if !w.nameserver {
+			kindEnabled.WithLabelValues(zones, w.kind.name).Set(0)
+		}
 	}
 }
