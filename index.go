@@ -143,8 +143,16 @@ func (ix *Index) Update(key string, rrs []dns.RR) {
 // Flush publishes everything applied so far and from then on publishes every
 // change at once. Until the first Flush, updates only build up the next
 // snapshot, which makes the initial sync of many objects cheap.
+//
+// The first Flush gives every zone a new serial, announced once: after a
+// start, secondaries learn the zones' new serials even where no data came.
 func (ix *Index) Flush() {
 	ix.mu.Lock()
+	if !ix.live {
+		for zi := range ix.changed {
+			ix.changed[zi] = true
+		}
+	}
 	ix.live = true
 	notify := ix.publishLocked(false)
 	ix.mu.Unlock()

@@ -49,13 +49,8 @@ func setup(c *caddy.Controller) error {
 		if t, ok := dnsserver.GetConfig(c).Handler("transfer").(*transfer.Transfer); ok {
 			g.xfer.Store(t)
 		}
-		if err := g.ctrl.start(); err != nil {
-			return err
-		}
-		for _, z := range g.Zones {
-			g.notify(z)
-		}
-		return nil
+		// The first publication after the sync sends NOTIFY (see Index.Flush).
+		return g.ctrl.start()
 	})
 	c.OnShutdown(func() error {
 		g.ctrl.stop()

@@ -565,7 +565,7 @@ func TestTransferSerial(t *testing.T) {
 	g.index.Update("Ingress/a/www", xtRRs("www.example.com. 60 IN A 192.0.2.1"))
 	g.index.Flush()
 	g.ready.Store(true)
-	expect("initial sync", s0+10, fmt.Sprintf("example.com. %d", s0+10))
+	expect("initial sync", s0+10, fmt.Sprintf("example.com. %d", s0+10), fmt.Sprintf("example.org. %d", s0+10))
 
 	clk.set(time.Unix(int64(s0)+20, 0))
 	g.index.Update("Ingress/a/www", xtRRs("www.example.com. 60 IN A 192.0.2.1"))
@@ -777,6 +777,16 @@ func TestTransferNotify(t *testing.T) {
 	clk := &xtClock{}
 	clk.set(time.Unix(int64(g.index.Snapshot().zones[0].serial)+10, 0))
 	g.index.now = clk.now
+	// The first Flush announces every zone, on the next second when it came
+	// within the index's first: let that pass before NOTIFY is watched.
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		g.index.mu.Lock()
+		pending := g.index.tick != nil
+		g.index.mu.Unlock()
+		if !pending {
+			break
+		}
+	}
 	g.xfer.Store(xtTransferPlugin(t, g, "transfer example.com example.org {\n to "+secondary+"\n}"))
 
 	expect := func(step string, want ...string) {

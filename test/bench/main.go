@@ -262,12 +262,20 @@ func measureSize(ctx context.Context, o options, n int, pop *populator, srv *ser
 	if res.fresh, err = f.sample(ctx, o.freshSamples); err != nil {
 		return nil, err
 	}
-	log.Printf("%d names: freshness median %s max %s", n, res.fresh.median, res.fresh.max)
+	log.Printf("%d names: freshness median %s max %s (API watch delivery median %s max %s)", n,
+		res.fresh.median, res.fresh.max, res.fresh.watchMedian, res.fresh.watchMax)
+	defer func() {
+		// What the plugin logged after its start: reconnections, relists, warnings.
+		if lines := strings.Split(strings.TrimSpace(gw.out.String()), "\n"); len(lines) > 4 {
+			log.Printf("%d names: k8s_gateway logged:\n%s", n, strings.Join(lines[4:], "\n"))
+		}
+	}()
 	if err := measureChurn(ctx, o, ld, f, gw, res); err != nil {
 		return nil, err
 	}
-	log.Printf("%d names: under churn (%.0f updates/s) %0.f QPS, p99 %s, freshness median %s max %s", n,
-		res.churnRate, res.churn.qps, res.churnLatency.p99, res.churnFresh.median, res.churnFresh.max)
+	log.Printf("%d names: under churn (%.0f updates/s) %0.f QPS, p99 %s, freshness median %s max %s (API watch delivery median %s max %s)", n,
+		res.churnRate, res.churn.qps, res.churnLatency.p99, res.churnFresh.median, res.churnFresh.max,
+		res.churnFresh.watchMedian, res.churnFresh.watchMax)
 	return res, nil
 }
 
