@@ -265,9 +265,17 @@ func measureSize(ctx context.Context, o options, n int, pop *populator, srv *ser
 	log.Printf("%d names: freshness median %s max %s (API watch delivery median %s max %s)", n,
 		res.fresh.median, res.fresh.max, res.fresh.watchMedian, res.fresh.watchMax)
 	defer func() {
-		// What the plugin logged after its start: reconnections, relists, warnings.
-		if lines := strings.Split(strings.TrimSpace(gw.out.String()), "\n"); len(lines) > 4 {
-			log.Printf("%d names: k8s_gateway logged:\n%s", n, strings.Join(lines[4:], "\n"))
+		// What the plugin logged besides its start: reconnections, relists, warnings.
+		var logged []string
+		for _, line := range strings.Split(gw.out.String(), "\n") {
+			plugin := strings.Contains(line, "] plugin/") && !strings.Contains(line, "published ")
+			klog := len(line) > 5 && strings.ContainsRune("IWE", rune(line[0])) && line[1] >= '0' && line[1] <= '9'
+			if plugin || klog {
+				logged = append(logged, line)
+			}
+		}
+		if len(logged) > 0 {
+			log.Printf("%d names: k8s_gateway logged:\n%s", n, strings.Join(logged, "\n"))
 		}
 	}()
 	if err := measureChurn(ctx, o, ld, f, gw, res); err != nil {
