@@ -227,16 +227,12 @@ func measureSize(ctx context.Context, o options, n int, pop *populator, srv *ser
 	res.servers = make([]serverResult, len(all))
 	for r := range o.rounds {
 		for i, s := range all {
-			cp.pause()
-			tp, err := ld.saturate(s)
-			cp.resume()
-			if err != nil {
+			var tp throughput
+			var lat latency
+			if err := cp.while(func() (err error) { tp, err = ld.saturate(s); return err }); err != nil {
 				return nil, err
 			}
-			cp.pause()
-			lat, err := ld.measureLatency(s)
-			cp.resume()
-			if err != nil {
+			if err := cp.while(func() (err error) { lat, err = ld.measureLatency(s); return err }); err != nil {
 				return nil, err
 			}
 			res.servers[i].name = s.name
@@ -417,9 +413,26 @@ func (cp *controlPlane) pin(cpu string) {
 	}
 }
 
-// pause stops the control plane while a dnsperf run measures a server, so
-// that its background work does not take dnsperf's CPU. Runs are short, far
-// below client-go's 30 s connection health check.
+// catchUp is how long the control plane runs between two measuring runs.
+// Without it, back-to-back pauses leave the API server no time to answer
+// client-go's HTTP/2 health-check pings: the plugin's connection is
+// declared lost, and its watches list everything again.
+const catchUp = time.Second
+
+// while runs f with the control plane stopped, so that its background work
+// does not take dnsperf's CPU, then lets it catch up. Runs last seconds, far
+// below client-go's 30 s idle and 15 s ping timeouts.
+func (cp *controlPlane) while(f func() error) error {
+	if cp == nil {
+		return f()
+	}
+	cp.pause()
+	err := f()
+	cp.resume()
+	time.Sleep(catchUp)
+	return err
+}
+
 func (cp *controlPlane) pause() { cp.signal(syscall.SIGSTOP) }
 
 func (cp *controlPlane) resume() { cp.signal(syscall.SIGCONT) }
