@@ -21,5 +21,9 @@ trap 'rm -rf "$bin"; if [[ -z ${K8SGW_BENCH_KEEP:-} ]]; then hack/cluster.sh dow
 make --no-print-directory build BINARY="$bin/coredns" >/dev/null
 $GO build -o "$bin/coredns-lean" ./test/bench/coredns-lean
 $GO build -o "$bin/bench" ./test/bench
-# The tool, like dnsperf, runs on the client CPU; the servers get CPU 0.
-taskset -c 1 "$bin/bench" -kubeconfig "$KUBECONFIG" -coredns "$bin/coredns" -lean "$bin/coredns-lean" "$@"
+# The servers get CPU 0 (where knotd puts its UDP worker itself); the tool,
+# dnsperf and the control plane get CPU 1, or share CPU 0 on a single core.
+client=1
+if (($(nproc --all) < 2)); then client=0; fi
+taskset -c "$client" "$bin/bench" -kubeconfig "$KUBECONFIG" -coredns "$bin/coredns" -lean "$bin/coredns-lean" \
+	-cluster-dir "$K8SGW_CLUSTER_DIR" -server-cpu 0 -client-cpu "$client" "$@"

@@ -37,7 +37,7 @@ type options struct {
 	serverCPU, clientCPU                      string
 	namespace, zone                           string
 	basePort, workers                         int
-	out, work                                 string
+	out, work, clusterDir                     string
 	pinControlPlane, pause                    bool
 }
 
@@ -61,6 +61,7 @@ func main() {
 	flag.StringVar(&o.serverCPU, "server-cpu", "0", "CPU list the servers are pinned to")
 	flag.StringVar(&o.clientCPU, "client-cpu", "1", "CPU list dnsperf, this tool and the control plane are pinned to")
 	flag.BoolVar(&o.pinControlPlane, "pin-control-plane", true, "pin etcd and kube-apiserver to the client CPU")
+	flag.StringVar(&o.clusterDir, "cluster-dir", "", "hack/cluster.sh state directory, for the control plane's PIDs (default: find them by name)")
 	flag.BoolVar(&o.pause, "pause-control-plane", true, "stop the control plane (SIGSTOP) during each measuring run, except under churn")
 	flag.StringVar(&o.namespace, "namespace", "k8sgw-bench", "namespace of the generated objects")
 	flag.StringVar(&o.zone, "zone", "bench.example.", "zone served")
@@ -111,7 +112,8 @@ func run(ctx context.Context, o options) error {
 	if err != nil {
 		return err
 	}
-	cp := findControlPlane()
+	cp := findControlPlane(o.clusterDir)
+	log.Printf("control plane: %d processes", len(cp.pids))
 	if o.pinControlPlane {
 		cp.pin(o.clientCPU)
 	}
@@ -390,10 +392,17 @@ func publishedLine(out string) string {
 // controlPlane is the local etcd, kube-apiserver and kube-controller-manager.
 type controlPlane struct{ pids []int }
 
-func findControlPlane() *controlPlane {
+// findControlPlane reads the PIDs hack/cluster.sh recorded in dir, or, with
+// no dir, looks the processes up by name.
+func findControlPlane(dir string) *controlPlane {
 	cp := &controlPlane{}
 	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager"} {
-		out, _ := exec.Command("pgrep", "-x", name).Output()
+		var out []byte
+		if dir != "" {
+			out, _ = os.ReadFile(filepath.Join(dir, name+".pid"))
+		} else {
+			out, _ = exec.Command("pgrep", "-x", name[:min(len(name), 15)]).Output() // comm is 15 bytes
+		}
 		for _, f := range strings.Fields(string(out)) {
 			if pid, err := strconv.Atoi(f); err == nil {
 				cp.pids = append(cp.pids, pid)
