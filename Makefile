@@ -44,7 +44,10 @@ bench:
 	hack/bench.sh -out docs/benchmarks.md $(BENCH_ARGS)
 
 ## bench-smoke: the benchmark at a tiny size, to check that it works (it asserts no speed)
+# A control plane of its own, so that it never tears down one that `make bench` kept.
 bench-smoke:
+	K8SGW_BENCH_CLUSTER_DIR=$${XDG_CACHE_HOME:-$$HOME/.cache}/k8s_gateway/bench-smoke-cluster \
+	K8SGW_BENCH_APISERVER_PORT=26743 K8SGW_BENCH_ETCD_PORT=24090 \
 	hack/bench.sh -sizes 40,60 -rounds 1 -duration 1s -latency-duration 1s -rate 1000 -fresh 5 -churn 20
 
 ## demo: start a local control plane, demo objects and the plugin on 127.0.0.1:1053
