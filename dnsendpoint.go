@@ -113,7 +113,7 @@ func endpointRecord(name, rrtype, target string, ttl uint32) ([]dns.RR, error) {
 		}
 		return []dns.RR{&dns.AAAA{Hdr: hdr(dns.TypeAAAA), AAAA: ip.AsSlice()}}, nil
 	case "CNAME", "NS", "PTR":
-		host, err := canonicalName(target, false)
+		host, err := targetName(target)
 		if err != nil {
 			return nil, err
 		}

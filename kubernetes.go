@@ -74,7 +74,7 @@ func (t *targets) add(r *result, value, origin string) {
 		t.addIP(r, value, origin)
 		return
 	}
-	host, err := canonicalName(value, false)
+	host, err := targetName(value)
 	if err != nil {
 		r.warnf("invalid address %q in %s: %v", value, origin, err)
 		return
@@ -245,6 +245,22 @@ func canonicalName(host string, wildcard bool) (string, error) {
 		}
 	}
 	return host + ".", nil
+}
+
+// targetName validates a hostname that records point at (a CNAME, NS or PTR
+// target) like canonicalName, and rejects what only looks like an IP address:
+// a top-level label is never all digits (RFC 1123 §2.1, RFC 3696 §2), so
+// 999.1.1.1 or 10.0.0 is a mistyped address, not a hostname.
+func targetName(host string) (string, error) {
+	name, err := canonicalName(host, false)
+	if err != nil {
+		return "", err
+	}
+	labels := strings.Split(strings.TrimSuffix(name, "."), ".")
+	if tld := labels[len(labels)-1]; strings.Trim(tld, "0123456789") == "" {
+		return "", fmt.Errorf("not an IP address, and not a hostname: its last label %q is all digits", tld)
+	}
+	return name, nil
 }
 
 func checkLabel(l string) error {

@@ -128,7 +128,7 @@ func TestTargetsAdd(t *testing.T) {
 	if !slices.Equal(ips, []string{"192.0.2.1", "2001:db8::1"}) || !slices.Equal(tg.hosts, []string{"lb.example.net."}) {
 		t.Errorf("targets = %q %q", ips, tg.hosts)
 	}
-	for _, bad := range []string{"fe80::1%eth0", "bad host", "a..b"} {
+	for _, bad := range []string{"fe80::1%eth0", "bad host", "a..b", "999.1.1.1", "10.0.0", "192.0.2.1.", "lb.example.123", "-lb.example.net"} {
 		var r result
 		var tg targets
 		tg.add(&r, bad, "test")

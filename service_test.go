@@ -192,6 +192,12 @@ func k8sServiceCases() []k8sServiceCase {
 			warn: []string{`"-bad-"`, "no valid target"},
 		},
 		{
+			name: "IP-shaped target annotation that is no IP: the addresses stay",
+			svc:  k8sSvcAnnotate(k8sService(lb, "192.0.2.10"), "external-dns.kubernetes.io/target", "999.1.1.1"),
+			want: []string{"web.apps.example.com. 60 IN A 192.0.2.10"},
+			warn: []string{`"999.1.1.1"`, "all digits", "no valid target"},
+		},
+		{
 			name: "target annotation with a name",
 			svc:  k8sSvcAnnotate(k8sService(lb, "192.0.2.10"), "external-dns.kubernetes.io/target", "edge.example.net"),
 			want: []string{"web.apps.example.com. 60 IN CNAME edge.example.net."},
