@@ -37,7 +37,7 @@ fuzz:
 
 ## e2e: the built binary against a real kube-apiserver and etcd (hack/cluster.sh), checked with dig
 e2e:
-	$(GO) test -tags e2e -count=1 -timeout 40m -v ./test/e2e
+	$(GO) test -tags e2e -count=1 -timeout 60m -v ./test/e2e
 
 ## bench: k8s_gateway vs stock CoreDNS (file, whoami) and Knot with dnsperf at 1k/10k/100k names; writes docs/benchmarks.md
 bench:

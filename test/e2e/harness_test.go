@@ -72,6 +72,7 @@ func setLBStatus(t *testing.T, ns, resource, name string, addrs ...string) {
 // server is a running coredns binary.
 type server struct {
 	t         *testing.T
+	binary    string
 	corefile  string
 	env       []string
 	port      int
@@ -88,7 +89,13 @@ type server struct {
 // $K8S_GATEWAY_EXAMPLES (the examples directory) and any NAME=VALUE in env.
 func startServer(t *testing.T, corefile, kubecfg string, env ...string) *server {
 	t.Helper()
-	s := &server{t: t, corefile: filepath.Join(repoRoot, corefile), port: freePort(t), readyPort: freePort(t)}
+	return startServerBinary(t, corednsBin, corefile, kubecfg, env...)
+}
+
+// startServerBinary is startServer with another coredns binary.
+func startServerBinary(t *testing.T, binary, corefile, kubecfg string, env ...string) *server {
+	t.Helper()
+	s := &server{t: t, binary: binary, corefile: filepath.Join(repoRoot, corefile), port: freePort(t), readyPort: freePort(t)}
 	s.env = append(os.Environ(),
 		"KUBECONFIG="+kubecfg,
 		"K8S_GATEWAY_PORT="+strconv.Itoa(s.port),
@@ -110,7 +117,7 @@ func (s *server) start() {
 	s.t.Helper()
 	s.mu.Lock()
 	s.out = &bytes.Buffer{}
-	s.cmd = exec.Command(corednsBin, "-conf", s.corefile)
+	s.cmd = exec.Command(s.binary, "-conf", s.corefile)
 	s.cmd.Env = s.env
 	s.cmd.Stdout, s.cmd.Stderr = lockedWriter{&s.mu, s.out}, lockedWriter{&s.mu, s.out}
 	err := s.cmd.Start()
