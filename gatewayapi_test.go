@@ -992,17 +992,24 @@ func TestRouteRecordsAnnotationsAndParents(t *testing.T) {
 			route:    gwtRoute("TCPRoute", nil, gwtRefSection(ref, "db")),
 		},
 		{
-			name:     "TCPRoute: relative annotation names, every zone, both external-dns keys",
+			name:     "TCPRoute: relative annotation names, every zone",
+			gateways: one,
+			route: gwtRoute("TCPRoute", nil, ref).annotated(
+				"external-dns.alpha.kubernetes.io/hostname", "db",
+			),
+			want: []string{
+				"db.example.com. 60 IN A 192.0.2.1",
+				"db.example.org. 60 IN A 192.0.2.1",
+			},
+		},
+		{
+			name:     "TCPRoute: the GA hostname annotation wins over the alpha one",
 			gateways: one,
 			route: gwtRoute("TCPRoute", nil, ref).annotated(
 				"external-dns.alpha.kubernetes.io/hostname", "db",
 				"external-dns.kubernetes.io/hostname", "pg.example.org.",
 			),
-			want: []string{
-				"db.example.com. 60 IN A 192.0.2.1",
-				"db.example.org. 60 IN A 192.0.2.1",
-				"pg.example.org. 60 IN A 192.0.2.1",
-			},
+			want: []string{"pg.example.org. 60 IN A 192.0.2.1"},
 		},
 		{
 			name:     "TCPRoute annotation, listener does not admit TCPRoute",

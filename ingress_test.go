@@ -276,11 +276,11 @@ func k8sIngressCases() []k8sIngressCase {
 			want: []string{"www.example.com. 60 IN A 198.51.100.1"},
 		},
 		{
-			name: "alpha target annotation wins over the new prefix",
+			name: "the GA target annotation wins over the alpha one",
 			ing: k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil),
 				"external-dns.alpha.kubernetes.io/target", "198.51.100.1",
 				"external-dns.kubernetes.io/target", "198.51.100.2"),
-			want: []string{"www.example.com. 60 IN A 198.51.100.1"},
+			want: []string{"www.example.com. 60 IN A 198.51.100.2"},
 		},
 		{
 			name: "invalid target warns",

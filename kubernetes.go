@@ -17,24 +17,31 @@ import (
 // Labels and annotations read from objects.
 const (
 	ignoreLabel = "k8s-gateway.dns/ignore"
+	// coreDNSHostnameAnnotation is the original plugin's own hostname
+	// annotation. external-dns does not read it, so its names are always
+	// added to those of the external-dns hostname annotations.
+	coreDNSHostnameAnnotation = "coredns.io/hostname"
 )
 
+// The annotations of external-dns, under its two prefixes. For each key the
+// GA prefix wins over the alpha one, as in external-dns, whose default prefix
+// is now the GA one: the first valid value in these lists is used, and an
+// invalid one is logged and does not hide a valid one under the other prefix.
 var (
-	// hostnameAnnotations add names to an object, in the order they are read.
+	// hostnameAnnotations add names to an object.
 	hostnameAnnotations = []string{
-		"coredns.io/hostname",
-		"external-dns.alpha.kubernetes.io/hostname",
 		"external-dns.kubernetes.io/hostname",
+		"external-dns.alpha.kubernetes.io/hostname",
 	}
 	// targetAnnotations replace the addresses an object reports in its status.
 	targetAnnotations = []string{
-		"external-dns.alpha.kubernetes.io/target",
 		"external-dns.kubernetes.io/target",
+		"external-dns.alpha.kubernetes.io/target",
 	}
 	// ttlAnnotations override the TTL of an object's records.
 	ttlAnnotations = []string{
-		"external-dns.alpha.kubernetes.io/ttl",
 		"external-dns.kubernetes.io/ttl",
+		"external-dns.alpha.kubernetes.io/ttl",
 	}
 )
 
@@ -141,8 +148,8 @@ func objectTTL(r *result, meta *metav1.ObjectMeta, def uint32) uint32 {
 		}
 		ttl, err := parseTTL(strings.TrimSpace(v))
 		if err != nil {
-			r.warnf("invalid TTL %q in annotation %s, using %d", v, key, def)
-			return def
+			r.warnf("invalid TTL %q in annotation %s, ignored", v, key)
+			continue
 		}
 		return ttl
 	}
@@ -165,20 +172,30 @@ func parseTTL(s string) (uint32, error) {
 }
 
 // annotationHostnames returns the names in the hostname annotations, each
-// absolute or relative to every zone.
+// absolute or relative to every zone: those of coredns.io/hostname and those
+// of the first external-dns hostname annotation that has a valid name.
 func annotationHostnames(r *result, meta *metav1.ObjectMeta, zones []string) []string {
-	var names []string
+	names := hostnamesOf(r, meta, coreDNSHostnameAnnotation, zones)
 	for _, key := range hostnameAnnotations {
-		v, ok := meta.Annotations[key]
-		if !ok {
+		if more := hostnamesOf(r, meta, key, zones); len(more) > 0 {
+			return append(names, more...)
+		}
+	}
+	return names
+}
+
+// hostnamesOf returns the names of one hostname annotation, a comma-separated list.
+func hostnamesOf(r *result, meta *metav1.ObjectMeta, key string, zones []string) []string {
+	v, ok := meta.Annotations[key]
+	if !ok {
+		return nil
+	}
+	var names []string
+	for _, h := range strings.Split(v, ",") {
+		if strings.TrimSpace(h) == "" {
 			continue
 		}
-		for _, h := range strings.Split(v, ",") {
-			if strings.TrimSpace(h) == "" {
-				continue
-			}
-			names = append(names, zoneNames(r, h, zones, true, "annotation "+key)...)
-		}
+		names = append(names, zoneNames(r, h, zones, true, "annotation "+key)...)
 	}
 	return names
 }

@@ -312,3 +312,89 @@ func TestSlimPassesTombstonesThrough(t *testing.T) {
 		}
 	}
 }
+
+// TestAnnotationPrecedence: for each key the GA prefix wins over the alpha
+// one; an invalid value under one prefix is logged and does not hide a valid
+// one under the other; coredns.io/hostname always adds its names.
+func TestAnnotationPrecedence(t *testing.T) {
+	const (
+		gaHost, alphaHost, coreHost = "external-dns.kubernetes.io/hostname", "external-dns.alpha.kubernetes.io/hostname", "coredns.io/hostname"
+		gaTarget, alphaTarget       = "external-dns.kubernetes.io/target", "external-dns.alpha.kubernetes.io/target"
+		gaTTL, alphaTTL             = "external-dns.kubernetes.io/ttl", "external-dns.alpha.kubernetes.io/ttl"
+	)
+	zones := []string{"example.com."}
+	tests := []struct {
+		name        string
+		annotations map[string]string
+		hosts       []string
+		target      string // the first target, "" when the annotations give none
+		ttl         uint32
+		warn        []string
+	}{
+		{name: "none", ttl: 60},
+		{
+			name:        "GA wins for every key",
+			annotations: map[string]string{gaHost: "ga", alphaHost: "alpha", gaTarget: "192.0.2.1", alphaTarget: "192.0.2.2", gaTTL: "10", alphaTTL: "20"},
+			hosts:       []string{"ga.example.com."}, target: "192.0.2.1", ttl: 10,
+		},
+		{
+			name:        "alpha alone",
+			annotations: map[string]string{alphaHost: "alpha", alphaTarget: "lb.example.net", alphaTTL: "20"},
+			hosts:       []string{"alpha.example.com."}, target: "lb.example.net.", ttl: 20,
+		},
+		{
+			name:        "invalid GA values do not hide valid alpha ones",
+			annotations: map[string]string{gaHost: "bad name!", alphaHost: "alpha", gaTarget: "bad target!", alphaTarget: "192.0.2.2", gaTTL: "soon", alphaTTL: "20"},
+			hosts:       []string{"alpha.example.com."}, target: "192.0.2.2", ttl: 20,
+			warn: []string{`"bad name!"`, `"bad target!"`, gaTarget + " has no valid target", `invalid TTL "soon" in annotation ` + gaTTL},
+		},
+		{
+			name:        "invalid alpha values do not hide valid GA ones",
+			annotations: map[string]string{gaHost: "ga", alphaHost: "bad name!", gaTarget: "192.0.2.1", alphaTarget: "bad!", gaTTL: "10", alphaTTL: "soon"},
+			hosts:       []string{"ga.example.com."}, target: "192.0.2.1", ttl: 10,
+		},
+		{
+			name:        "a GA hostname outside the zones falls back to the alpha one",
+			annotations: map[string]string{gaHost: "www.example.net.", alphaHost: "alpha"},
+			hosts:       []string{"alpha.example.com."}, ttl: 60,
+			warn: []string{"outside the zones"},
+		},
+		{
+			name:        "both TTLs invalid: the default",
+			annotations: map[string]string{gaTTL: "-1", alphaTTL: "x"},
+			ttl:         60,
+			warn:        []string{`"-1" in annotation ` + gaTTL, `"x" in annotation ` + alphaTTL},
+		},
+		{
+			name:        "coredns.io/hostname adds to the external-dns names",
+			annotations: map[string]string{coreHost: "own", gaHost: "ga", alphaHost: "alpha"},
+			hosts:       []string{"own.example.com.", "ga.example.com."}, ttl: 60,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var r result
+			meta := &metav1.ObjectMeta{Annotations: tc.annotations}
+			hosts := annotationHostnames(&r, meta, zones)
+			tg, ok := annotationTargets(&r, meta)
+			ttl := objectTTL(&r, meta, 60)
+			if !slices.Equal(hosts, tc.hosts) {
+				t.Errorf("hostnames %q, want %q", hosts, tc.hosts)
+			}
+			var target string
+			switch {
+			case len(tg.ips) > 0:
+				target = tg.ips[0].String()
+			case len(tg.hosts) > 0:
+				target = tg.hosts[0]
+			}
+			if target != tc.target || ok != (tc.target != "") {
+				t.Errorf("target %q (%v), want %q", target, ok, tc.target)
+			}
+			if ttl != tc.ttl {
+				t.Errorf("ttl %d, want %d", ttl, tc.ttl)
+			}
+			k8sCheckWarnings(t, r.warnings, tc.warn)
+		})
+	}
+}

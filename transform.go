@@ -13,7 +13,7 @@ import (
 // sources read. This keeps memory per object small in large clusters.
 
 // readAnnotations are the annotations any source reads.
-var readAnnotations = slices.Concat(hostnameAnnotations, targetAnnotations, ttlAnnotations, []string{legacyIngressClassAnnotation})
+var readAnnotations = slices.Concat([]string{coreDNSHostnameAnnotation}, hostnameAnnotations, targetAnnotations, ttlAnnotations, []string{legacyIngressClassAnnotation})
 
 func slimMeta(m metav1.ObjectMeta) metav1.ObjectMeta {
 	out := metav1.ObjectMeta{

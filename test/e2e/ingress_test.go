@@ -81,10 +81,33 @@ metadata:
     external-dns.alpha.kubernetes.io/ttl: "120"
 spec:
   rules: [{host: targeted.%[1]s.example.com}]
+---
+# The GA prefix wins over the alpha one; an invalid value under one prefix
+# does not hide a valid one under the other.
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata:
+  name: both
+  namespace: %[1]s
+  annotations:
+    external-dns.kubernetes.io/hostname: ga.%[1]s
+    external-dns.alpha.kubernetes.io/hostname: alpha.%[1]s
+    coredns.io/hostname: own.%[1]s
+    external-dns.kubernetes.io/target: 198.51.100.8
+    external-dns.alpha.kubernetes.io/target: 198.51.100.7
+    external-dns.kubernetes.io/ttl: soon
+    external-dns.alpha.kubernetes.io/ttl: "90"
+spec:
+  rules: [{host: both.%[1]s.example.com}]
 `, ns), "apply", "-f", "-")
 	setLBStatus(t, ns, "ingress", "ignored", "192.0.2.20")
 	setLBStatus(t, ns, "ingress", "targeted", "192.0.2.21")
 	name := "targeted." + ns + ".example.com."
 	s.eventually(t, 5*time.Second, name, dns.TypeA, positive(name+" 120 IN A 198.51.100.7"))
 	s.eventually(t, time.Second, "ignored."+ns+".example.com.", dns.TypeA, nxdomain)
+	for _, host := range []string{"both", "ga", "own"} {
+		name := host + "." + ns + ".example.com."
+		s.eventually(t, 5*time.Second, name, dns.TypeA, positive(name+" 90 IN A 198.51.100.8"))
+	}
+	s.eventually(t, time.Second, "alpha."+ns+".example.com.", dns.TypeA, nxdomain)
 }
