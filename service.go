@@ -47,7 +47,7 @@ func serviceRecords(svc *corev1.Service, c *sourceConfig) result {
 	names := append(own, annotationHostnames(&r, &svc.ObjectMeta, c.zones)...)
 	r.publish(uniqueNames(names), t, ttl)
 	if svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
-		r.rrs = append(r.rrs, serviceSRV(svc, own, ttl)...)
+		r.rrs = append(r.rrs, serviceSRV(&r, svc, own, t, c.zones, ttl)...)
 	}
 	return r
 }
@@ -86,7 +86,19 @@ func serviceNames(r *result, svc *corev1.Service, zones []string) []string {
 }
 
 // serviceSRV returns _<port>._<proto>.<owner> SRV records for every named port.
-func serviceSRV(svc *corev1.Service, owners []string, ttl uint32) []dns.RR {
+//
+// An SRV target must not be an alias (RFC 2782): with addresses, the target
+// is the owner name, which holds them; when the load balancer reports only a
+// hostname, the owner name is a CNAME, so the target is that hostname itself.
+// A hostname inside the zones may itself be a CNAME there: then no SRV.
+func serviceSRV(r *result, svc *corev1.Service, owners []string, t targets, zones []string, ttl uint32) []dns.RR {
+	target := ""
+	if len(t.ips) == 0 {
+		if len(t.hosts) == 0 {
+			return nil
+		}
+		target = t.hosts[0]
+	}
 	var rrs []dns.RR
 	for _, p := range svc.Spec.Ports {
 		port := strings.ToLower(p.Name)
@@ -97,14 +109,22 @@ func serviceSRV(svc *corev1.Service, owners []string, ttl uint32) []dns.RR {
 		if port == "" || checkLabel("_"+port) != nil || checkLabel("_"+proto) != nil || p.Port < 1 || p.Port > 65535 {
 			continue
 		}
+		if target != "" && zoneOf(zones, target) >= 0 {
+			r.warnf("no SRV records: the load balancer's hostname %s is inside the zones, where it may be an alias (RFC 2782)", target)
+			return nil
+		}
 		for _, owner := range owners {
 			name := "_" + port + "._" + proto + "." + owner
 			if len(name) > 254 {
 				continue // too long under a long zone
 			}
+			srvTarget := target
+			if srvTarget == "" {
+				srvTarget = owner
+			}
 			rrs = append(rrs, &dns.SRV{
 				Hdr:      dns.RR_Header{Name: name, Rrtype: dns.TypeSRV, Class: dns.ClassINET, Ttl: ttl},
-				Priority: 0, Weight: 100, Port: uint16(p.Port), Target: owner,
+				Priority: 0, Weight: 100, Port: uint16(p.Port), Target: srvTarget,
 			})
 		}
 	}

@@ -302,6 +302,41 @@ func k8sServiceCases() []k8sServiceCase {
 			},
 		},
 		{
+			name: "SRV records of a load balancer with only a hostname point at the hostname, never at the CNAME",
+			svc: k8sSvcPorts(k8sService(lb, "lb-1.elb.example.net"),
+				corev1.ServicePort{Name: "http", Protocol: corev1.ProtocolTCP, Port: 80}),
+			want: []string{
+				"web.apps.example.com. 60 IN CNAME lb-1.elb.example.net.",
+				"_http._tcp.web.apps.example.com. 60 IN SRV 0 100 80 lb-1.elb.example.net.",
+			},
+		},
+		{
+			name: "SRV records with a target annotation that is a name point at that name",
+			svc: k8sSvcAnnotate(k8sSvcPorts(k8sService(lb, "192.0.2.10"),
+				corev1.ServicePort{Name: "http", Protocol: corev1.ProtocolTCP, Port: 80}),
+				"external-dns.kubernetes.io/target", "edge.example.net"),
+			want: []string{
+				"web.apps.example.com. 60 IN CNAME edge.example.net.",
+				"_http._tcp.web.apps.example.com. 60 IN SRV 0 100 80 edge.example.net.",
+			},
+		},
+		{
+			name: "no SRV records when the hostname is inside the zones, where it may be a CNAME",
+			svc: k8sSvcPorts(k8sService(lb, "lb.example.com"),
+				corev1.ServicePort{Name: "http", Protocol: corev1.ProtocolTCP, Port: 80}),
+			want: []string{"web.apps.example.com. 60 IN CNAME lb.example.com."},
+			warn: []string{"no SRV records"},
+		},
+		{
+			name: "SRV records with addresses and a hostname point at the owner, which has the addresses",
+			svc: k8sSvcPorts(k8sService(lb, "192.0.2.10", "lb-1.elb.example.net"),
+				corev1.ServicePort{Name: "http", Protocol: corev1.ProtocolTCP, Port: 80}),
+			want: []string{
+				"web.apps.example.com. 60 IN A 192.0.2.10",
+				"_http._tcp.web.apps.example.com. 60 IN SRV 0 100 80 web.apps.example.com.",
+			},
+		},
+		{
 			name: "no SRV records without addresses",
 			svc: k8sSvcPorts(k8sService(lb),
 				corev1.ServicePort{Name: "http", Protocol: corev1.ProtocolTCP, Port: 80}),

@@ -41,6 +41,20 @@ spec:
 		Answer: []string{srv + " 30 IN SRV 0 100 443 " + own},
 		Extra:  []string{own + " 30 IN A 192.0.2.30", own + " 30 IN AAAA 2001:db8::30"},
 	})
+	// A load balancer that reports only a hostname: the name is a CNAME, and
+	// the SRV target is the load balancer's hostname, never the CNAME (RFC 2782).
+	kubectl(t, fmt.Sprintf(`
+apiVersion: v1
+kind: Service
+metadata: {name: elb, namespace: %s}
+spec:
+  type: LoadBalancer
+  ports: [{name: https, port: 443, protocol: TCP}]
+`, ns), "apply", "-f", "-")
+	setLBStatus(t, ns, "service", "elb", "lb-1234.elb.example.net")
+	elb := "elb." + ns + ".example.com."
+	s.eventually(t, 5*time.Second, elb, dns.TypeCNAME, positive(elb+" 30 IN CNAME lb-1234.elb.example.net."))
+	s.eventually(t, time.Second, "_https._tcp."+elb, dns.TypeSRV, positive("_https._tcp."+elb+" 30 IN SRV 0 100 443 lb-1234.elb.example.net."))
 	// Cluster IPs never leave the cluster.
 	s.eventually(t, time.Second, "internal."+ns+".example.com.", dns.TypeA, nxdomain)
 
