@@ -19,13 +19,22 @@ const (
 const defaultApex = "dns1.kube-system"
 
 // nameserverName returns the fully qualified name of a nameserver given as
-// apex or secondary: an absolute name stays as it is, a relative one is taken
-// under zone.
-func nameserverName(name, zone string) string {
+// apex or secondary, in zone: an absolute name stays as it is, a relative one
+// is taken under zone. A reverse zone has no names with addresses, so there a
+// relative name is taken under the first forward zone, where the nameserver's
+// Service gives it its addresses (parse rejects a relative name in a block
+// without forward zones).
+func (g *Gateway) nameserverName(name, zone string) string {
+	name = strings.ToLower(name)
 	if strings.HasSuffix(name, ".") {
-		return strings.ToLower(name)
+		return name
 	}
-	return strings.ToLower(name) + "." + zone
+	if isReverseZone(zone) {
+		if fwd := forwardZones(g.Zones); len(fwd) > 0 {
+			zone = fwd[0]
+		}
+	}
+	return name + "." + zone
 }
 
 // newSOA returns the SOA record of zone for serial. MNAME is the primary
@@ -34,7 +43,7 @@ func nameserverName(name, zone string) string {
 func (g *Gateway) newSOA(zone string, serial uint32) *dns.SOA {
 	return &dns.SOA{
 		Hdr:     dns.RR_Header{Name: zone, Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: g.ttl},
-		Ns:      nameserverName(g.apex, zone),
+		Ns:      g.nameserverName(g.apex, zone),
 		Mbox:    "hostmaster." + zone,
 		Serial:  serial,
 		Refresh: soaRefresh,
@@ -48,12 +57,12 @@ func (g *Gateway) newSOA(zone string, serial uint32) *dns.SOA {
 func (g *Gateway) nsRecords(zone string) []dns.RR {
 	rrs := []dns.RR{&dns.NS{
 		Hdr: dns.RR_Header{Name: zone, Rrtype: dns.TypeNS, Class: dns.ClassINET, Ttl: g.ttl},
-		Ns:  nameserverName(g.apex, zone),
+		Ns:  g.nameserverName(g.apex, zone),
 	}}
 	if g.secondary != "" {
 		rrs = append(rrs, &dns.NS{
 			Hdr: dns.RR_Header{Name: zone, Rrtype: dns.TypeNS, Class: dns.ClassINET, Ttl: g.ttl},
-			Ns:  nameserverName(g.secondary, zone),
+			Ns:  g.nameserverName(g.secondary, zone),
 		})
 	}
 	return rrs[:len(rrs):len(rrs)]

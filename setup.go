@@ -86,8 +86,11 @@ func parse(c *caddy.Controller) (*Gateway, error) {
 	if len(g.Zones) == 0 {
 		return nil, c.Errf("no zone: give zones as arguments or in the server block")
 	}
+	file, line := c.File(), c.Line()
+	lines := map[string]int{} // option → the line it is on
 	if c.NextBlock() {
 		for {
+			lines[c.Val()] = c.Line()
 			if err := parseOption(c, g); err != nil {
 				return nil, err
 			}
@@ -95,6 +98,13 @@ func parse(c *caddy.Controller) (*Gateway, error) {
 				break
 			}
 		}
+	}
+	if opt, err := g.checkZones(); err != nil {
+		if l, ok := lines[opt]; ok {
+			line = l
+		}
+		// As caddy's Errf would say it, but naming the line at fault.
+		return nil, fmt.Errorf("%s:%d - Error during parsing: %v", file, line, err)
 	}
 	if c.Next() {
 		return nil, c.Errf("only one k8s_gateway directive per server block is allowed, found a second at %q", c.Val())

@@ -119,6 +119,14 @@ func TestParse(t *testing.T) {
 			want:     func(v *k8sSetupView) { v.Zones = []string{"example.com.", "1.10.in-addr.arpa."} },
 		},
 		{
+			name:     "reverse zones only, absolute nameserver names",
+			corefile: "k8s_gateway 2.0.192.in-addr.arpa {\n apex ns1.example.net.\n secondary NS2.example.net.\n}",
+			want: func(v *k8sSetupView) {
+				v.Zones = []string{"2.0.192.in-addr.arpa."}
+				v.Apex, v.Secondary = "ns1.example.net.", "ns2.example.net."
+			},
+		},
+		{
 			name:     "duplicate zones collapse",
 			corefile: `k8s_gateway example.com EXAMPLE.com.`,
 			want:     func(*k8sSetupView) {},
@@ -215,6 +223,24 @@ func TestParse(t *testing.T) {
 		{name: "invalid zone argument", corefile: "k8s_gateway example.com example.org:", err: []string{"Testfile:1", `invalid zone "example.org:"`}},
 		{name: "no zones at all", corefile: "k8s_gateway", err: []string{"Testfile:1", "zone"}},
 		{name: "two directives", corefile: "k8s_gateway example.com\nk8s_gateway example.org", err: []string{"Testfile:2", "only one k8s_gateway"}},
+
+		// Zones that cannot work are rejected when the Corefile is parsed.
+		{name: "root zone", corefile: "k8s_gateway .", err: []string{"Testfile:1", "root zone cannot be served"}},
+		{name: "root zone from the server block", corefile: "k8s_gateway {\n ttl 30\n}", keys: []string{".:53"}, err: []string{"Testfile:1", "root zone"}},
+		{name: "root zone among others", corefile: "k8s_gateway example.com .", err: []string{"Testfile:1", "root zone"}},
+		{
+			name:     "a zone whose SOA cannot be encoded",
+			corefile: "k8s_gateway " + strings.Repeat("a", 63) + "." + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." + strings.Repeat("d", 53) + " {\n apex ns1.example.net.\n}",
+			err:      []string{"Testfile:1", "cannot be encoded", "hostmaster." + strings.Repeat("a", 63) + "." + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." + strings.Repeat("d", 53) + "."},
+		},
+		{
+			name:     "a zone whose nameserver name cannot be encoded",
+			corefile: "k8s_gateway example.com {\n apex " + strings.Repeat("a", 63) + "." + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." + strings.Repeat("d", 53) + "\n}",
+			err:      []string{"Testfile:2", "cannot be encoded", "" + strings.Repeat("a", 63) + "." + strings.Repeat("b", 63) + "." + strings.Repeat("c", 63) + "." + strings.Repeat("d", 53) + ".example.com."},
+		},
+		{name: "reverse zones only, default apex", corefile: "k8s_gateway 2.0.192.in-addr.arpa", err: []string{"Testfile:1", `apex "dns1.kube-system" is relative`, "2.0.192.in-addr.arpa.", "absolute"}},
+		{name: "reverse zones only, relative apex", corefile: "k8s_gateway 10.0.0.0/8 {\n ttl 30\n apex ns1\n}", err: []string{"Testfile:3", `apex "ns1" is relative`}},
+		{name: "reverse zones only, relative secondary", corefile: "k8s_gateway 2001:db8::/32 {\n apex ns1.example.net.\n\n secondary ns2\n}", err: []string{"Testfile:4", `secondary "ns2" is relative`}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
