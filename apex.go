@@ -68,11 +68,6 @@ func (g *Gateway) nsRecords(zone string) []dns.RR {
 	return rrs[:len(rrs):len(rrs)]
 }
 
-// soa returns the zone's SOA record as a message section.
-func (g *Gateway) soa(s *snapshot, zi int) []dns.RR {
-	return s.zones[zi].soa
-}
-
 // nameserverServices returns the Services ("namespace/name") whose addresses
 // publish the nameserver names: a relative apex or secondary of exactly two
 // labels, <name>.<namespace>, names the plugin's own Service, as in the

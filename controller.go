@@ -212,7 +212,7 @@ func (c *controller) run(synced chan<- struct{}) {
 	c.g.ready.Store(true)
 	close(synced)
 	log.Infof("synced %d kinds for zones %s: published %d names %s after the informers started",
-		len(syncs), strings.Join(c.g.Zones, " "), c.g.index.Snapshot().names(), time.Since(started).Round(time.Millisecond))
+		len(syncs), strings.Join(c.g.Zones, " "), c.g.index.Snapshot().Len(), time.Since(started).Round(time.Millisecond))
 	setKindMetrics(c.g, c.watches(), disabled)
 	// Decoding the initial lists is the process's biggest burst of garbage,
 	// several times the size of what it keeps; give it back to the OS now
@@ -429,12 +429,12 @@ func (c *controller) dependent(k *kind) bool {
 
 // refreshDependents recomputes the routes that depend on a Gateway or Namespace.
 func (c *controller) refreshDependents(k *kind, meta metav1.Object) {
-	var index, value string
+	var byIndex, value string
 	switch k {
 	case gatewayKind:
-		index, value = gatewayIndex, meta.GetNamespace()+"/"+meta.GetName()
+		byIndex, value = gatewayIndex, meta.GetNamespace()+"/"+meta.GetName()
 	case namespaceKind:
-		index, value = cache.NamespaceIndex, meta.GetName()
+		byIndex, value = cache.NamespaceIndex, meta.GetName()
 	default:
 		return
 	}
@@ -447,7 +447,7 @@ func (c *controller) refreshDependents(k *kind, meta metav1.Object) {
 	}
 	c.mu.Unlock()
 	for _, w := range routes {
-		objs, _ := w.informer.GetIndexer().ByIndex(index, value)
+		objs, _ := w.informer.GetIndexer().ByIndex(byIndex, value)
 		for _, obj := range objs {
 			if m, ok := obj.(metav1.Object); ok {
 				c.publish(w, m, obj)

@@ -246,7 +246,7 @@ func TestControllerTwoGateways(t *testing.T) {
 		if _, _, err := k8sAsk(tc.g, tc.name, dns.TypeA); err == nil || !strings.Contains(err.Error(), "no next plugin") {
 			t.Errorf("%s outside the zones: error %v, want no next plugin", tc.name, err)
 		}
-		if n := tc.g.index.Snapshot().get(tc.name); n != nil {
+		if tc.g.index.Snapshot().Has(tc.name) {
 			t.Errorf("%s is in the other instance's index", tc.name)
 		}
 	}

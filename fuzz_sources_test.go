@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -44,7 +46,7 @@ func k8sCheckRecords(t *testing.T, cfg *sourceConfig, r result) {
 				t.Fatalf("owner %q: %v", name, err)
 			}
 		}
-		if zoneOf(cfg.zones, name) < 0 {
+		if index.ZoneOf(cfg.zones, name) < 0 {
 			t.Fatalf("owner %q outside the zones %q", name, cfg.zones)
 		}
 		if h.Class != dns.ClassINET || h.Ttl > math.MaxInt32 {

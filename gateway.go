@@ -6,6 +6,7 @@ package gateway
 import (
 	"context"
 	"sync/atomic"
+	"time"
 
 	"github.com/coredns/coredns/plugin"
 	"github.com/coredns/coredns/plugin/pkg/fall"
@@ -13,6 +14,8 @@ import (
 	"github.com/coredns/coredns/request"
 
 	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
 // pluginName is the directive of the plugin.
@@ -38,10 +41,10 @@ type Gateway struct {
 	kubeconfig     string
 	kubecontext    string
 
-	ns    [][]dns.RR // NS RRset per zone
-	index *Index
+	index *index.Index
 	ctrl  *controller
 	ready atomic.Bool
+	now   func() time.Time                  // the clock of the zones' serials; time.Now when nil
 	xfer  atomic.Pointer[transfer.Transfer] // the server's transfer plugin, for NOTIFY
 }
 
@@ -57,20 +60,27 @@ func newGateway() *Gateway {
 
 // init prepares the index and NS records once the configuration is complete.
 func (g *Gateway) init() {
-	g.ns = make([][]dns.RR, len(g.Zones))
-	for i, z := range g.Zones {
-		g.ns[i] = g.nsRecords(z)
-	}
-	g.index = NewIndex(g.Zones, g.newSOA)
-	g.index.onConflict = func(name, msg string) {
-		log.Infof("%s: %s", name, msg)
-		if zi := zoneOf(g.Zones, name); zi >= 0 {
-			conflictsTotal.WithLabelValues(g.Zones[zi]).Inc()
-		}
-	}
-	g.index.onSerial = func(zone string, serial uint32) {
-		zoneSerial.WithLabelValues(zone).Set(float64(serial))
-		g.notify(zone)
+	g.index = index.New(index.Config{
+		Zones:    g.Zones,
+		SOA:      g.newSOA,
+		NS:       g.nsRecords,
+		Listener: indexListener{g},
+		Now:      g.now,
+	})
+}
+
+// indexListener logs and counts what the index reports, and sends NOTIFY.
+type indexListener struct{ g *Gateway }
+
+func (l indexListener) SerialChanged(zone string, serial uint32) {
+	zoneSerial.WithLabelValues(zone).Set(float64(serial))
+	l.g.notify(zone)
+}
+
+func (l indexListener) Conflict(name, msg string) {
+	log.Infof("%s: %s", name, msg)
+	if zi := index.ZoneOf(l.g.Zones, name); zi >= 0 {
+		conflictsTotal.WithLabelValues(l.g.Zones[zi]).Inc()
 	}
 }
 
@@ -84,7 +94,7 @@ func (g *Gateway) Ready() bool { return g.ready.Load() }
 func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg) (int, error) {
 	state := request.Request{W: w, Req: r}
 	qname := state.Name()
-	zi := zoneOfName(g.Zones, qname)
+	zi := index.ZoneOf(g.Zones, qname)
 	if zi < 0 {
 		return plugin.NextOrFailure(g.Name(), g.Next, ctx, w, r)
 	}
@@ -103,11 +113,11 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 		return dns.RcodeServerFailure, nil
 	}
 
-	answer, ns, extra, res := g.lookup(g.index.Snapshot(), zi, qname, qtype)
+	answer, ns, extra, res := g.index.Snapshot().Lookup(zi, qname, qtype)
 	switch res {
-	case ServerFailure:
+	case index.ServerFailure:
 		return dns.RcodeServerFailure, nil
-	case NameError:
+	case index.NameError:
 		if len(answer) == 0 && g.Fall.Through(qname) {
 			return plugin.NextOrFailure(g.Name(), g.Next, ctx, w, r)
 		}
@@ -117,9 +127,9 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 	m.SetReply(r)
 	// A referral is not authoritative, but CNAMEs of the zone before it are
 	// (RFC 1035 §4.1.1: AA is about the first owner name of the answer).
-	m.Authoritative = res != Delegation || len(answer) > 0
+	m.Authoritative = res != index.Delegation || len(answer) > 0
 	m.Answer, m.Ns, m.Extra = answer, ns, extra
-	if res == NameError {
+	if res == index.NameError {
 		m.Rcode = dns.RcodeNameError
 	}
 	w.WriteMsg(m)

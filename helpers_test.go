@@ -14,7 +14,7 @@ import (
 	"github.com/miekg/dns"
 )
 
-// Helpers shared by lookup_test.go, index_test.go, merge_test.go, bench_test.go
+// Helpers shared by gateway_test.go, transfer_test.go, bench_test.go
 // and fuzz_serve_test.go. Everything here is prefixed "qt" to stay out of the
 // way of helpers in other test files of the package.
 
@@ -54,10 +54,11 @@ func qtGateway(t testing.TB, zones []string, configure func(*Gateway), objects m
 	if configure != nil {
 		configure(g)
 	}
-	g.init()
 	clk := &qtClock{}
-	clk.set(time.Unix(int64(g.index.Snapshot().zones[0].serial)+1, 0))
-	g.index.now = clk.now
+	clk.set(time.Now().Truncate(time.Second))
+	g.now = clk.now
+	g.init()
+	clk.add(time.Second)
 	t.Cleanup(g.index.Close)
 	keys := make([]string, 0, len(objects))
 	for k := range objects {
@@ -149,7 +150,7 @@ func qtFillSerials(g *Gateway, tc test.Case) test.Case {
 			if soa, ok := rr.(*dns.SOA); ok && soa.Serial == 0 {
 				c := dns.Copy(soa).(*dns.SOA)
 				if zi := slices.Index(g.Zones, soa.Hdr.Name); zi >= 0 {
-					c.Serial = s.zones[zi].serial
+					c.Serial = s.Serial(zi)
 				}
 				out[i] = c
 			}

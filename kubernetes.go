@@ -12,6 +12,8 @@ import (
 
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
 // Labels and annotations read from objects.
@@ -210,7 +212,7 @@ func zoneNames(r *result, host string, zones []string, relative bool, origin str
 		r.warnf("invalid hostname %q in %s: %v", host, origin, err)
 		return nil
 	}
-	if zoneOf(zones, name) >= 0 {
+	if index.ZoneOf(zones, name) >= 0 {
 		return []string{name}
 	}
 	if absolute || !relative {
@@ -227,17 +229,6 @@ func zoneNames(r *result, host string, zones []string, relative bool, origin str
 		names = append(names, fq)
 	}
 	return names
-}
-
-// zoneOf returns the position of the most specific zone containing name, or -1.
-func zoneOf(zones []string, name string) int {
-	best := -1
-	for i, z := range zones {
-		if dns.IsSubDomain(z, name) && (best < 0 || len(z) > len(zones[best])) {
-			best = i
-		}
-	}
-	return best
 }
 
 // canonicalName validates a hostname (RFC 1123 labels; underscores are allowed

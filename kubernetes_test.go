@@ -54,32 +54,6 @@ func TestCanonicalName(t *testing.T) {
 	}
 }
 
-func TestZoneOf(t *testing.T) {
-	tests := []struct {
-		name string
-		want int
-	}{
-		{"example.com.", 0},
-		{"www.example.com.", 0},
-		{"sub.example.com.", 1}, // the most specific zone
-		{"a.sub.example.com.", 1},
-		{"*.sub.example.com.", 1},
-		{"asub.example.com.", 0},
-		{"www.example.org.", 2},
-		{"example.net.", -1},
-		{"com.", -1},
-		{"notexample.com.", -1},
-	}
-	for _, tc := range tests {
-		if got := zoneOf(k8sTestZones, tc.name); got != tc.want {
-			t.Errorf("zoneOf(%q) = %d, want %d", tc.name, got, tc.want)
-		}
-	}
-	if got := zoneOf([]string{"sub.example.com.", "example.com."}, "a.sub.example.com."); got != 0 {
-		t.Errorf("zoneOf does not depend on the order of zones: got %d, want 0", got)
-	}
-}
-
 func TestZoneNames(t *testing.T) {
 	tests := []struct {
 		host     string

@@ -5,6 +5,8 @@ import (
 
 	"github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
 // serviceRecords returns the records a Service publishes.
@@ -109,7 +111,7 @@ func serviceSRV(r *result, svc *corev1.Service, owners []string, t targets, zone
 		if port == "" || checkLabel("_"+port) != nil || checkLabel("_"+proto) != nil || p.Port < 1 || p.Port > 65535 {
 			continue
 		}
-		if target != "" && zoneOf(zones, target) >= 0 {
+		if target != "" && index.ZoneOf(zones, target) >= 0 {
 			r.warnf("no SRV records: the load balancer's hostname %s is inside the zones, where it may be an alias (RFC 2782)", target)
 			return nil
 		}

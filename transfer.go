@@ -2,11 +2,11 @@ package gateway
 
 import (
 	"errors"
-	"sort"
 
 	"github.com/coredns/coredns/plugin/transfer"
-
 	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
 // errNotSynced answers transfers asked for before the informers synced.
@@ -31,17 +31,17 @@ func (g *Gateway) Transfer(zone string, serial uint32) (<-chan []dns.RR, error) 
 		return nil, errNotSynced
 	}
 	s := g.index.Snapshot()
-	soa := s.zones[zi].soa
+	soa := s.SOA(zi)
 	ch := make(chan []dns.RR, 2)
-	if serial != 0 && !serialLess(serial, s.zones[zi].serial) {
+	if serial != 0 && !index.SerialLess(serial, s.Serial(zi)) {
 		ch <- soa
 		close(ch)
 		return ch, nil
 	}
-	records := g.zoneRecords(s, zi)
+	records := s.Records(zi)
 	go func() {
 		ch <- soa
-		ch <- g.ns[zi]
+		ch <- s.NS(zi)
 		const batch = 256
 		for len(records) > 0 {
 			n := min(batch, len(records))
@@ -52,38 +52,6 @@ func (g *Gateway) Transfer(zone string, serial uint32) (<-chan []dns.RR, error) 
 		close(ch)
 	}()
 	return ch, nil
-}
-
-// zoneRecords returns every record of zone zi in the snapshot but the apex
-// SOA and NS, ordered by name and type.
-func (g *Gateway) zoneRecords(s *snapshot, zi int) []dns.RR {
-	var nodes []*node
-	for _, shard := range s.shards {
-		for name, n := range shard {
-			if !n.empty() && zoneOf(g.Zones, name) == zi {
-				nodes = append(nodes, n)
-			}
-		}
-	}
-	sort.Slice(nodes, func(i, j int) bool { return canonicalLess(nodes[i].name, nodes[j].name) })
-	var rrs []dns.RR
-	for _, n := range nodes {
-		for _, set := range n.sets {
-			rrs = append(rrs, set.rrs...)
-		}
-	}
-	return rrs
-}
-
-// canonicalLess orders names as RFC 4034 §6.1 does: label by label from the right.
-func canonicalLess(a, b string) bool {
-	la, lb := dns.SplitDomainName(a), dns.SplitDomainName(b)
-	for i, j := len(la)-1, len(lb)-1; i >= 0 && j >= 0; i, j = i-1, j-1 {
-		if la[i] != lb[j] {
-			return la[i] < lb[j]
-		}
-	}
-	return len(la) < len(lb)
 }
 
 // notify sends NOTIFY for zone to the secondaries the transfer plugin names.

@@ -18,6 +18,8 @@ import (
 	"github.com/coredns/coredns/plugin/transfer"
 
 	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
 // Tests of zone transfers (transfer.go): the Transferer contract, serials, and
@@ -96,7 +98,7 @@ func xtStrings(rrs []dns.RR) []string {
 func xtCheckFrame(t *testing.T, g *Gateway, zone string, rrs []dns.RR, wantSOA dns.RR) []dns.RR {
 	t.Helper()
 	zi := slices.Index(g.Zones, zone)
-	ns := g.ns[zi]
+	ns := g.index.Snapshot().NS(zi)
 	if len(rrs) < 2+len(ns) {
 		t.Fatalf("%s: transfer too short:\n%s", zone, strings.Join(xtStrings(rrs), "\n"))
 	}
@@ -116,7 +118,7 @@ func xtCheckFrame(t *testing.T, g *Gateway, zone string, rrs []dns.RR, wantSOA d
 		if rr.Header().Name == zone && rr.Header().Rrtype == dns.TypeNS {
 			t.Errorf("%s: second apex NS RRset: %s", zone, rr)
 		}
-		if zoneOf(g.Zones, rr.Header().Name) != zi {
+		if index.ZoneOf(g.Zones, rr.Header().Name) != zi {
 			t.Errorf("%s: record of another zone: %s", zone, rr)
 		}
 		if seen[rr.String()] {
@@ -127,22 +129,23 @@ func xtCheckFrame(t *testing.T, g *Gateway, zone string, rrs []dns.RR, wantSOA d
 	return body
 }
 
-// xtIndexRecords returns what the index holds for zone zi in snapshot s: the
-// records of every name whose most specific zone is zi, sorted.
-func xtIndexRecords(g *Gateway, s *snapshot, zi int) []string {
-	var out []string
-	for _, shard := range s.shards {
-		for name, n := range shard {
-			if zoneOf(g.Zones, name) != zi {
-				continue
-			}
-			for _, set := range n.sets {
-				out = append(out, xtStrings(set.rrs)...)
-			}
-		}
-	}
+// xtIndexRecords returns the records of zone zi in snapshot s, sorted.
+func xtIndexRecords(s *index.Snapshot, zi int) []string {
+	out := xtStrings(s.Records(zi))
 	slices.Sort(out)
 	return out
+}
+
+// xtCut returns the name at or above name (below the apex) that has NS
+// records in body, or "".
+func xtCut(body []dns.RR, name, zone string) string {
+	for _, rr := range body {
+		h := rr.Header()
+		if h.Rrtype == dns.TypeNS && h.Name != zone && dns.IsSubDomain(h.Name, name) {
+			return h.Name
+		}
+	}
+	return ""
 }
 
 // xtZone is a small zone with every kind of data the plugin publishes, a
@@ -227,11 +230,11 @@ func TestTransferAXFR(t *testing.T) {
 	s := g.index.Snapshot()
 	for zi, zone := range g.Zones {
 		rrs := xtTransfer(t, g, zone, 0)
-		body := xtCheckFrame(t, g, zone, rrs, s.zones[zi].soa[0])
+		body := xtCheckFrame(t, g, zone, rrs, s.SOA(zi)[0])
 		got := xtStrings(body)
 		slices.Sort(got)
 		// Record by record what the index holds for the zone.
-		if want := xtIndexRecords(g, s, zi); !slices.Equal(got, want) {
+		if want := xtIndexRecords(s, zi); !slices.Equal(got, want) {
 			t.Errorf("%s: transfer\n %s\nindex\n %s", zone, strings.Join(got, "\n "), strings.Join(want, "\n "))
 		}
 		if zone != "example.com." {
@@ -245,20 +248,20 @@ func TestTransferAXFR(t *testing.T) {
 		// Every RRset of the transfer is what a query for it answers.
 		for _, rr := range body {
 			h := rr.Header()
-			answer, ns, _, res := g.lookup(s, zi, h.Name, h.Rrtype)
-			if cut := s.cut(h.Name, zone); cut != nil {
-				if res != Delegation || len(ns) == 0 {
-					t.Errorf("%s %s below the cut %s: lookup gave %v", h.Name, dns.TypeToString[h.Rrtype], cut.name, res)
+			answer, ns, _, res := s.Lookup(zi, h.Name, h.Rrtype)
+			if cut := xtCut(body, h.Name, zone); cut != "" {
+				if res != index.Delegation || len(ns) == 0 {
+					t.Errorf("%s %s below the cut %s: lookup gave %v", h.Name, dns.TypeToString[h.Rrtype], cut, res)
 				}
 				continue
 			}
-			if res != Success || !slices.Contains(xtStrings(answer), rr.String()) {
+			if res != index.Success || !slices.Contains(xtStrings(answer), rr.String()) {
 				t.Errorf("%s %s: lookup gave %v %q, the transfer has %s", h.Name, dns.TypeToString[h.Rrtype], res, xtStrings(answer), rr)
 			}
 		}
 	}
 	// The nested zone's data is its own.
-	sub := xtStrings(xtCheckFrame(t, g, "sub.example.com.", xtTransfer(t, g, "sub.example.com.", 0), s.zones[1].soa[0]))
+	sub := xtStrings(xtCheckFrame(t, g, "sub.example.com.", xtTransfer(t, g, "sub.example.com.", 0), s.SOA(1)[0]))
 	slices.Sort(sub)
 	wantSub := []string{
 		"dns1.kube-system.sub.example.com.\t60\tIN\tA\t192.0.2.53",
@@ -276,7 +279,7 @@ func TestTransferAXFR(t *testing.T) {
 func TestTransferEmptyZone(t *testing.T) {
 	g := xtGateway(t, []string{"example.com."}, nil)
 	rrs := xtTransfer(t, g, "example.com.", 0)
-	soa := g.index.Snapshot().zones[0].soa[0]
+	soa := g.index.Snapshot().SOA(0)[0]
 	if body := xtCheckFrame(t, g, "example.com.", rrs, soa); len(body) != 0 {
 		t.Errorf("empty zone transfers %q", xtStrings(body))
 	}
@@ -293,7 +296,7 @@ func TestTransferLargeZone(t *testing.T) {
 	}
 	g := xtGateway(t, []string{"example.com."}, objects)
 	s := g.index.Snapshot()
-	body := xtCheckFrame(t, g, "example.com.", xtTransfer(t, g, "example.com.", 0), s.zones[0].soa[0])
+	body := xtCheckFrame(t, g, "example.com.", xtTransfer(t, g, "example.com.", 0), s.SOA(0)[0])
 	if len(body) != 2000 {
 		t.Errorf("got %d records, want 2000", len(body))
 	}
@@ -302,8 +305,8 @@ func TestTransferLargeZone(t *testing.T) {
 func TestTransferIXFR(t *testing.T) {
 	g := xtGateway(t, xtZones, xtZone)
 	s := g.index.Snapshot()
-	serial := s.zones[0].serial
-	soa := s.zones[0].soa[0]
+	serial := s.Serial(0)
+	soa := s.SOA(0)[0]
 	full := xtStrings(xtTransfer(t, g, "example.com.", 0))
 	for _, tc := range []struct {
 		name   string
@@ -340,7 +343,7 @@ func TestTransferRefusals(t *testing.T) {
 		}
 	}
 	g.ready.Store(false)
-	for _, serial := range []uint32{0, g.index.Snapshot().zones[0].serial} {
+	for _, serial := range []uint32{0, g.index.Snapshot().Serial(0)} {
 		ch, err := g.Transfer("example.com.", serial)
 		if err == nil || errors.Is(err, transfer.ErrNotAuthoritative) || ch != nil {
 			t.Errorf("Transfer before sync (serial %d): %v, %v; want an error", serial, ch, err)
@@ -411,7 +414,7 @@ func TestTransferConsistentSnapshot(t *testing.T) {
 					var ixfr []dns.RR
 					if ixfr, err = xtCollect(g, "example.com.", lastSerial); err == nil && len(ixfr) > 1 {
 						err = xtCheckPairs(ixfr, &lastSerial)
-					} else if err == nil && (len(ixfr) != 1 || serialLess(ixfr[0].(*dns.SOA).Serial, lastSerial)) {
+					} else if err == nil && (len(ixfr) != 1 || index.SerialLess(ixfr[0].(*dns.SOA).Serial, lastSerial)) {
 						err = fmt.Errorf("IXFR from %d: %q", lastSerial, xtStrings(ixfr))
 					}
 					ixfrs.Add(1)
@@ -439,10 +442,10 @@ func TestTransferConsistentSnapshot(t *testing.T) {
 	t.Logf("%d updates, %d transfers, %d IXFRs", updates.Load(), transfers.Load(), ixfrs.Load())
 	// Once the writers are done, the transfer is exactly the index.
 	s := g.index.Snapshot()
-	body := xtCheckFrame(t, g, "example.com.", xtTransfer(t, g, "example.com.", 0), s.zones[0].soa[0])
+	body := xtCheckFrame(t, g, "example.com.", xtTransfer(t, g, "example.com.", 0), s.SOA(0)[0])
 	got := xtStrings(body)
 	slices.Sort(got)
-	if want := xtIndexRecords(g, s, 0); !slices.Equal(got, want) {
+	if want := xtIndexRecords(s, 0); !slices.Equal(got, want) {
 		t.Errorf("final transfer differs from the index:\n%q\n%q", got, want)
 	}
 }
@@ -472,7 +475,7 @@ func xtCheckPairs(rrs []dns.RR, lastSerial *uint32) error {
 	if !ok1 || !ok2 || first.Serial != last.Serial {
 		return fmt.Errorf("transfer framed by %s and %s", rrs[0], rrs[len(rrs)-1])
 	}
-	if serialLess(first.Serial, *lastSerial) {
+	if index.SerialLess(first.Serial, *lastSerial) {
 		return fmt.Errorf("serial went back from %d to %d", *lastSerial, first.Serial)
 	}
 	*lastSerial = first.Serial
@@ -506,7 +509,19 @@ func xtCheckPairs(rrs []dns.RR, lastSerial *uint32) error {
 	return nil
 }
 
-// xtClock is a settable clock for Index.now.
+// xtListener passes what the index reports to an index listener, and tells
+// serial of the new serials too.
+type xtListener struct {
+	index.Listener
+	serial func(zone string, serial uint32)
+}
+
+func (l xtListener) SerialChanged(zone string, serial uint32) {
+	l.serial(zone, serial)
+	l.Listener.SerialChanged(zone, serial)
+}
+
+// xtClock is a settable clock for the index.
 type xtClock struct{ ns atomic.Int64 }
 
 func (c *xtClock) now() time.Time  { return time.Unix(0, c.ns.Load()) }
@@ -515,23 +530,23 @@ func (c *xtClock) set(t time.Time) { c.ns.Store(t.UnixNano()) }
 // TestTransferSerial: the serial moves forward with every change of the
 // zone's data, and only then; the SOA of transfers and queries follows it.
 func TestTransferSerial(t *testing.T) {
+	clk := &xtClock{}
+	clk.set(time.Now().Truncate(time.Second))
 	g := newGateway()
 	g.Zones = []string{"example.com.", "example.org."}
-	g.init()
-	t.Cleanup(g.index.Close)
-	s0 := g.index.Snapshot().zones[0].serial
-	clk := &xtClock{}
-	clk.set(time.Unix(int64(s0)+10, 0))
-	g.index.now = clk.now
 	var mu sync.Mutex
 	var announced []string
-	onSerial := g.index.onSerial
-	g.index.onSerial = func(zone string, serial uint32) {
-		mu.Lock()
-		announced = append(announced, fmt.Sprintf("%s %d", zone, serial))
-		mu.Unlock()
-		onSerial(zone, serial)
-	}
+	g.index = index.New(index.Config{
+		Zones: g.Zones, SOA: g.newSOA, NS: g.nsRecords, Now: clk.now,
+		Listener: xtListener{indexListener{g}, func(zone string, serial uint32) {
+			mu.Lock()
+			announced = append(announced, fmt.Sprintf("%s %d", zone, serial))
+			mu.Unlock()
+		}},
+	})
+	t.Cleanup(g.index.Close)
+	s0 := g.index.Snapshot().Serial(0)
+	clk.set(time.Unix(int64(s0)+10, 0))
 	takeAnnounced := func() []string {
 		mu.Lock()
 		defer mu.Unlock()
@@ -543,14 +558,14 @@ func TestTransferSerial(t *testing.T) {
 		t.Helper()
 		s := g.index.Snapshot()
 		rrs := xtTransfer(t, g, "example.com.", 0)
-		if got := rrs[0].(*dns.SOA).Serial; got != s.zones[0].serial {
-			t.Fatalf("transfer SOA serial %d, zone serial %d", got, s.zones[0].serial)
+		if got := rrs[0].(*dns.SOA).Serial; got != s.Serial(0) {
+			t.Fatalf("transfer SOA serial %d, zone serial %d", got, s.Serial(0))
 		}
-		answer, _, _, _ := g.lookup(s, 0, "example.com.", dns.TypeSOA)
-		if got := answer[0].(*dns.SOA).Serial; got != s.zones[0].serial {
-			t.Fatalf("SOA query serial %d, zone serial %d", got, s.zones[0].serial)
+		answer, _, _, _ := s.Lookup(0, "example.com.", dns.TypeSOA)
+		if got := answer[0].(*dns.SOA).Serial; got != s.Serial(0) {
+			t.Fatalf("SOA query serial %d, zone serial %d", got, s.Serial(0))
 		}
-		return s.zones[0].serial
+		return s.Serial(0)
 	}
 	expect := func(step string, want uint32, wantAnnounced ...string) {
 		t.Helper()
@@ -583,11 +598,11 @@ func TestTransferSerial(t *testing.T) {
 	// the next second (the index's timer), with one announcement.
 	old := serial()
 	g.index.Update("Ingress/d/new", xtRRs("new.example.com. 60 IN A 192.0.2.3"))
-	if _, _, _, res := g.lookup(g.index.Snapshot(), 0, "new.example.com.", dns.TypeA); res != Success {
+	if _, _, _, res := g.index.Snapshot().Lookup(0, "new.example.com.", dns.TypeA); res != index.Success {
 		t.Errorf("change in the same second not served at once: %v", res)
 	}
 	deadline := time.Now().Add(3 * time.Second)
-	for g.index.Snapshot().zones[0].serial == old && time.Now().Before(deadline) {
+	for g.index.Snapshot().Serial(0) == old && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	expect("a change in the same second", s0+21, fmt.Sprintf("example.com. %d", s0+21))
@@ -701,14 +716,14 @@ func TestTransferWire(t *testing.T) {
 	if want := xtStrings(xtTransfer(t, g, "example.com.", 0)); !slices.Equal(xtStrings(got), want) {
 		t.Errorf("AXFR on the wire:\n%s\nwant\n%s", strings.Join(xtStrings(got), "\n"), strings.Join(want, "\n"))
 	}
-	got, err = xtAXFR(addr, "example.com.", s.zones[0].serial)
+	got, err = xtAXFR(addr, "example.com.", s.Serial(0))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || got[0].String() != s.zones[0].soa[0].String() {
+	if len(got) != 1 || got[0].String() != s.SOA(0)[0].String() {
 		t.Errorf("IXFR from the current serial: %q", xtStrings(got))
 	}
-	got, err = xtAXFR(addr, "example.com.", s.zones[0].serial-100)
+	got, err = xtAXFR(addr, "example.com.", s.Serial(0)-100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -773,19 +788,20 @@ func TestTransferNotify(t *testing.T) {
 		w.WriteMsg(m)
 		return dns.RcodeSuccess, nil
 	}))
-	g := xtGateway(t, []string{"example.com.", "example.org."}, nil)
+	// On a clock ten seconds after the initial serial, the first Flush
+	// announces every zone at once, before NOTIFY is watched.
 	clk := &xtClock{}
-	clk.set(time.Unix(int64(g.index.Snapshot().zones[0].serial)+10, 0))
-	g.index.now = clk.now
-	// The first Flush announces every zone, on the next second when it came
-	// within the index's first: let that pass before NOTIFY is watched.
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		g.index.mu.Lock()
-		pending := g.index.tick != nil
-		g.index.mu.Unlock()
-		if !pending {
-			break
-		}
+	clk.set(time.Now().Truncate(time.Second))
+	g := newGateway()
+	g.Zones = []string{"example.com.", "example.org."}
+	g.now = clk.now
+	g.init()
+	t.Cleanup(g.index.Close)
+	clk.set(clk.now().Add(10 * time.Second))
+	g.index.Flush()
+	g.ready.Store(true)
+	if g.index.Pending() {
+		t.Fatal("a serial is pending after the first Flush")
 	}
 	g.xfer.Store(xtTransferPlugin(t, g, "transfer example.com example.org {\n to "+secondary+"\n}"))
 

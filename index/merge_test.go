@@ -1,11 +1,10 @@
-package gateway
+package index
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/miekg/dns"
 )
@@ -186,7 +185,7 @@ func (l *conflictLog) take() []string { got := *l; *l = nil; return got }
 func TestIndexMergeUnion(t *testing.T) {
 	ix, _ := newTestIndex(t, "example.com.")
 	var log conflictLog
-	ix.onConflict = log.on
+	ix.listener = testListener{conflict: log.on}
 	ix.Flush()
 	www := func() string { return dumpNode(ix.Snapshot().get("www.example.com.")) }
 
@@ -220,7 +219,7 @@ func TestIndexMergeUnion(t *testing.T) {
 func TestIndexMergeCNAMEConflicts(t *testing.T) {
 	ix, _ := newTestIndex(t, "example.com.")
 	var log conflictLog
-	ix.onConflict = log.on
+	ix.listener = testListener{conflict: log.on}
 	ix.Flush()
 	x := func() string { return dumpNode(ix.Snapshot().get("x.example.com.")) }
 
@@ -291,35 +290,6 @@ func TestIndexMergeCNAMEConflicts(t *testing.T) {
 		t.Errorf("apex conflicts %q", got)
 	}
 	checkIndexInvariants(t, ix)
-}
-
-// TestIndexMergeServes: the merge rules as a client sees them.
-func TestIndexMergeServes(t *testing.T) {
-	g, clk := qtGateway(t, []string{"example.com."}, nil, map[string][]string{
-		"Ingress/ns/a": {"www.example.com. 300 IN A 192.0.2.2", "lb.example.com. 60 IN CNAME www.example.net."},
-		"Ingress/ns/b": {"www.example.com. 60 IN A 192.0.2.1", "lb.example.com. 60 IN AAAA 2001:db8::1"},
-	})
-	m := new(dns.Msg).SetQuestion("www.example.com.", dns.TypeA)
-	_, resp := qtServe(t, g, m)
-	if got := qtStrings(resp.Answer); !slices.Equal(got, []string{
-		"www.example.com.\t60\tIN\tA\t192.0.2.1", "www.example.com.\t60\tIN\tA\t192.0.2.2",
-	}) {
-		t.Errorf("www: %q", got)
-	}
-	// The answer is in the index's order, not sorted by the test.
-	if resp.Answer[0].(*dns.A).A.String() != "192.0.2.1" {
-		t.Errorf("answer order: %v", resp.Answer)
-	}
-	_, resp = qtServe(t, g, new(dns.Msg).SetQuestion("lb.example.com.", dns.TypeA))
-	if len(resp.Answer) != 0 || len(resp.Ns) != 1 || resp.Rcode != dns.RcodeSuccess {
-		t.Errorf("lb A (CNAME dropped for the AAAA): %v", resp)
-	}
-	clk.add(time.Second)
-	g.index.Update("Ingress/ns/b", nil)
-	_, resp = qtServe(t, g, new(dns.Msg).SetQuestion("lb.example.com.", dns.TypeA))
-	if len(resp.Answer) != 1 || resp.Answer[0].Header().Rrtype != dns.TypeCNAME {
-		t.Errorf("lb A after the AAAA left: %v", resp)
-	}
 }
 
 func TestEqualRRs(t *testing.T) {

@@ -1,4 +1,4 @@
-package gateway
+package index
 
 import "github.com/miekg/dns"
 

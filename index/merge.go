@@ -1,4 +1,4 @@
-package gateway
+package index
 
 import (
 	"bytes"

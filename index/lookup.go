@@ -1,4 +1,4 @@
-package gateway
+package index
 
 import (
 	"slices"
@@ -26,11 +26,12 @@ const (
 // maxChain is the longest CNAME chain followed inside a zone.
 const maxChain = 8
 
-// lookup answers qname and qtype from zone zi of snapshot s, following RFC
+// Lookup answers qname and qtype from zone zi of the snapshot, following RFC
 // 1034 §4.3.2 with RFC 4592 wildcards. It returns the answer, authority and
-// additional sections. qname must be lower case and inside the zone.
-func (g *Gateway) lookup(s *snapshot, zi int, qname string, qtype uint16) (answer, ns, extra []dns.RR, res Result) {
-	zone := g.Zones[zi]
+// additional sections. qname must be lower case and inside the zone. The
+// sections share the snapshot's records: callers must not change them.
+func (s *Snapshot) Lookup(zi int, qname string, qtype uint16) (answer, ns, extra []dns.RR, res Result) {
+	zone := s.zones[zi].name
 	for hops := 0; ; hops++ {
 		if hops > maxChain {
 			return nil, nil, nil, ServerFailure
@@ -38,20 +39,20 @@ func (g *Gateway) lookup(s *snapshot, zi int, qname string, qtype uint16) (answe
 		if s.cuts {
 			if cut := s.cut(qname, zone); cut != nil && !(cut.name == qname && qtype == dns.TypeDS) {
 				nsrrs := cut.rrs(dns.TypeNS)
-				return answer, nsrrs, g.addresses(s, nsrrs), Delegation
+				return answer, nsrrs, s.addresses(nsrrs), Delegation
 			}
 		}
 		n, synthesized := s.find(qname, zone)
 		if n == nil {
-			return answer, g.soa(s, zi), nil, NameError
+			return answer, s.zones[zi].soa, nil, NameError
 		}
 		if qname == zone {
 			switch qtype {
 			case dns.TypeSOA, dns.TypeANY:
-				return append(answer, g.soa(s, zi)...), nil, nil, Success
+				return append(answer, s.zones[zi].soa...), nil, nil, Success
 			case dns.TypeNS:
-				nsrrs := g.ns[zi]
-				return append(answer, nsrrs...), nil, g.addresses(s, nsrrs), Success
+				nsrrs := s.zones[zi].ns
+				return append(answer, nsrrs...), nil, s.addresses(nsrrs), Success
 			}
 		}
 		if c := n.cname(); c != nil && qtype != dns.TypeCNAME && qtype != dns.TypeANY {
@@ -64,7 +65,7 @@ func (g *Gateway) lookup(s *snapshot, zi int, qname string, qtype uint16) (answe
 			}
 			answer = append(answer, rr)
 			target := dns.CanonicalName(c.Target)
-			if zoneOfName(g.Zones, target) != zi {
+			if s.Zone(target) != zi {
 				return answer, nil, nil, Success
 			}
 			qname = target
@@ -80,7 +81,7 @@ func (g *Gateway) lookup(s *snapshot, zi int, qname string, qtype uint16) (answe
 			rrs = n.rrs(qtype)
 		}
 		if len(rrs) == 0 {
-			return answer, g.soa(s, zi), nil, NoData
+			return answer, s.zones[zi].soa, nil, NoData
 		}
 		if synthesized {
 			rrs = withOwners(rrs, qname)
@@ -90,7 +91,7 @@ func (g *Gateway) lookup(s *snapshot, zi int, qname string, qtype uint16) (answe
 		} else {
 			answer = append(answer, rrs...)
 		}
-		return answer, nil, g.additional(s, rrs), Success
+		return answer, nil, s.additional(rrs), Success
 	}
 }
 
@@ -99,7 +100,7 @@ func (g *Gateway) lookup(s *snapshot, zi int, qname string, qtype uint16) (answe
 // does not exist. Per RFC 4592 the source of synthesis is "*." under the
 // closest encloser, the longest ancestor of qname that exists; an existing
 // name or empty non-terminal is never answered from a wildcard.
-func (s *snapshot) find(qname, zone string) (n *node, synthesized bool) {
+func (s *Snapshot) find(qname, zone string) (n *node, synthesized bool) {
 	if n := s.get(qname); n != nil {
 		return n, false
 	}
@@ -120,7 +121,7 @@ func (s *snapshot) find(qname, zone string) (n *node, synthesized bool) {
 
 // cut returns the highest node between the zone apex (exclusive) and qname
 // (inclusive) that has NS records, or nil.
-func (s *snapshot) cut(qname, zone string) *node {
+func (s *Snapshot) cut(qname, zone string) *node {
 	var cut *node
 	for name, off, end := qname, 0, false; len(name) > len(zone); {
 		if n := s.get(name); n != nil && n.rrs(dns.TypeNS) != nil {
@@ -136,17 +137,17 @@ func (s *snapshot) cut(qname, zone string) *node {
 
 // additional returns the in-zone addresses of the names that MX, SRV and NS
 // records in rrs point at (RFC 1035 §3.3, RFC 2782).
-func (g *Gateway) additional(s *snapshot, rrs []dns.RR) []dns.RR {
+func (s *Snapshot) additional(rrs []dns.RR) []dns.RR {
 	switch rrs[0].Header().Rrtype {
 	case dns.TypeMX, dns.TypeSRV, dns.TypeNS:
-		return g.addresses(s, rrs)
+		return s.addresses(rrs)
 	}
 	return nil
 }
 
 // addresses returns the A and AAAA records of the targets of rrs, when those
-// names are in one of the plugin's zones.
-func (g *Gateway) addresses(s *snapshot, rrs []dns.RR) []dns.RR {
+// names are in one of the snapshot's zones.
+func (s *Snapshot) addresses(rrs []dns.RR) []dns.RR {
 	var extra []dns.RR
 	var seen []string
 	for _, rr := range rrs {
@@ -162,7 +163,7 @@ func (g *Gateway) addresses(s *snapshot, rrs []dns.RR) []dns.RR {
 			continue
 		}
 		target = dns.CanonicalName(target)
-		if zoneOfName(g.Zones, target) < 0 || slices.Contains(seen, target) {
+		if s.Zone(target) < 0 || slices.Contains(seen, target) {
 			continue
 		}
 		seen = append(seen, target)
@@ -174,10 +175,11 @@ func (g *Gateway) addresses(s *snapshot, rrs []dns.RR) []dns.RR {
 	return extra
 }
 
-// zoneOfName is zoneOf for the query path: the position of the most specific
-// zone that contains name, or -1, without allocating (dns.IsSubDomain, which
-// zoneOf uses, allocates twice per zone). name must be fully qualified.
-func zoneOfName(zones []string, name string) int {
+// ZoneOf returns the position in zones of the most specific zone that contains
+// name, or -1. Labels compare case-insensitively (ASCII), as dns.IsSubDomain
+// does, but without allocating: it runs on the query path. name and the zones
+// must be fully qualified.
+func ZoneOf(zones []string, name string) int {
 	best := -1
 	for i, z := range zones {
 		if (best < 0 || len(z) > len(zones[best])) && inZone(name, z) {

@@ -1,4 +1,4 @@
-package gateway
+package index
 
 import (
 	"hash/maphash"
@@ -12,68 +12,97 @@ import (
 	"github.com/miekg/dns"
 )
 
-// Index holds the records that Kubernetes objects publish and hands immutable
-// snapshots of them to the query path.
+// Listener hears what an index does. Its methods are called without the
+// index's lock held, and must not call Update or Flush.
+type Listener interface {
+	// SerialChanged is called after the serial of zone changed, one call at
+	// a time, the last one for a zone with its current serial.
+	SerialChanged(zone string, serial uint32)
+	// Conflict is called when the objects publishing at name disagree, with
+	// what the merge dropped or united (see mergeSets); once per change.
+	Conflict(name, message string)
+}
+
+// Config is what an index is made from.
+type Config struct {
+	// Zones are lower-cased and fully qualified.
+	Zones []string
+	// SOA makes the SOA record of a zone for a serial.
+	SOA func(zone string, serial uint32) *dns.SOA
+	// NS makes the apex NS RRset of a zone.
+	NS func(zone string) []dns.RR
+	// Listener, when set, hears of serial changes and merge conflicts.
+	Listener Listener
+	// Now is the clock of the serials; time.Now when nil.
+	Now func() time.Time
+}
+
+// Index holds the records that objects publish and hands immutable snapshots
+// of them to the query path.
 //
-// Every object (keyed "Kind/namespace/name") contributes a list of records.
-// Several objects may contribute to one owner name; the index merges them
-// (see mergeSets) and keeps each object's contribution apart, so that deleting
-// one object removes exactly its data. Writers serialize on a mutex; readers
-// load the current snapshot atomically.
+// Every object (keyed, for example, "Kind/namespace/name") contributes a list
+// of records. Several objects may contribute to one owner name; the index
+// merges them (see mergeSets) and keeps each object's contribution apart, so
+// that deleting one object removes exactly its data. Writers serialize on a
+// mutex; readers load the current snapshot atomically.
 type Index struct {
 	zones []string // lower-cased and fully qualified, as configured
 
-	// newSOA makes the SOA record of a zone for a serial.
-	newSOA func(zone string, serial uint32) *dns.SOA
-	// onSerial, when set, is called (without ix.mu held, one call at a time)
-	// after a zone's serial changed. It must not call Update or Flush.
-	onSerial   func(zone string, serial uint32)
-	announceMu sync.Mutex // serializes onSerial calls
+	newSOA     func(zone string, serial uint32) *dns.SOA
+	listener   Listener
+	announceMu sync.Mutex // serializes SerialChanged calls
 	now        func() time.Time
 
-	mu         sync.Mutex
-	live       bool                         // publish on every change (set by Flush)
-	objects    map[string][]dns.RR          // object key → its records
-	owners     map[string][]contribution    // owner name → records per object, by key
-	children   map[string]int               // name → data-bearing names below it
-	nodes      [shardCount]map[string]*node // writer's copy of the next snapshot
-	dirty      [shardCount]bool             // shards changed since the last publish
-	changed    []bool                       // zones changed since the last publish
-	serials    []uint32                     // current serial per zone
-	pending    []bool                       // zones whose data changed without a new serial
-	tick       *time.Timer                  // bumps pending serials on the next second
-	conflicts  map[string]string            // owner name → last logged conflict
-	cuts       int                          // names below an apex with NS records
-	onConflict func(name, message string)   // reports a merge conflict
+	mu        sync.Mutex
+	live      bool                         // publish on every change (set by Flush)
+	objects   map[string][]dns.RR          // object key → its records
+	owners    map[string][]contribution    // owner name → records per object, by key
+	children  map[string]int               // name → data-bearing names below it
+	nodes     [shardCount]map[string]*node // writer's copy of the next snapshot
+	dirty     [shardCount]bool             // shards changed since the last publish
+	changed   []bool                       // zones changed since the last publish
+	serials   []uint32                     // current serial per zone
+	pending   []bool                       // zones whose data changed without a new serial
+	tick      *time.Timer                  // bumps pending serials on the next second
+	conflicts map[string]string            // owner name → last logged conflict
+	cuts      int                          // names below an apex with NS records
 
-	snap atomic.Pointer[snapshot]
+	snap atomic.Pointer[Snapshot]
 }
 
-// NewIndex returns an empty index for zones. The serial of every zone starts at
-// the current Unix time, so it increases across restarts.
-func NewIndex(zones []string, newSOA func(zone string, serial uint32) *dns.SOA) *Index {
+// New returns an empty index. The serial of every zone starts at the current
+// time (Unix seconds), so it increases across restarts.
+func New(cfg Config) *Index {
 	ix := &Index{
-		zones:     zones,
-		newSOA:    newSOA,
-		now:       time.Now,
+		zones:     cfg.Zones,
+		newSOA:    cfg.SOA,
+		listener:  cfg.Listener,
+		now:       cfg.Now,
 		objects:   map[string][]dns.RR{},
 		owners:    map[string][]contribution{},
 		children:  map[string]int{},
-		changed:   make([]bool, len(zones)),
-		serials:   make([]uint32, len(zones)),
-		pending:   make([]bool, len(zones)),
+		changed:   make([]bool, len(cfg.Zones)),
+		serials:   make([]uint32, len(cfg.Zones)),
+		pending:   make([]bool, len(cfg.Zones)),
 		conflicts: map[string]string{},
+	}
+	if ix.now == nil {
+		ix.now = time.Now
 	}
 	for i := range ix.nodes {
 		ix.nodes[i] = map[string]*node{}
 	}
 	seed := maphash.MakeSeed()
-	s := &snapshot{seed: seed, zones: make([]zoneState, len(zones))}
+	s := &Snapshot{seed: seed, zoneNames: cfg.Zones, zones: make([]zoneState, len(cfg.Zones))}
 	now := uint32(ix.now().Unix())
-	for i, z := range zones {
+	for i, z := range cfg.Zones {
 		ix.serials[i] = now
 		ix.setNode(seed, &node{name: z})
-		s.zones[i] = zoneState{serial: now, soa: []dns.RR{newSOA(z, now)}}
+		var ns []dns.RR
+		if cfg.NS != nil {
+			ns = cfg.NS(z)
+		}
+		s.zones[i] = zoneState{name: z, serial: now, soa: []dns.RR{cfg.SOA(z, now)}, ns: ns[:len(ns):len(ns)]}
 	}
 	for i := range s.shards {
 		s.shards[i] = maps.Clone(ix.nodes[i])
@@ -84,10 +113,17 @@ func NewIndex(zones []string, newSOA func(zone string, serial uint32) *dns.SOA) 
 }
 
 // Snapshot returns the current immutable view of the zones.
-func (ix *Index) Snapshot() *snapshot { return ix.snap.Load() }
+func (ix *Index) Snapshot() *Snapshot { return ix.snap.Load() }
 
 // zoneOf returns the position of the most specific zone that contains name, or -1.
-func (ix *Index) zoneOf(name string) int { return zoneOf(ix.zones, name) }
+func (ix *Index) zoneOf(name string) int { return ZoneOf(ix.zones, name) }
+
+// Pending reports whether a serial waits for the next second (see publishLocked).
+func (ix *Index) Pending() bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.tick != nil
+}
 
 // Update replaces the records that the object key publishes. A nil or empty
 // rrs removes the object. Records outside every zone are ignored. The records
@@ -289,7 +325,7 @@ func (ix *Index) publishLocked(force bool) []int {
 		return nil
 	}
 	old := ix.snap.Load()
-	s := &snapshot{seed: old.seed, shards: old.shards, zones: old.zones, cuts: ix.cuts > 0}
+	s := &Snapshot{seed: old.seed, shards: old.shards, zoneNames: old.zoneNames, zones: old.zones, cuts: ix.cuts > 0}
 	for i := range ix.dirty {
 		if ix.dirty[i] {
 			s.shards[i] = maps.Clone(ix.nodes[i])
@@ -304,7 +340,7 @@ func (ix *Index) publishLocked(force bool) []int {
 		}
 		ix.changed[zi] = false
 		switch {
-		case serialLess(ix.serials[zi], now):
+		case SerialLess(ix.serials[zi], now):
 			ix.serials[zi] = now
 		case force:
 			ix.serials[zi]++
@@ -320,7 +356,8 @@ func (ix *Index) publishLocked(force bool) []int {
 		s.zones = make([]zoneState, len(old.zones))
 		copy(s.zones, old.zones)
 		for _, zi := range notify {
-			s.zones[zi] = zoneState{serial: ix.serials[zi], soa: []dns.RR{ix.newSOA(ix.zones[zi], ix.serials[zi])}}
+			z := &s.zones[zi]
+			z.serial, z.soa = ix.serials[zi], []dns.RR{ix.newSOA(ix.zones[zi], ix.serials[zi])}
 		}
 	}
 	ix.snap.Store(s)
@@ -348,20 +385,20 @@ func (ix *Index) scheduleTick() {
 	})
 }
 
-// announce calls onSerial for zones. It runs after ix.mu is released, so it
+// announce tells the listener of the new serials of zones. It runs after ix.mu is released, so it
 // must not read the writer's state (ix.serials): it reports the serials of
 // the current snapshot instead. Announcements are serialized, and each reads
 // the snapshot only once it holds announceMu, so the last serial announced
 // for a zone is always its current one even when writers race here.
 func (ix *Index) announce(zones []int) {
-	if ix.onSerial == nil || len(zones) == 0 {
+	if ix.listener == nil || len(zones) == 0 {
 		return
 	}
 	ix.announceMu.Lock()
 	defer ix.announceMu.Unlock()
 	s := ix.snap.Load()
 	for _, zi := range zones {
-		ix.onSerial(ix.zones[zi], s.zones[zi].serial)
+		ix.listener.SerialChanged(ix.zones[zi], s.zones[zi].serial)
 	}
 }
 
@@ -374,13 +411,13 @@ func (ix *Index) reportConflict(name, conflict string) {
 		return
 	}
 	ix.conflicts[name] = conflict
-	if ix.onConflict != nil {
-		ix.onConflict(name, conflict)
+	if ix.listener != nil {
+		ix.listener.Conflict(name, conflict)
 	}
 }
 
-// serialLess reports a < b in RFC 1982 serial number arithmetic.
-func serialLess(a, b uint32) bool {
+// SerialLess reports a < b in RFC 1982 serial number arithmetic.
+func SerialLess(a, b uint32) bool {
 	return a != b && int32(b-a) > 0
 }
 

@@ -1,0 +1,100 @@
+package index
+
+import (
+	"hash/maphash"
+	"sort"
+
+	"github.com/miekg/dns"
+)
+
+// shardCount is the number of maps a snapshot spreads its names over. A change
+// copies only the shards it touches, so an update costs O(names/shardCount).
+const shardCount = 256
+
+// Snapshot is an immutable view of every zone of an index. The query path
+// loads it with one atomic read and never takes a lock.
+type Snapshot struct {
+	seed      maphash.Seed
+	shards    [shardCount]map[string]*node
+	zoneNames []string    // the index's zones, shared and never changed
+	zones     []zoneState // in the order of zoneNames
+	cuts      bool        // some name below an apex has NS records (a delegation)
+}
+
+// zoneState is the per-zone part of a snapshot.
+type zoneState struct {
+	name   string
+	serial uint32
+	soa    []dns.RR // the zone's SOA record, ready for a message section
+	ns     []dns.RR // the apex NS RRset, the same in every snapshot
+}
+
+func shardOf(seed maphash.Seed, name string) int {
+	return int(maphash.String(seed, name) % shardCount)
+}
+
+// get returns the node of name, or nil when the name does not exist.
+func (s *Snapshot) get(name string) *node {
+	return s.shards[shardOf(s.seed, name)][name]
+}
+
+// Zones returns the zones of the snapshot, in the order the index was given
+// them. The slice must not be changed.
+func (s *Snapshot) Zones() []string { return s.zoneNames }
+
+// Zone returns the position of the most specific zone that contains name, or -1.
+func (s *Snapshot) Zone(name string) int { return ZoneOf(s.zoneNames, name) }
+
+// Serial returns the SOA serial of zone zi.
+func (s *Snapshot) Serial(zi int) uint32 { return s.zones[zi].serial }
+
+// SOA returns the SOA record of zone zi as a message section.
+func (s *Snapshot) SOA(zi int) []dns.RR { return s.zones[zi].soa }
+
+// NS returns the apex NS RRset of zone zi.
+func (s *Snapshot) NS(zi int) []dns.RR { return s.zones[zi].ns }
+
+// Has reports whether name exists in the snapshot (as a name with data or an
+// empty non-terminal).
+func (s *Snapshot) Has(name string) bool { return s.get(name) != nil }
+
+// Len returns the number of names in the snapshot, empty non-terminals included.
+func (s *Snapshot) Len() int {
+	n := 0
+	for _, m := range s.shards {
+		n += len(m)
+	}
+	return n
+}
+
+// Records returns every record of zone zi but the apex SOA and NS, ordered
+// by name (RFC 4034 §6.1) and type: the body of a zone transfer.
+func (s *Snapshot) Records(zi int) []dns.RR {
+	var nodes []*node
+	for _, shard := range s.shards {
+		for name, n := range shard {
+			if !n.empty() && s.Zone(name) == zi {
+				nodes = append(nodes, n)
+			}
+		}
+	}
+	sort.Slice(nodes, func(i, j int) bool { return canonicalLess(nodes[i].name, nodes[j].name) })
+	var rrs []dns.RR
+	for _, n := range nodes {
+		for _, set := range n.sets {
+			rrs = append(rrs, set.rrs...)
+		}
+	}
+	return rrs
+}
+
+// canonicalLess orders names as RFC 4034 §6.1 does: label by label from the right.
+func canonicalLess(a, b string) bool {
+	la, lb := dns.SplitDomainName(a), dns.SplitDomainName(b)
+	for i, j := len(la)-1, len(lb)-1; i >= 0 && j >= 0; i, j = i-1, j-1 {
+		if la[i] != lb[j] {
+			return la[i] < lb[j]
+		}
+	}
+	return len(la) < len(lb)
+}
