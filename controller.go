@@ -74,7 +74,7 @@ func newController(g *Gateway, api apiClient) *controller {
 		g:   g,
 		api: api,
 		sources: sourceConfig{
-			zones:          forwardZones(g.Zones),
+			zones:          g.Zones,
 			ttl:            g.ttl,
 			ingressClasses: g.ingressClasses,
 			gatewayClasses: g.gatewayClasses,

@@ -49,7 +49,7 @@ var (
 
 // sourceConfig is what the source functions need to know about the plugin instance.
 type sourceConfig struct {
-	zones          []string // fully qualified, lower case
+	zones          []string // fully qualified, lower case; reverse zones too
 	ttl            uint32
 	ingressClasses []string
 	gatewayClasses []string
@@ -203,8 +203,9 @@ func hostnamesOf(r *result, meta *metav1.ObjectMeta, key string, zones []string)
 }
 
 // zoneNames turns a hostname into the fully qualified names it stands for.
-// An absolute name (trailing dot, or inside a zone) must be inside a zone; with
-// relative allowed, any other name is taken relative to every zone.
+// An absolute name (trailing dot, or inside a zone) must be inside a zone, a
+// reverse zone included; with relative allowed, any other name is taken
+// relative to every forward zone.
 func zoneNames(r *result, host string, zones []string, relative bool, origin string) []string {
 	absolute := strings.HasSuffix(strings.TrimSpace(host), ".")
 	name, err := canonicalName(host, true)
@@ -221,6 +222,9 @@ func zoneNames(r *result, host string, zones []string, relative bool, origin str
 	}
 	names := make([]string, 0, len(zones))
 	for _, z := range zones {
+		if isReverseZone(z) {
+			continue // a relative name means a forward name
+		}
 		fq := name + z
 		if _, ok := dns.IsDomainName(fq); !ok || len(fq) > 254 {
 			r.warnf("hostname %q in %s is too long under %s", host, origin, z)
@@ -244,9 +248,15 @@ func canonicalName(host string, wildcard bool) (string, error) {
 		return "", fmt.Errorf("name longer than 253 characters")
 	}
 	labels := strings.Split(host, ".")
+	reverse := strings.HasSuffix(host, ".in-addr.arpa") || strings.HasSuffix(host, ".ip6.arpa")
 	for i, l := range labels {
 		if l == "*" && i == 0 && wildcard && len(labels) > 1 {
 			continue
+		}
+		if reverse {
+			// RFC 2317 names classless reverse delegations "0/25": a slash
+			// between digits is allowed there, as a hyphen is.
+			l = strings.ReplaceAll(l, "/", "-")
 		}
 		if err := checkLabel(l); err != nil {
 			return "", err

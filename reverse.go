@@ -40,8 +40,8 @@ func withPTR(rrs []dns.RR) []dns.RR {
 			continue
 		}
 		name := rr.Header().Name
-		if strings.HasPrefix(name, "*.") {
-			continue
+		if strings.HasPrefix(name, "*.") || isReverseZone(name) {
+			continue // a wildcard, or an address published in a reverse zone
 		}
 		if rev, err := dns.ReverseAddr(ip.String()); err == nil {
 			ptrs = append(ptrs, &dns.PTR{

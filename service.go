@@ -67,7 +67,7 @@ func serviceAddresses(r *result, svc *corev1.Service) targets {
 	return t
 }
 
-// serviceNames returns <name>.<namespace>.<zone> for every zone.
+// serviceNames returns <name>.<namespace>.<zone> for every forward zone.
 func serviceNames(r *result, svc *corev1.Service, zones []string) []string {
 	// The API server makes both DNS labels; checking them here keeps a dot or
 	// an escape in either from moving the name into another zone.
@@ -77,6 +77,9 @@ func serviceNames(r *result, svc *corev1.Service, zones []string) []string {
 	}
 	names := make([]string, 0, len(zones))
 	for _, z := range zones {
+		if isReverseZone(z) {
+			continue
+		}
 		name := strings.ToLower(svc.Name + "." + svc.Namespace + "." + z)
 		if _, ok := dns.IsDomainName(name); !ok || len(name) > 254 {
 			r.warnf("name %s is not a valid domain name", name)
