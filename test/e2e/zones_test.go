@@ -1,0 +1,293 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/coredns/caddy/caddyfile"
+	"github.com/miekg/dns"
+)
+
+// The zones tests run every example Corefile, and Corefiles the chart
+// renders, and check each zone of the k8s_gateway block as a secondary would
+// see it: its AXFR passes named-checkzone, and every NS name of the zone
+// resolves to addresses through the server itself.
+
+// nameserverServices creates the nameserver Services kube-system/dns1 and
+// kube-system/dns2 (the apex and secondary of the examples) with addresses.
+func nameserverServices(t *testing.T) {
+	t.Helper()
+	for i, name := range []string{"dns1", "dns2"} {
+		kubectl(t, fmt.Sprintf(`
+apiVersion: v1
+kind: Service
+metadata: {name: %s, namespace: kube-system}
+spec:
+  type: LoadBalancer
+  ports: [{name: dns, port: 53, protocol: UDP}]
+`, name), "apply", "-f", "-")
+		t.Cleanup(func() { kubectlErr("", "-n", "kube-system", "delete", "service", name) })
+		setLBStatus(t, "kube-system", "service", name, fmt.Sprintf("192.0.2.%d", 53+i), fmt.Sprintf("2001:db8::%d", 53+i))
+	}
+}
+
+// withTransfer writes a copy of the Corefile at path (absolute) in which every
+// server block without a transfer plugin gets `transfer { to * }`, so that its
+// zones can be dumped with AXFR, and returns the copy's path relative to the
+// repository. Everything else stays as it is.
+func withTransfer(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	var out []string
+	lines := strings.Split(text, "\n")
+	for i, line := range lines {
+		out = append(out, line)
+		if line == "" || line[0] == ' ' || line[0] == '\t' || line[0] == '#' || !strings.HasSuffix(strings.TrimSpace(line), "{") {
+			continue
+		}
+		// The block's own lines, up to its closing brace at column 0.
+		has := false
+		for _, l := range lines[i+1:] {
+			if strings.HasPrefix(l, "}") {
+				break
+			}
+			has = has || strings.HasPrefix(strings.TrimSpace(l), "transfer")
+		}
+		if !has {
+			out = append(out, "    transfer {", "        to *", "    }")
+		}
+	}
+	dst := filepath.Join(t.TempDir(), filepath.Base(path))
+	if err := os.WriteFile(dst, []byte(strings.Join(out, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(repoRoot, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rel
+}
+
+// gatewayZones returns the zones of the k8s_gateway directive of a Corefile:
+// its arguments, else the keys of its server block.
+func gatewayZones(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	blocks, err := caddyfile.Parse(path, f, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range blocks {
+		toks, ok := b.Tokens["k8s_gateway"]
+		if !ok {
+			continue
+		}
+		var zones []string
+		for _, tok := range toks[1:] {
+			if tok.Line != toks[0].Line || tok.Text == "{" {
+				break
+			}
+			zones = append(zones, dns.Fqdn(strings.ToLower(tok.Text)))
+		}
+		if len(zones) > 0 {
+			return zones
+		}
+		for _, k := range b.Keys {
+			k = strings.TrimPrefix(k, "dns://")
+			if i := strings.LastIndex(k, ":"); i >= 0 {
+				k = k[:i]
+			}
+			zones = append(zones, dns.Fqdn(strings.ToLower(k)))
+		}
+		return zones
+	}
+	t.Fatalf("%s: no k8s_gateway directive", path)
+	return nil
+}
+
+// checkZone dumps zone with AXFR from s, checks it with named-checkzone and
+// checks that every NS name of the zone resolves to addresses through s.
+// Objects of other tests may change the zone meanwhile: it tries again until
+// the two dumps around the check agree.
+func checkZone(t *testing.T, s *server, zone string) []string {
+	t.Helper()
+	at := []string{"@127.0.0.1", "-p", strconv.Itoa(s.port)}
+	var axfr []string
+	for attempt := 1; ; attempt++ {
+		axfr = digLines(t, append(at, zone, "AXFR")...)
+		if len(axfr) < 3 || !strings.Contains(axfr[0], " SOA ") || axfr[0] != axfr[len(axfr)-1] {
+			t.Fatalf("%s: AXFR not framed by the SOA:\n%s", zone, strings.Join(axfr, "\n"))
+		}
+		file := filepath.Join(t.TempDir(), "zone")
+		if err := os.WriteFile(file, []byte(strings.Join(axfr[:len(axfr)-1], "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		// -i local: integrity checks of in-zone data only (no lookups of other zones).
+		out, err := exec.Command(sbin(t, "named-checkzone"), "-i", "local", zone, file).CombinedOutput()
+		if err == nil && strings.Contains(string(out), "OK") {
+			break
+		}
+		if again := digLines(t, append(at, zone, "AXFR")...); slices.Equal(again, axfr) || attempt == 5 {
+			t.Errorf("%s: named-checkzone: %v\n%s\nzone:\n%s", zone, err, out, strings.Join(axfr, "\n"))
+			return axfr
+		}
+		time.Sleep(time.Second)
+	}
+	nsNames := 0
+	for _, rr := range axfr[:len(axfr)-1] {
+		f := strings.Fields(rr)
+		if len(f) != 5 || f[3] != "NS" || f[0] != zone {
+			continue
+		}
+		nsNames++
+		var addrs []string
+		for _, qtype := range []uint16{dns.TypeA, dns.TypeAAAA} {
+			r, err := s.ask(f[4], qtype)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Rcode != "NOERROR" || !r.AA {
+				t.Errorf("%s: NS name %s %s through the server: %s", zone, f[4], dns.TypeToString[qtype], r)
+			}
+			addrs = append(addrs, r.Answer...)
+		}
+		if len(addrs) == 0 {
+			t.Errorf("%s: NS name %s has no addresses through the server itself", zone, f[4])
+		}
+	}
+	if nsNames == 0 {
+		t.Errorf("%s: AXFR without NS records at the apex:\n%s", zone, strings.Join(axfr, "\n"))
+	}
+	return axfr
+}
+
+// TestExampleCorefileZones runs every Corefile of examples/ and checks each
+// of its zones: AXFR → named-checkzone, and every NS name resolving through
+// the server itself.
+func TestExampleCorefileZones(t *testing.T) {
+	nameserverServices(t)
+	files, err := filepath.Glob(filepath.Join(repoRoot, "examples", "Corefile*"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples/Corefile*: %v", err)
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			env := []string{
+				// Corefile.primary: NOTIFYs go nowhere; `to` allows 127.0.0.1.
+				fmt.Sprintf("K8S_GATEWAY_SECONDARY1=127.0.0.1:%d", freePort(t)),
+				fmt.Sprintf("K8S_GATEWAY_SECONDARY2=127.0.0.1:%d", freePort(t)),
+			}
+			if strings.HasSuffix(file, ".dnssec") {
+				key, _ := dnssecKey(t, t.TempDir())
+				env = append(env, "K8S_GATEWAY_DNSSEC_KEY="+key)
+			}
+			s := startServer(t, withTransfer(t, file), kubeconfig, env...)
+			for _, zone := range gatewayZones(t, file) {
+				checkZone(t, s, zone)
+			}
+		})
+	}
+}
+
+// TestReverseZoneRecords: a DNSEndpoint publishes PTR records, an RFC 2317
+// CNAME and an NS delegation in a reverse zone, next to the synthesised PTRs
+// of a Service; the reverse zone's NS is the nameserver in the forward zone.
+func TestReverseZoneRecords(t *testing.T) {
+	chartEnsureCRDs(t, []string{"dnsendpoints.externaldns.k8s.io"}, false, filepath.Join(repoRoot, "test/e2e/testdata/dnsendpoint-crd.yaml"))
+	nameserverServices(t)
+	s := startServer(t, withTransfer(t, filepath.Join(repoRoot, "examples/Corefile.multizone")), kubeconfig)
+	ns := namespace(t)
+	kubectl(t, fmt.Sprintf(`
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: %[1]s}
+spec: {type: LoadBalancer, ports: [{port: 80}]}
+`, ns), "apply", "-f", "-")
+	chartKubectlRetrying(t, fmt.Sprintf(`
+apiVersion: externaldns.k8s.io/v1alpha1
+kind: DNSEndpoint
+metadata: {name: rev, namespace: %[1]s}
+spec:
+  endpoints:
+  - {dnsName: 130.2.0.192.in-addr.arpa, recordType: PTR, targets: [www.%[1]s.example.com]}
+  - {dnsName: 140.2.0.192.in-addr.arpa, recordType: CNAME, targets: [140.128/25.2.0.192.in-addr.arpa]}
+  - {dnsName: 128/25.2.0.192.in-addr.arpa, recordType: NS, targets: [ns.example.net]}
+`, ns), "apply", "-f", "-")
+	setLBStatus(t, ns, "service", "web", "192.0.2.130")
+	web := "web." + ns + ".example.com."
+	rev := "2.0.192.in-addr.arpa."
+	s.eventually(t, 5*time.Second, "130."+rev, dns.TypePTR, positive(
+		"130."+rev+" 30 IN PTR "+web, "130."+rev+" 30 IN PTR web."+ns+".example.org.", "130."+rev+" 30 IN PTR www."+ns+".example.com."))
+	r, err := s.ask("140."+rev, dns.TypePTR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"140." + rev + " 30 IN CNAME 140.128/25." + rev}; r.Rcode != "NOERROR" || !r.AA || !slices.Equal(r.Answer, want) ||
+		!slices.Equal(r.Authority, []string{"128/25." + rev + " 30 IN NS ns.example.net."}) {
+		t.Errorf("140.%s PTR: %s, want the CNAME and the referral of the delegation", rev, r)
+	}
+	s.eventually(t, time.Second, rev, dns.TypeNS, expectation{
+		Rcode:  "NOERROR",
+		Answer: []string{rev + " 30 IN NS dns1.kube-system.example.com."},
+		Extra:  []string{"dns1.kube-system.example.com. 30 IN A 192.0.2.53", "dns1.kube-system.example.com. 30 IN AAAA 2001:db8::53"},
+	})
+	axfr := checkZone(t, s, rev)
+	for _, want := range []string{
+		"130." + rev + " 30 IN PTR " + web,
+		"140." + rev + " 30 IN CNAME 140.128/25." + rev,
+		"128/25." + rev + " 30 IN NS ns.example.net.",
+		"53." + rev + " 30 IN PTR dns1.kube-system.example.com.",
+	} {
+		if !slices.Contains(axfr, want) {
+			t.Errorf("AXFR of %s lacks %q", rev, want)
+		}
+	}
+}
+
+// TestChartCorefileZones renders the chart with several forward zones, a
+// reverse zone and a secondary, runs its Corefile and checks every zone.
+func TestChartCorefileZones(t *testing.T) {
+	chartHelm(t)
+	ns := namespace(t)
+	m := chartRender(t, ns, "domain: example.com example.org 2.0.192.in-addr.arpa\nsecondary: dns2.kube-system\nttl: 30\n")
+	cm := chartGet[corev1.ConfigMap](t, m, "ConfigMap", "")
+	nameserverServices(t)
+	kubectl(t, fmt.Sprintf(`
+apiVersion: v1
+kind: Service
+metadata: {name: k8s-gateway, namespace: %s}
+spec:
+  type: LoadBalancer
+  ports: [{name: dns, port: 53, protocol: UDP}]
+`, ns), "apply", "-f", "-")
+	setLBStatus(t, ns, "service", "k8s-gateway", "192.0.2.70")
+	path := chartLocalCorefile(t, cm.Data)
+	s := startServer(t, withTransfer(t, filepath.Join(repoRoot, path)), kubeconfig)
+	nsName := "k8s-gateway." + ns + ".example.com."
+	s.eventually(t, 5*time.Second, nsName, dns.TypeA, positive(nsName+" 30 IN A 192.0.2.70"))
+	for _, zone := range gatewayZones(t, filepath.Join(repoRoot, path)) {
+		axfr := checkZone(t, s, zone)
+		if zone == "2.0.192.in-addr.arpa." && !slices.Contains(axfr, zone+" 30 IN NS "+nsName) {
+			t.Errorf("the reverse zone's NS is not %s:\n%s", nsName, strings.Join(axfr, "\n"))
+		}
+	}
+}
