@@ -89,12 +89,8 @@ func (g *Gateway) nameserverServices() []string {
 
 // nameserverRecords returns the records that a nameserver's own Service
 // publishes: its external addresses at <name>.<namespace>.<zone> in every zone.
-func (c *controller) nameserverRecords(obj any) result {
+func nameserverRecords(svc *corev1.Service, c *sourceConfig) result {
 	var r result
-	svc, ok := obj.(*corev1.Service)
-	if !ok {
-		return r
-	}
 	t, ok := annotationTargets(&r, &svc.ObjectMeta)
 	if !ok {
 		t = serviceAddresses(&r, svc)
@@ -103,6 +99,6 @@ func (c *controller) nameserverRecords(obj any) result {
 		r.warnf("the nameserver's Service has only hostnames (%s): a nameserver name needs addresses, no glue published", strings.Join(t.hosts, ", "))
 	}
 	t.hosts = nil // glue must be addresses (RFC 2181 §10.3: an NS target is no alias)
-	r.publish(serviceNames(&r, svc, c.sources.zones), t, c.sources.ttl)
+	r.publish(serviceNames(&r, svc, c.zones), t, c.ttl)
 	return r
 }

@@ -120,7 +120,7 @@ func (c *controller) watches() []*watched {
 			key:     func(o metav1.Object) string { return k.name + "/" + o.GetNamespace() + "/" + o.GetName() },
 		}
 		if k.records != nil {
-			w.records = func(obj any) result { return k.records(obj, c) }
+			w.records = func(obj any) result { return k.records(obj, &c.sources, c) }
 		}
 		ws = append(ws, w)
 	}
@@ -150,7 +150,7 @@ func (c *controller) watches() []*watched {
 			namespace:  namespace,
 			options:    func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + name },
 			key:        func(o metav1.Object) string { return "Nameserver/" + o.GetNamespace() + "/" + o.GetName() },
-			records:    func(obj any) result { return c.nameserverRecords(obj) },
+			records:    func(obj any) result { return nameserverRecords(obj.(*corev1.Service), &c.sources) },
 			nameserver: true,
 		})
 	}
@@ -456,7 +456,7 @@ func (c *controller) refreshDependents(k *kind, meta metav1.Object) {
 	}
 }
 
-// gateway implements routeContext.
+// gateway implements sourceContext.
 func (c *controller) gateway(namespace, name string) *gwv1.Gateway {
 	c.mu.Lock()
 	w := c.informers[gatewayKind.name]
@@ -472,7 +472,7 @@ func (c *controller) gateway(namespace, name string) *gwv1.Gateway {
 	return gw
 }
 
-// namespaceLabels implements routeContext.
+// namespaceLabels implements sourceContext.
 func (c *controller) namespaceLabels(name string) (map[string]string, bool) {
 	c.mu.Lock()
 	w := c.informers[namespaceKind.name]
@@ -489,22 +489,6 @@ func (c *controller) namespaceLabels(name string) (map[string]string, bool) {
 		return nil, false
 	}
 	return ns.Labels, true
-}
-
-// routeGateways returns the namespace/name keys of the Gateways a route names as parents.
-func routeGateways(rt *route) []string {
-	var keys []string
-	for _, ref := range rt.parentRefs {
-		if !isGatewayRef(ref) {
-			continue
-		}
-		ns := rt.meta.Namespace
-		if ref.Namespace != nil && *ref.Namespace != "" {
-			ns = string(*ref.Namespace)
-		}
-		keys = append(keys, ns+"/"+string(ref.Name))
-	}
-	return keys
 }
 
 // logWarnings logs what a source found wrong with an object, once per change.

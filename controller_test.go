@@ -396,7 +396,7 @@ func TestControllerStopLeavesNoGoroutines(t *testing.T) {
 }
 
 func TestNameserverRecords(t *testing.T) {
-	c := &controller{sources: sourceConfig{zones: []string{"example.com.", "example.org."}, ttl: 60}}
+	cfg := &sourceConfig{zones: []string{"example.com.", "example.org."}, ttl: 60}
 	tests := []struct {
 		name string
 		svc  *corev1.Service
@@ -443,7 +443,7 @@ func TestNameserverRecords(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := c.nameserverRecords(tc.svc)
+			r := nameserverRecords(tc.svc, cfg)
 			if d := k8sDiff(k8sStrings(r.rrs), k8sWant(t, tc.want...)); d != "" {
 				t.Error(d)
 			}

@@ -21,7 +21,7 @@ var gwtZones = []string{"example.com.", "example.org."}
 
 func gwtConfig() *sourceConfig { return &sourceConfig{zones: gwtZones, ttl: 60} }
 
-// gwtContext is a fake routeContext: Gateways by namespace/name and the labels
+// gwtContext is a fake sourceContext: Gateways by namespace/name and the labels
 // of the namespaces it knows.
 type gwtContext struct {
 	gateways   map[string]*gwv1.Gateway

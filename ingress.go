@@ -57,3 +57,19 @@ func ingressClassAllowed(ing *networkingv1.Ingress, classes []string) bool {
 	}
 	return class != "" && slices.Contains(classes, class)
 }
+
+func slimIngress(obj any) (any, error) {
+	ing, ok := obj.(*networkingv1.Ingress)
+	if !ok {
+		return obj, nil // a cache.DeletedFinalStateUnknown
+	}
+	out := &networkingv1.Ingress{ObjectMeta: slimMeta(ing.ObjectMeta), Status: ing.Status}
+	out.Spec.IngressClassName = ing.Spec.IngressClassName
+	for _, r := range ing.Spec.Rules {
+		out.Spec.Rules = append(out.Spec.Rules, networkingv1.IngressRule{Host: r.Host})
+	}
+	for _, t := range ing.Spec.TLS {
+		out.Spec.TLS = append(out.Spec.TLS, networkingv1.IngressTLS{Hosts: t.Hosts})
+	}
+	return out, nil
+}

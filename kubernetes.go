@@ -342,3 +342,60 @@ func uniqueNames(names []string) []string {
 	}
 	return out
 }
+
+// The informers keep slimmed copies of the objects: only the fields the
+// sources read. This keeps memory per object small in large clusters.
+
+// readAnnotations are the annotations any source reads.
+var readAnnotations = slices.Concat([]string{coreDNSHostnameAnnotation}, hostnameAnnotations, targetAnnotations, ttlAnnotations, []string{legacyIngressClassAnnotation})
+
+func slimMeta(m metav1.ObjectMeta) metav1.ObjectMeta {
+	out := metav1.ObjectMeta{
+		Name:            m.Name,
+		Namespace:       m.Namespace,
+		UID:             m.UID,
+		ResourceVersion: m.ResourceVersion,
+		Generation:      m.Generation,
+	}
+	if v, ok := m.Labels[ignoreLabel]; ok {
+		out.Labels = map[string]string{ignoreLabel: v}
+	}
+	for _, k := range readAnnotations {
+		if v, ok := m.Annotations[k]; ok {
+			if out.Annotations == nil {
+				out.Annotations = map[string]string{}
+			}
+			out.Annotations[k] = v
+		}
+	}
+	return out
+}
+
+// unite adds the addresses of o that t does not have yet.
+func (t *targets) unite(o targets) {
+	for _, ip := range o.ips {
+		if !slices.Contains(t.ips, ip) {
+			t.ips = append(t.ips, ip)
+		}
+	}
+	for _, h := range o.hosts {
+		if !slices.Contains(t.hosts, h) {
+			t.hosts = append(t.hosts, h)
+		}
+	}
+}
+
+// key identifies the addresses of t, in their order.
+func (t *targets) key() string {
+	var b strings.Builder
+	for _, ip := range t.ips {
+		b.WriteString(ip.String())
+		b.WriteByte(' ')
+	}
+	b.WriteByte('|')
+	for _, h := range t.hosts {
+		b.WriteString(h)
+		b.WriteByte(' ')
+	}
+	return b.String()
+}

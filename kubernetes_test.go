@@ -258,8 +258,7 @@ func TestSlimService(t *testing.T) {
 			if !slices.Equal(got.warnings, want.warnings) {
 				t.Errorf("warnings differ after slimming: %q, want %q", got.warnings, want.warnings)
 			}
-			c := &controller{sources: *tc.cfg}
-			if a, b := k8sStrings(c.nameserverRecords(svc).rrs), k8sStrings(c.nameserverRecords(slim).rrs); !slices.Equal(a, b) {
+			if a, b := k8sStrings(nameserverRecords(svc, tc.cfg).rrs), k8sStrings(nameserverRecords(slim, tc.cfg).rrs); !slices.Equal(a, b) {
 				t.Errorf("nameserver records differ after slimming: %s", k8sDiff(b, a))
 			}
 

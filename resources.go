@@ -22,7 +22,7 @@ type kind struct {
 	transform    cache.TransformFunc
 	// records returns what an object publishes; nil for kinds read only as
 	// context of other kinds (Namespace).
-	records func(obj any, c *controller) result
+	records func(obj any, c *sourceConfig, ctx sourceContext) result
 	// route converts an object of a Gateway API route kind.
 	route func(obj any) *route
 }
@@ -33,19 +33,25 @@ var kinds = []*kind{
 		name: "Ingress", groupVersion: "networking.k8s.io/v1", resource: "ingresses",
 		object: &networkingv1.Ingress{}, list: &networkingv1.IngressList{},
 		transform: slimIngress,
-		records:   func(obj any, c *controller) result { return ingressRecords(obj.(*networkingv1.Ingress), &c.sources) },
+		records: func(obj any, c *sourceConfig, _ sourceContext) result {
+			return ingressRecords(obj.(*networkingv1.Ingress), c)
+		},
 	},
 	{
 		name: "Service", groupVersion: "v1", resource: "services",
 		object: &corev1.Service{}, list: &corev1.ServiceList{},
 		transform: slimService,
-		records:   func(obj any, c *controller) result { return serviceRecords(obj.(*corev1.Service), &c.sources) },
+		records: func(obj any, c *sourceConfig, _ sourceContext) result {
+			return serviceRecords(obj.(*corev1.Service), c)
+		},
 	},
 	{
 		name: "DNSEndpoint", groupVersion: dnsEndpointResource.GroupVersion().String(), resource: dnsEndpointResource.Resource,
 		object: &unstructured.Unstructured{}, dynamic: true,
 		transform: slimDNSEndpoint,
-		records:   func(obj any, c *controller) result { return dnsEndpointRecords(obj.(*dnsEndpoint), &c.sources) },
+		records: func(obj any, c *sourceConfig, _ sourceContext) result {
+			return dnsEndpointRecords(obj.(*dnsEndpoint), c)
+		},
 	},
 	routeKind("HTTPRoute", "httproutes", &gwv1.HTTPRoute{}, &gwv1.HTTPRouteList{}, func(obj any) *route {
 		o := obj.(*gwv1.HTTPRoute)
@@ -75,7 +81,7 @@ var (
 		name: "Gateway", groupVersion: gwv1.GroupVersion.String(), resource: "gateways",
 		object: &gwv1.Gateway{}, list: &gwv1.GatewayList{},
 		transform: slimGateway,
-		records:   func(obj any, c *controller) result { return gatewayRecords(obj.(*gwv1.Gateway), &c.sources) },
+		records:   func(obj any, c *sourceConfig, _ sourceContext) result { return gatewayRecords(obj.(*gwv1.Gateway), c) },
 	}
 	namespaceKind = &kind{
 		name: "Namespace", groupVersion: "v1", resource: "namespaces",
@@ -90,7 +96,7 @@ func routeKind(name, resource string, object, list runtime.Object, conv func(any
 		object: object, list: list,
 		transform: slimRoute,
 		route:     conv,
-		records:   func(obj any, c *controller) result { return routeRecords(conv(obj), c, &c.sources) },
+		records:   func(obj any, c *sourceConfig, ctx sourceContext) result { return routeRecords(conv(obj), ctx, c) },
 	}
 }
 
@@ -120,4 +126,14 @@ func kindByName(name string) *kind {
 		}
 	}
 	return nil
+}
+
+// sourceContext gives the records functions the objects that other objects'
+// records depend on: routes publish through Gateways, which admit them by
+// the labels of their namespaces.
+type sourceContext interface {
+	// gateway returns the Gateway namespace/name, or nil.
+	gateway(namespace, name string) *gwv1.Gateway
+	// namespaceLabels returns the labels of a namespace, and whether it is known.
+	namespaceLabels(name string) (map[string]string, bool)
 }

@@ -135,3 +135,19 @@ func serviceSRV(r *result, svc *corev1.Service, owners []string, t targets, zone
 	}
 	return rrs
 }
+
+func slimService(obj any) (any, error) {
+	svc, ok := obj.(*corev1.Service)
+	if !ok {
+		return obj, nil
+	}
+	out := &corev1.Service{ObjectMeta: slimMeta(svc.ObjectMeta)}
+	out.Spec.Type = svc.Spec.Type
+	out.Spec.ExternalName = svc.Spec.ExternalName
+	out.Spec.ExternalIPs = svc.Spec.ExternalIPs
+	for _, p := range svc.Spec.Ports {
+		out.Spec.Ports = append(out.Spec.Ports, corev1.ServicePort{Name: p.Name, Protocol: p.Protocol, Port: p.Port})
+	}
+	out.Status.LoadBalancer = svc.Status.LoadBalancer
+	return out, nil
+}

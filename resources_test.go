@@ -1,0 +1,98 @@
+package gateway
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestKindsMatchChart ties the kinds table to the Helm chart, so that a kind
+// added here is offered by the chart's watchedResources and allowed by its RBAC
+// helper, and the chart offers nothing the plugin does not read.
+func TestKindsMatchChart(t *testing.T) {
+	data, err := os.ReadFile("charts/k8s-gateway/values.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var schema struct {
+		Properties struct {
+			WatchedResources struct {
+				Items struct {
+					Enum []string `json:"enum"`
+				} `json:"items"`
+			} `json:"watchedResources"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(data, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if got := schema.Properties.WatchedResources.Items.Enum; !slices.Equal(got, supportedResources()) {
+		t.Errorf("values.schema.json watchedResources enum %q, the plugin reads %q", got, supportedResources())
+	}
+
+	tpl, err := os.ReadFile("charts/k8s-gateway/templates/_helpers.tpl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	helpers := string(tpl)
+	define := func(name string) string {
+		start := strings.Index(helpers, `{{- define "k8s-gateway.`+name+`" -}}`)
+		if start < 0 {
+			t.Fatalf("_helpers.tpl defines no %s", name)
+		}
+		end := strings.Index(helpers[start:], "\n{{- end }}\n\n")
+		if end < 0 {
+			end = len(helpers) - start
+		}
+		return helpers[start : start+end]
+	}
+	rules := define("clusterRules")
+	var routes []string
+	for _, k := range kinds {
+		group, _, found := strings.Cut(k.groupVersion, "/")
+		if !found {
+			group = "" // the core group: "v1"
+		}
+		if k.route != nil {
+			routes = append(routes, k.name)
+			// The helper makes the resource of a route kind from its name.
+			if plural := strings.ToLower(k.name) + "s"; plural != k.resource {
+				t.Errorf("%s: the chart grants %q, the plugin reads %q", k.name, plural, k.resource)
+			}
+			if group != gatewayKind.groupVersion[:strings.Index(gatewayKind.groupVersion, "/")] {
+				t.Errorf("%s: the chart grants routes in the Gateway API group only, not %q", k.name, group)
+			}
+			continue
+		}
+		// A kind of its own: `has "<Kind>" $w` grants its resource in its group.
+		m := regexp.MustCompile(`has "` + k.name + `" \$w \}\}(?s:.*?)\{\{- end \}\}`).FindString(rules)
+		if m == "" {
+			t.Errorf("%s: clusterRules grants nothing for it", k.name)
+			continue
+		}
+		if !strings.Contains(m, `"`+k.resource+`"`) {
+			t.Errorf("%s: clusterRules does not grant %q: %s", k.name, k.resource, m)
+		}
+		if !strings.Contains(rules, `- apiGroups: ["`+group+`"]`) {
+			t.Errorf("%s: clusterRules has no rule for the group %q", k.name, group)
+		}
+	}
+	routeKinds := define("routeKinds")
+	for _, r := range routes {
+		if !strings.Contains(routeKinds, `"`+r+`"`) {
+			t.Errorf("routeKinds of _helpers.tpl lacks %s", r)
+		}
+	}
+	if n := len(regexp.MustCompile(`"[A-Za-z]+Route"`).FindAllString(routeKinds, -1)); n != len(routes) {
+		t.Errorf("routeKinds of _helpers.tpl names %d kinds, the plugin has %d route kinds", n, len(routes))
+	}
+	// Routes need their context kinds too.
+	for _, k := range []*kind{gatewayKind, namespaceKind} {
+		if !strings.Contains(rules, `"`+k.resource+`"`) {
+			t.Errorf("clusterRules does not grant %s", k.resource)
+		}
+	}
+}
