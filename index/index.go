@@ -93,11 +93,19 @@ func New(cfg Config) *Index {
 		ix.nodes[i] = map[string]*node{}
 	}
 	seed := maphash.MakeSeed()
-	s := &Snapshot{seed: seed, zoneNames: cfg.Zones, zones: make([]zoneState, len(cfg.Zones))}
+	s := &Snapshot{seed: seed, zoneNames: cfg.Zones, parents: parentZones(cfg.Zones), zones: make([]zoneState, len(cfg.Zones))}
 	now := uint32(ix.now().Unix())
 	for i, z := range cfg.Zones {
 		ix.serials[i] = now
 		ix.setNode(seed, &node{name: z})
+		// A nested zone makes the names between its apex and its parent's
+		// empty non-terminals of the parent, for good.
+		if p := s.parents[i]; p >= 0 {
+			ix.forAncestors(z, cfg.Zones[p], func(a string) {
+				ix.children[a]++
+				ix.setNode(seed, &node{name: a})
+			})
+		}
 		var ns []dns.RR
 		if cfg.NS != nil {
 			ns = cfg.NS(z)
@@ -301,6 +309,21 @@ func (ix *Index) countCut(n *node, delta int) {
 	}
 }
 
+// parentZones returns, for every zone, the position of the most specific
+// other zone that contains it, or -1.
+func parentZones(zones []string) []int {
+	parents := make([]int, len(zones))
+	for i, z := range zones {
+		parents[i] = -1
+		for j, p := range zones {
+			if p != z && dns.IsSubDomain(p, z) && (parents[i] < 0 || len(p) > len(zones[parents[i]])) {
+				parents[i] = j
+			}
+		}
+	}
+	return parents
+}
+
 // forAncestors calls f for every name strictly between name and its zone apex.
 func (ix *Index) forAncestors(name, zone string, f func(string)) {
 	for off, end := dns.NextLabel(name, 0); !end; off, end = dns.NextLabel(name, off) {
@@ -325,7 +348,7 @@ func (ix *Index) publishLocked(force bool) []int {
 		return nil
 	}
 	old := ix.snap.Load()
-	s := &Snapshot{seed: old.seed, shards: old.shards, zoneNames: old.zoneNames, zones: old.zones, cuts: ix.cuts > 0}
+	s := &Snapshot{seed: old.seed, shards: old.shards, zoneNames: old.zoneNames, parents: old.parents, zones: old.zones, cuts: ix.cuts > 0}
 	for i := range ix.dirty {
 		if ix.dirty[i] {
 			s.shards[i] = maps.Clone(ix.nodes[i])

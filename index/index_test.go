@@ -119,8 +119,12 @@ func checkIndexInvariants(t *testing.T, ix *Index) {
 	}
 	// Every name with data makes its ancestors up to its apex exist.
 	need := map[string]bool{}
-	for _, z := range ix.zones {
+	for zi, z := range ix.zones {
 		need[z] = true
+		// So does a nested zone's apex, up to its parent's.
+		if p := s.parents[zi]; p >= 0 {
+			ix.forAncestors(z, ix.zones[p], func(a string) { need[a] = true })
+		}
 	}
 	for name := range withData {
 		zi := ZoneOf(ix.zones, name)
@@ -812,4 +816,35 @@ func TestIndexConcurrentAnnounce(t *testing.T) {
 			t.Errorf("%s: last announced serial %d, current %d", z, last[z], s.zones[zi].serial)
 		}
 	}
+}
+
+// TestIndexNestedZoneEmptyNonTerminals: the names between a nested zone's
+// apex and its parent's are empty non-terminals of the parent for good, even
+// when data there comes and goes.
+func TestIndexNestedZoneEmptyNonTerminals(t *testing.T) {
+	ix, _ := newTestIndex(t, "example.com.", "a.b.c.example.com.")
+	ix.Flush()
+	for _, step := range []struct {
+		rrs  []dns.RR
+		want bool
+	}{
+		{nil, true},
+		{qtRRs("b.c.example.com. 60 IN A 192.0.2.1"), true},
+		{nil, true},
+	} {
+		ix.Update("obj", step.rrs)
+		s := ix.Snapshot()
+		for _, name := range []string{"b.c.example.com.", "c.example.com."} {
+			if s.Has(name) != step.want {
+				t.Errorf("after %v: %s exists %v, want %v", step.rrs, name, s.Has(name), step.want)
+			}
+			if _, _, _, res := s.Lookup(0, name, dns.TypeTXT); res != NoData {
+				t.Errorf("after %v: %s TXT: result %d, want NoData", step.rrs, name, res)
+			}
+		}
+		if s.Has("x.example.com.") {
+			t.Error("x.example.com. exists")
+		}
+	}
+	checkIndexInvariants(t, ix)
 }

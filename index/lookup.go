@@ -32,6 +32,11 @@ const maxChain = 8
 // sections share the snapshot's records: callers must not change them.
 func (s *Snapshot) Lookup(zi int, qname string, qtype uint16) (answer, ns, extra []dns.RR, res Result) {
 	zone := s.zones[zi].name
+	if qtype == dns.TypeDS && qname == zone && s.parents[zi] >= 0 {
+		// The DS of a nested zone is the parent's data (RFC 4035
+		// §3.1.4.1), and the parent never has any: NODATA from the parent.
+		return nil, s.zones[s.parents[zi]].soa, nil, NoData
+	}
 	for hops := 0; ; hops++ {
 		if hops > maxChain {
 			return nil, nil, nil, ServerFailure

@@ -156,7 +156,8 @@ func TestSnapshotRecords(t *testing.T) {
 	ix.Flush()
 	s := ix.Snapshot()
 	for zi, want := range [][]string{
-		{"a.example.com.\t60\tIN\tA\t192.0.2.2", "b.a.example.com.\t60\tIN\tTXT\t\"x\"", "www.example.com.\t60\tIN\tA\t192.0.2.1"},
+		// The nested zone sub.example.com. is a delegation of its parent.
+		{"a.example.com.\t60\tIN\tA\t192.0.2.2", "b.a.example.com.\t60\tIN\tTXT\t\"x\"", "sub.example.com.\t60\tIN\tNS\tns.sub.example.com.", "www.example.com.\t60\tIN\tA\t192.0.2.1"},
 		{"x.sub.example.com.\t60\tIN\tA\t192.0.2.3"},
 		{"example.org.\t60\tIN\tA\t192.0.2.4", "*.example.org.\t60\tIN\tA\t192.0.2.5"},
 	} {

@@ -17,6 +17,7 @@ type Snapshot struct {
 	seed      maphash.Seed
 	shards    [shardCount]map[string]*node
 	zoneNames []string    // the index's zones, shared and never changed
+	parents   []int       // per zone, the zone it is nested in, or -1; shared
 	zones     []zoneState // in the order of zoneNames
 	cuts      bool        // some name below an apex has NS records (a delegation)
 }
@@ -68,7 +69,9 @@ func (s *Snapshot) Len() int {
 }
 
 // Records returns every record of zone zi but the apex SOA and NS, ordered
-// by name (RFC 4034 §6.1) and type: the body of a zone transfer.
+// by name (RFC 4034 §6.1) and type: the body of a zone transfer. The zones
+// nested in zi are delegations there: their NS RRsets, with the addresses
+// of the nameserver names below the cut as glue.
 func (s *Snapshot) Records(zi int) []dns.RR {
 	var nodes []*node
 	for _, shard := range s.shards {
@@ -78,6 +81,7 @@ func (s *Snapshot) Records(zi int) []dns.RR {
 			}
 		}
 	}
+	nodes = append(nodes, s.delegations(zi)...)
 	sort.Slice(nodes, func(i, j int) bool { return canonicalLess(nodes[i].name, nodes[j].name) })
 	var rrs []dns.RR
 	for _, n := range nodes {
@@ -86,6 +90,39 @@ func (s *Snapshot) Records(zi int) []dns.RR {
 		}
 	}
 	return rrs
+}
+
+// delegations returns the NS RRsets of the zones nested in zi, at their
+// apexes, and the glue of their nameserver names below the cut.
+func (s *Snapshot) delegations(zi int) []*node {
+	var nodes []*node
+	seen := map[string]bool{}
+	for ci, p := range s.parents {
+		if p != zi {
+			continue
+		}
+		child := &s.zones[ci]
+		nodes = append(nodes, &node{name: child.name, sets: []rrset{{qtype: dns.TypeNS, rrs: child.ns}}})
+		for _, rr := range child.ns {
+			target := dns.CanonicalName(rr.(*dns.NS).Ns)
+			if seen[target] || !inZone(target, child.name) {
+				continue
+			}
+			seen[target] = true
+			if n := s.get(target); n != nil {
+				glue := &node{name: target}
+				for _, t := range []uint16{dns.TypeA, dns.TypeAAAA} {
+					if rrs := n.rrs(t); len(rrs) > 0 {
+						glue.sets = append(glue.sets, rrset{qtype: t, rrs: rrs})
+					}
+				}
+				if len(glue.sets) > 0 {
+					nodes = append(nodes, glue)
+				}
+			}
+		}
+	}
+	return nodes
 }
 
 // canonicalLess orders names as RFC 4034 §6.1 does: label by label from the right.

@@ -291,3 +291,73 @@ spec:
 		}
 	}
 }
+
+// TestNestedZones: example.com. and a zone nested in it, a.b.<ns>.example.com.,
+// in one block answer as a parent and a child zone on one server would.
+func TestNestedZones(t *testing.T) {
+	nameserverServices(t)
+	ns := namespace(t)
+	child := "a.b." + ns + ".example.com."
+	corefile := filepath.Join(t.TempDir(), "Corefile")
+	if err := os.WriteFile(corefile, []byte(fmt.Sprintf(`example.com:{$K8S_GATEWAY_PORT} %s:{$K8S_GATEWAY_PORT} {
+    bind 127.0.0.1
+    errors
+    ready 127.0.0.1:{$K8S_GATEWAY_READY_PORT}
+    transfer {
+        to *
+    }
+    k8s_gateway {
+        kubeconfig {$KUBECONFIG}
+        apex dns1.kube-system
+        ttl 30
+    }
+}
+`, strings.TrimSuffix(child, "."))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(repoRoot, corefile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, rel, kubeconfig)
+	kubectl(t, fmt.Sprintf(`
+apiVersion: v1
+kind: Service
+metadata:
+  name: web
+  namespace: %[1]s
+  annotations: {coredns.io/hostname: "*.%[1]s.example.com., www.%[2]s"}
+spec: {type: LoadBalancer, ports: [{port: 80}]}
+`, ns, child), "apply", "-f", "-")
+	setLBStatus(t, ns, "service", "web", "192.0.2.90")
+	s.eventually(t, 5*time.Second, "x."+ns+".example.com.", dns.TypeA, positive("x."+ns+".example.com. 30 IN A 192.0.2.90"))
+	s.eventually(t, time.Second, "www."+child, dns.TypeA, positive("www."+child+" 30 IN A 192.0.2.90"))
+	// The empty non-terminal above the child, and no wildcard below it.
+	s.eventually(t, time.Second, "b."+ns+".example.com.", dns.TypeA, nodata)
+	s.eventually(t, time.Second, "x.b."+ns+".example.com.", dns.TypeA, nxdomain)
+	// The child answers for itself; the parent's wildcard does not reach in.
+	s.eventually(t, time.Second, "x."+child, dns.TypeA, nxdomain)
+	s.eventually(t, time.Second, child, dns.TypeA, nodata)
+	// DS at the cut comes from the parent: NODATA with the parent's SOA.
+	r, err := s.ask(child, dns.TypeDS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Rcode != "NOERROR" || !r.AA || len(r.Answer) != 0 || len(r.Authority) != 1 || !strings.HasPrefix(r.Authority[0], "example.com. 30 IN SOA ") {
+		t.Errorf("%s DS: %s, want NODATA with the SOA of example.com.", child, r)
+	}
+	parent := checkZone(t, s, "example.com.")
+	for _, want := range []string{
+		child + " 30 IN NS dns1.kube-system." + child,
+		"dns1.kube-system." + child + " 30 IN A 192.0.2.53",
+		"dns1.kube-system." + child + " 30 IN AAAA 2001:db8::53",
+	} {
+		if !slices.Contains(parent, want) {
+			t.Errorf("the AXFR of example.com. lacks the delegation record %q", want)
+		}
+	}
+	if slices.Contains(parent, "www."+child+" 30 IN A 192.0.2.90") {
+		t.Error("the AXFR of example.com. holds the child's data")
+	}
+	checkZone(t, s, child)
+}
