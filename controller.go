@@ -19,6 +19,8 @@ import (
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
 // Timing of the controller; variables so that tests can shorten them.
@@ -136,9 +138,15 @@ func (c *controller) watches() []*watched {
 		}
 		add(k, sel)
 	}
+	namespaces := false
 	if routes && c.api.reads(gatewayKind) {
 		// Routes publish through Gateways, which admit them by namespace labels.
 		add(gatewayKind, "")
+		add(namespaceKind, "")
+		namespaces = true
+	}
+	if !namespaces && c.g.ownership == index.Delegated && c.api.reads(namespaceKind) {
+		// Namespaces carry their delegated domains.
 		add(namespaceKind, "")
 	}
 	// The nameserver's own Services publish the NS names and their glue.
@@ -373,6 +381,9 @@ func (c *controller) update(w *watched, obj any) {
 		c.routeMu.Lock()
 		defer c.routeMu.Unlock()
 	}
+	if w.kind == namespaceKind {
+		c.delegate(meta, false)
+	}
 	c.publish(w, meta, obj)
 	c.refreshDependents(w.kind, meta)
 }
@@ -396,6 +407,9 @@ func (c *controller) remove(w *watched, obj any) {
 		c.logWarnings(key, nil)
 		c.g.index.Update(key, nil)
 	}
+	if w.kind == namespaceKind {
+		c.delegate(meta, true)
+	}
 	c.refreshDependents(w.kind, meta)
 }
 
@@ -414,7 +428,7 @@ func (c *controller) publish(w *watched, meta metav1.Object, obj any) {
 	if c.reverse {
 		res.rrs = withPTR(res.rrs)
 	}
-	c.g.index.Update(key, res.rrs)
+	c.g.index.UpdateClaim(key, claimOf(w, meta), res.rrs)
 }
 
 // namespaceAllowed applies the namespaces option to an object's namespace.

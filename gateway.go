@@ -35,9 +35,11 @@ type Gateway struct {
 	resources      []string // kinds to publish
 	ingressClasses []string
 	gatewayClasses []string
-	labelSelector  string            // for every published kind ...
-	labelSelectors map[string]string // ... unless set for the kind here
-	namespaces     []string          // publish only from these; all when empty
+	labelSelector  string              // for every published kind ...
+	labelSelectors map[string]string   // ... unless set for the kind here
+	namespaces     []string            // publish only from these; all when empty
+	ownership      index.Policy        // who may publish at a name
+	delegations    map[string][]string // namespace → domains from the delegate option
 	kubeconfig     string
 	kubecontext    string
 
@@ -55,6 +57,7 @@ func newGateway() *Gateway {
 		apex:           defaultApex,
 		resources:      supportedResources(),
 		labelSelectors: map[string]string{},
+		delegations:    map[string][]string{},
 	}
 }
 
@@ -66,6 +69,8 @@ func (g *Gateway) init() {
 		NS:       g.nsRecords,
 		Listener: indexListener{g},
 		Now:      g.now,
+		Policy:   g.ownership,
+		Domains:  g.delegations,
 	})
 }
 
@@ -82,6 +87,12 @@ func (l indexListener) Conflict(name, msg string) {
 	if zi := index.ZoneOf(l.g.Zones, name); zi >= 0 {
 		conflictsTotal.WithLabelValues(l.g.Zones[zi]).Inc()
 	}
+}
+
+// Rejected implements index.RejectionListener.
+func (l indexListener) Rejected(r index.Rejection) {
+	log.Warning(r.String())
+	rejectedTotal.WithLabelValues(r.Zone, r.Reason).Inc()
 }
 
 // Name implements plugin.Handler.

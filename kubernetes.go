@@ -356,6 +356,8 @@ func slimMeta(m metav1.ObjectMeta) metav1.ObjectMeta {
 		UID:             m.UID,
 		ResourceVersion: m.ResourceVersion,
 		Generation:      m.Generation,
+		// The ownership policy orders claims by creation.
+		CreationTimestamp: m.CreationTimestamp,
 	}
 	if v, ok := m.Labels[ignoreLabel]; ok {
 		out.Labels = map[string]string{ignoreLabel: v}

@@ -21,6 +21,12 @@ var (
 		Name:      "conflicts_total",
 		Help:      "Counter of names whose records several objects claim with different data, by zone.",
 	}, []string{"zone"})
+	rejectedTotal = promauto.NewCounterVec(prometheus.CounterOpts{
+		Namespace: plugin.Namespace,
+		Subsystem: "k8s_gateway",
+		Name:      "rejected_total",
+		Help:      "Counter of claims on names that the ownership policy rejected, by zone and reason (reserved, owned, undelegated).",
+	}, []string{"zone", "reason"})
 	kindEnabled = promauto.NewGaugeVec(prometheus.GaugeOpts{
 		Namespace: plugin.Namespace,
 		Subsystem: "k8s_gateway",

@@ -15,6 +15,8 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/seed-e581d630/k8s_gateway/index"
+
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -197,6 +199,30 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 			return c.Errf("invalid label selector %q: %v", sel, err)
 		}
 		g.labelSelector = sel
+	case "ownership":
+		args := c.RemainingArgs()
+		if len(args) != 1 {
+			return argCountErr(c, "ownership union|first|delegated", args)
+		}
+		p, ok := index.ParsePolicy(args[0])
+		if !ok {
+			return c.Errf("unknown ownership policy %q; supported: union, first, delegated", args[0])
+		}
+		g.ownership = p
+	case "delegate":
+		args := c.RemainingArgs()
+		if len(args) < 2 {
+			return argCountErr(c, "delegate NAMESPACE DOMAIN...", args)
+		}
+		for _, d := range args[1:] {
+			name, err := canonicalName(d, false)
+			if err != nil {
+				return c.Errf("invalid domain %q delegated to namespace %s: %v", d, args[0], err)
+			}
+			if !slices.Contains(g.delegations[args[0]], name) {
+				g.delegations[args[0]] = append(g.delegations[args[0]], name)
+			}
+		}
 	case "namespaces":
 		args := c.RemainingArgs()
 		if len(args) == 0 {

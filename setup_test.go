@@ -57,6 +57,8 @@ type k8sSetupView struct {
 	Kubeconfig     string
 	Kubecontext    string
 	Fall           []string
+	Ownership      string
+	Delegations    map[string][]string
 }
 
 func k8sView(g *Gateway) k8sSetupView {
@@ -64,6 +66,7 @@ func k8sView(g *Gateway) k8sSetupView {
 		Zones: g.Zones, TTL: g.ttl, Apex: g.apex, Secondary: g.secondary,
 		Resources: g.resources, IngressClasses: g.ingressClasses, GatewayClasses: g.gatewayClasses,
 		Selectors: g.labelSelectors, LabelSelector: g.labelSelector, Namespaces: g.namespaces, Kubeconfig: g.kubeconfig, Kubecontext: g.kubecontext, Fall: g.Fall.Zones,
+		Ownership: g.ownership.String(), Delegations: g.delegations,
 	}
 }
 
@@ -78,11 +81,13 @@ func TestParse(t *testing.T) {
 	// defaults is what `k8s_gateway example.com` gives.
 	defaults := func() k8sSetupView {
 		return k8sSetupView{
-			Zones:     []string{"example.com."},
-			TTL:       60,
-			Apex:      "dns1.kube-system",
-			Resources: supportedResources(),
-			Selectors: map[string]string{},
+			Zones:       []string{"example.com."},
+			TTL:         60,
+			Apex:        "dns1.kube-system",
+			Resources:   supportedResources(),
+			Selectors:   map[string]string{},
+			Ownership:   "union",
+			Delegations: map[string][]string{},
 		}
 	}
 	tests := []struct {
@@ -219,6 +224,19 @@ func TestParse(t *testing.T) {
 		{name: "bad label selector key", corefile: "k8s_gateway example.com {\n serviceLabelSelectors -bad-=x\n}", err: []string{"Testfile:2", "invalid label selector", `"-bad-=x"`}},
 		{name: "labelSelector without argument", corefile: "k8s_gateway example.com {\n labelSelector\n}", err: []string{"Testfile:2", "labelSelector"}},
 		{name: "bad labelSelector", corefile: "k8s_gateway example.com {\n labelSelector a==b==c\n}", err: []string{"Testfile:2", "invalid label selector", `"a==b==c"`}},
+		{
+			name:     "ownership and delegations",
+			corefile: "k8s_gateway example.com {\n ownership delegated\n delegate team-a A.example.com shop.example.com.\n delegate team-b b.example.com\n delegate team-a a.example.com\n}",
+			want: func(v *k8sSetupView) {
+				v.Ownership = "delegated"
+				v.Delegations = map[string][]string{"team-a": {"a.example.com.", "shop.example.com."}, "team-b": {"b.example.com."}}
+			},
+		},
+		{name: "ownership first", corefile: "k8s_gateway example.com {\n ownership first\n}", want: func(v *k8sSetupView) { v.Ownership = "first" }},
+		{name: "unknown ownership", corefile: "k8s_gateway example.com {\n ownership mine\n}", err: []string{"Testfile:2", `unknown ownership policy "mine"`}},
+		{name: "ownership without argument", corefile: "k8s_gateway example.com {\n ownership\n}", err: []string{"Testfile:2", "ownership union|first|delegated"}},
+		{name: "delegate without domain", corefile: "k8s_gateway example.com {\n delegate team-a\n}", err: []string{"Testfile:2", "delegate NAMESPACE DOMAIN..."}},
+		{name: "delegate an invalid domain", corefile: "k8s_gateway example.com {\n delegate team-a a..example.com\n}", err: []string{"Testfile:2", `invalid domain "a..example.com"`, "team-a"}},
 		{name: "namespaces without argument", corefile: "k8s_gateway example.com {\n namespaces\n}", err: []string{"Testfile:2", "namespaces"}},
 		{name: "invalid zone argument", corefile: "k8s_gateway example.com example.org:", err: []string{"Testfile:1", `invalid zone "example.org:"`}},
 		{name: "no zones at all", corefile: "k8s_gateway", err: []string{"Testfile:1", "zone"}},

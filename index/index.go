@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,6 +36,11 @@ type Config struct {
 	Listener Listener
 	// Now is the clock of the serials; time.Now when nil.
 	Now func() time.Time
+	// Policy decides which namespaces may publish at a name (Union when zero).
+	Policy Policy
+	// Domains are the domains delegated to each namespace by configuration
+	// (lower-cased, fully qualified), for the Delegated policy.
+	Domains map[string][]string
 }
 
 // Index holds the records that objects publish and hands immutable snapshots
@@ -67,6 +73,13 @@ type Index struct {
 	conflicts map[string]string            // owner name → last logged conflict
 	cuts      int                          // names below an apex with NS records
 
+	policy        Policy
+	nsNames       []string               // the nameserver names, reserved to the plugin
+	staticDomains map[string][]string    // namespace → domains from the configuration
+	domains       map[string][]string    // namespace → domains set at run time
+	claims        map[string]Claim       // object key → who claims its records
+	rejections    map[string][]Rejection // owner name → claims rejected there
+
 	snap atomic.Pointer[Snapshot]
 }
 
@@ -85,6 +98,12 @@ func New(cfg Config) *Index {
 		serials:   make([]uint32, len(cfg.Zones)),
 		pending:   make([]bool, len(cfg.Zones)),
 		conflicts: map[string]string{},
+
+		policy:        cfg.Policy,
+		staticDomains: cfg.Domains,
+		domains:       map[string][]string{},
+		claims:        map[string]Claim{},
+		rejections:    map[string][]Rejection{},
 	}
 	if ix.now == nil {
 		ix.now = time.Now
@@ -110,6 +129,11 @@ func New(cfg Config) *Index {
 		if cfg.NS != nil {
 			ns = cfg.NS(z)
 		}
+		for _, rr := range ns {
+			if n, ok := rr.(*dns.NS); ok && !slices.Contains(ix.nsNames, strings.ToLower(n.Ns)) {
+				ix.nsNames = append(ix.nsNames, strings.ToLower(n.Ns))
+			}
+		}
 		s.zones[i] = zoneState{name: z, serial: now, soa: []dns.RR{cfg.SOA(z, now)}, ns: ns[:len(ns):len(ns)]}
 	}
 	for i := range s.shards {
@@ -133,15 +157,19 @@ func (ix *Index) Pending() bool {
 	return ix.tick != nil
 }
 
-// Update replaces the records that the object key publishes. A nil or empty
-// rrs removes the object. Records outside every zone are ignored. The records
-// are owned by the index afterwards and must not be changed.
-func (ix *Index) Update(key string, rrs []dns.RR) {
+// Update replaces the records that the object key publishes as the plugin's
+// own (the zero Claim). See UpdateClaim.
+func (ix *Index) Update(key string, rrs []dns.RR) { ix.UpdateClaim(key, Claim{}, rrs) }
+
+// UpdateClaim replaces the records that the object key publishes, claimed by
+// claim. A nil or empty rrs removes the object. Records outside every zone are
+// ignored. The records are owned by the index afterwards and must not be changed.
+func (ix *Index) UpdateClaim(key string, claim Claim, rrs []dns.RR) {
 	rrs = ix.inZones(rrs)
 	sortRRs(rrs)
 
 	ix.mu.Lock()
-	if equalRRs(ix.objects[key], rrs) {
+	if equalRRs(ix.objects[key], rrs) && ix.claims[key] == claim {
 		ix.mu.Unlock()
 		return
 	}
@@ -157,8 +185,14 @@ func (ix *Index) Update(key string, rrs []dns.RR) {
 	}
 	if len(rrs) == 0 {
 		delete(ix.objects, key)
+		delete(ix.claims, key)
 	} else {
 		ix.objects[key] = rrs
+		if claim == (Claim{}) {
+			delete(ix.claims, key)
+		} else {
+			ix.claims[key] = claim
+		}
 	}
 	for i := 0; i < len(rrs); {
 		name := rrs[i].Header().Name
@@ -167,7 +201,7 @@ func (ix *Index) Update(key string, rrs []dns.RR) {
 			j++
 		}
 		affected[name] = struct{}{}
-		ix.owners[name] = withContribution(ix.owners[name], key, rrs[i:j:j])
+		ix.owners[name] = withContribution(ix.owners[name], key, claim, rrs[i:j:j])
 		i = j
 	}
 	// Rebuild in a fixed order so that logs and conflict choices are reproducible.
@@ -192,14 +226,23 @@ func (ix *Index) Update(key string, rrs []dns.RR) {
 // start, secondaries learn the zones' new serials even where no data came.
 func (ix *Index) Flush() {
 	ix.mu.Lock()
+	var rejected []Rejection
 	if !ix.live {
 		for zi := range ix.changed {
 			ix.changed[zi] = true
 		}
+		// Rejections during the initial sync may be passing (a Namespace's
+		// domains not yet seen): report only those that remain.
+		rejected = ix.rejectionsLocked()
 	}
 	ix.live = true
 	notify := ix.publishLocked(false)
 	ix.mu.Unlock()
+	if rl, ok := ix.listener.(RejectionListener); ok {
+		for _, r := range rejected {
+			rl.Rejected(r)
+		}
+	}
 	ix.announce(notify)
 }
 
@@ -233,7 +276,9 @@ func (ix *Index) rebuild(name string) {
 	if zi < 0 {
 		return
 	}
-	sets, conflict := mergeSets(name, ix.owners[name], name == ix.zones[zi])
+	accepted, rejected := ix.admitted(name, zi, ix.owners[name])
+	ix.reportRejections(name, rejected)
+	sets, conflict := mergeSets(name, accepted, name == ix.zones[zi])
 	ix.reportConflict(name, conflict)
 
 	seed := ix.snap.Load().seed

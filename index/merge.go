@@ -155,19 +155,20 @@ func sameData(rrs [][]dns.RR) bool {
 
 // contribution is the records one object publishes at one owner name.
 type contribution struct {
-	key string // the object's "Kind/namespace/name"
-	rrs []dns.RR
+	key   string // the object's "Kind/namespace/name"
+	claim Claim
+	rrs   []dns.RR
 }
 
 // withContribution returns cs, ordered by key, with key's records set to rrs.
 // It may reuse cs's array: the index owns it.
-func withContribution(cs []contribution, key string, rrs []dns.RR) []contribution {
+func withContribution(cs []contribution, key string, claim Claim, rrs []dns.RR) []contribution {
 	i, found := slices.BinarySearchFunc(cs, key, func(c contribution, k string) int { return strings.Compare(c.key, k) })
 	if found {
-		cs[i].rrs = rrs
+		cs[i].rrs, cs[i].claim = rrs, claim
 		return cs
 	}
-	return slices.Insert(cs, i, contribution{key: key, rrs: rrs})
+	return slices.Insert(cs, i, contribution{key: key, claim: claim, rrs: rrs})
 }
 
 // withoutContribution returns cs without key's records.

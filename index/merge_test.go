@@ -343,7 +343,7 @@ func TestSortRRs(t *testing.T) {
 func contributionsOf(m map[string][]dns.RR) []contribution {
 	var cs []contribution
 	for k, rrs := range m {
-		cs = withContribution(cs, k, rrs)
+		cs = withContribution(cs, k, Claim{}, rrs)
 	}
 	return cs
 }

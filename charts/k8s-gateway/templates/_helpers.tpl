@@ -108,7 +108,8 @@ glue. JSON list.
 {{/*
 The ClusterRole's rules: list and watch on exactly the watched kinds, plus
 gateways and namespaces when routes are watched (routes publish through
-Gateways, which admit them by namespace labels).
+Gateways, which admit them by namespace labels), namespaces under the delegated
+ownership policy (Namespaces carry their domains).
 */}}
 {{- define "k8s-gateway.clusterRules" -}}
 {{- $w := .Values.watchedResources }}
@@ -118,7 +119,7 @@ Gateways, which admit them by namespace labels).
 {{- end }}
 {{- $core := list }}
 {{- if has "Service" $w }}{{ $core = append $core "services" }}{{ end }}
-{{- if $routes }}{{ $core = append $core "namespaces" }}{{ end }}
+{{- if or $routes (eq .Values.tenancy.ownership "delegated") }}{{ $core = append $core "namespaces" }}{{ end }}
 {{- with $core }}
 - apiGroups: [""]
   resources: {{ toJson . }}
@@ -225,6 +226,12 @@ it, for fallthrough); one server block per other zone file.
         {{- with include "k8s-gateway.selector" (.serviceLabelSelectors | default "") }}
         serviceLabelSelectors {{ . | quote }}
         {{- end }}
+        {{- end }}
+        {{- if ne .Values.tenancy.ownership "union" }}
+        ownership {{ .Values.tenancy.ownership }}
+        {{- end }}
+        {{- range $ns, $domains := .Values.tenancy.delegate }}
+        delegate {{ $ns }} {{ join " " $domains }}
         {{- end }}
     }
 {{- range $inBlock }}

@@ -1,0 +1,259 @@
+package index
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/miekg/dns"
+)
+
+// Policy decides which namespaces may publish at a name.
+type Policy int
+
+const (
+	// Union unites the claims of every object on a name.
+	Union Policy = iota
+	// First gives a name to the namespace whose object claimed it first (see
+	// Claim.before); claims from other namespaces are rejected.
+	First
+	// Delegated lets a namespace publish only at or below the domains delegated
+	// to it (see Index.SetDomains), with the rules of First inside them.
+	Delegated
+)
+
+// ParsePolicy returns the policy named s: union, first or delegated.
+func ParsePolicy(s string) (Policy, bool) {
+	switch s {
+	case "union":
+		return Union, true
+	case "first":
+		return First, true
+	case "delegated":
+		return Delegated, true
+	}
+	return Union, false
+}
+
+func (p Policy) String() string {
+	switch p {
+	case First:
+		return "first"
+	case Delegated:
+		return "delegated"
+	}
+	return "union"
+}
+
+// Claim says who publishes an object's records. The zero Claim is the
+// plugin's own (the nameservers' records): it is never rejected.
+type Claim struct {
+	// Namespace is the tenant the object belongs to.
+	Namespace string
+	// Created orders claims: the object's creation time (Unix nanoseconds).
+	Created int64
+}
+
+// Reasons a claim is rejected, as the rejected metric and logs name them.
+const (
+	// ReasonReserved: the zone apex, a nameserver name, or a wildcard that covers them.
+	ReasonReserved = "reserved"
+	// ReasonOwned: another namespace claimed the name first.
+	ReasonOwned = "owned"
+	// ReasonUndelegated: the name is outside the namespace's delegated domains.
+	ReasonUndelegated = "undelegated"
+)
+
+// Rejection is one object's claim on one name that the policy turned down.
+type Rejection struct {
+	Zone, Name string
+	Key        string // the rejected object
+	Reason     string
+	// Owner is the namespace that owns the name (ReasonOwned), else empty.
+	Owner string
+}
+
+func (r Rejection) String() string {
+	switch r.Reason {
+	case ReasonOwned:
+		return fmt.Sprintf("%s: claim of %s rejected: the name belongs to namespace %s", r.Name, r.Key, r.Owner)
+	case ReasonUndelegated:
+		return fmt.Sprintf("%s: claim of %s rejected: outside the domains delegated to its namespace", r.Name, r.Key)
+	}
+	return fmt.Sprintf("%s: claim of %s rejected: the zone apex and the nameserver names belong to the plugin", r.Name, r.Key)
+}
+
+// RejectionListener is a Listener that also hears of rejected claims. Each
+// rejection is reported once, when it starts or its reason changes.
+type RejectionListener interface {
+	Rejected(Rejection)
+}
+
+// plugin reports whether the claim is the plugin's own.
+func (c Claim) plugin() bool { return c.Namespace == "" }
+
+// before orders claims: by creation time, then by object key.
+func before(a, b contribution) bool {
+	if a.claim.Created != b.claim.Created {
+		return a.claim.Created < b.claim.Created
+	}
+	return a.key < b.key
+}
+
+// admitted returns the contributions at name that the policy accepts, and the
+// rejected ones. cs is ordered by key; so is the result.
+func (ix *Index) admitted(name string, zi int, cs []contribution) (ok []contribution, rejected []Rejection) {
+	if ix.policy == Union || len(cs) == 0 {
+		return cs, nil
+	}
+	zone := ix.zones[zi]
+	reserved := ix.reserved(name, zi)
+	var owner *contribution
+	eligible := cs[:0:0]
+	for i := range cs {
+		c := &cs[i]
+		switch {
+		case c.claim.plugin():
+			eligible = append(eligible, *c)
+			continue
+		case reserved:
+			rejected = append(rejected, Rejection{Zone: zone, Name: name, Key: c.key, Reason: ReasonReserved})
+			continue
+		case ix.policy == Delegated && !ix.delegated(c.claim.Namespace, name):
+			rejected = append(rejected, Rejection{Zone: zone, Name: name, Key: c.key, Reason: ReasonUndelegated})
+			continue
+		}
+		eligible = append(eligible, *c)
+		if owner == nil || before(*c, *owner) {
+			owner = c
+		}
+	}
+	if owner == nil {
+		return eligible, rejected
+	}
+	ok = eligible[:0]
+	for _, c := range eligible {
+		if c.claim.plugin() || c.claim.Namespace == owner.claim.Namespace {
+			ok = append(ok, c)
+			continue
+		}
+		rejected = append(rejected, Rejection{Zone: zone, Name: name, Key: c.key, Reason: ReasonOwned, Owner: owner.claim.Namespace})
+	}
+	return ok, rejected
+}
+
+// reserved reports whether name belongs to the plugin: the zone apex, a
+// nameserver name, or a wildcard whose parent is the apex or an ancestor of a
+// nameserver name (RFC 4592: it would answer for them).
+func (ix *Index) reserved(name string, zi int) bool {
+	zone := ix.zones[zi]
+	if name == zone || slices.Contains(ix.nsNames, name) {
+		return true
+	}
+	if !isWildcard(name) {
+		return false
+	}
+	parent := name[2:]
+	if parent == zone {
+		return true
+	}
+	for _, ns := range ix.nsNames {
+		if dns.IsSubDomain(parent, ns) {
+			return true
+		}
+	}
+	return false
+}
+
+// delegated reports whether name is at or below a domain of namespace.
+func (ix *Index) delegated(namespace, name string) bool {
+	for _, d := range ix.staticDomains[namespace] {
+		if dns.IsSubDomain(d, name) {
+			return true
+		}
+	}
+	for _, d := range ix.domains[namespace] {
+		if dns.IsSubDomain(d, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// SetDomains sets the domains delegated to namespace at run time (from its
+// Namespace object), in addition to those of Config.Domains, and re-applies
+// the policy to the names that namespace claims. Domains are lower-cased and
+// fully qualified; nil removes them.
+func (ix *Index) SetDomains(namespace string, domains []string) {
+	ix.mu.Lock()
+	if slices.Equal(ix.domains[namespace], domains) {
+		ix.mu.Unlock()
+		return
+	}
+	if len(domains) == 0 {
+		delete(ix.domains, namespace)
+	} else {
+		ix.domains[namespace] = slices.Clone(domains)
+	}
+	if ix.policy != Delegated {
+		ix.mu.Unlock()
+		return
+	}
+	var names []string
+	for key, rrs := range ix.objects {
+		if ix.claims[key].Namespace != namespace {
+			continue
+		}
+		for _, rr := range rrs {
+			names = append(names, rr.Header().Name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range slices.Compact(names) {
+		ix.rebuild(name)
+	}
+	notify := ix.publishLocked(false)
+	ix.mu.Unlock()
+	ix.announce(notify)
+}
+
+// reportRejections tells the listener of rejections at name that are new or
+// changed, and forgets those that ended.
+func (ix *Index) reportRejections(name string, rejected []Rejection) {
+	old := ix.rejections[name]
+	if len(rejected) == 0 {
+		delete(ix.rejections, name)
+	} else {
+		ix.rejections[name] = rejected
+	}
+	rl, _ := ix.listener.(RejectionListener)
+	if rl == nil || !ix.live {
+		return // the first Flush reports what is rejected then
+	}
+	for _, r := range rejected {
+		if !slices.Contains(old, r) {
+			rl.Rejected(r)
+		}
+	}
+}
+
+// Rejections returns the claims the policy currently rejects, ordered by name and key.
+func (ix *Index) Rejections() []Rejection {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.rejectionsLocked()
+}
+
+func (ix *Index) rejectionsLocked() []Rejection {
+	var out []Rejection
+	for _, rs := range ix.rejections {
+		out = append(out, rs...)
+	}
+	slices.SortFunc(out, func(a, b Rejection) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	return out
+}

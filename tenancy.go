@@ -1,0 +1,58 @@
+package gateway
+
+import (
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+)
+
+// domainsAnnotation on a Namespace lists the domains delegated to it
+// (comma- or space-separated) under the delegated ownership policy.
+const domainsAnnotation = "k8s-gateway.dns/domains"
+
+// claimOf returns who claims the records of an object: its namespace, in the
+// order of creation. The nameservers' own Services are the plugin's.
+func claimOf(w *watched, meta metav1.Object) index.Claim {
+	if w.nameserver {
+		return index.Claim{}
+	}
+	ns := meta.GetNamespace()
+	if ns == "" {
+		// Cluster-scoped objects still belong to a tenant, one that no namespace can be.
+		ns = "/"
+	}
+	return index.Claim{Namespace: ns, Created: meta.GetCreationTimestamp().UnixNano()}
+}
+
+// namespaceDomains returns the domains delegated to a Namespace by its
+// annotation, and a warning naming the values that are not domain names.
+func namespaceDomains(meta metav1.Object) ([]string, []string) {
+	var domains, warnings []string
+	for _, d := range strings.FieldsFunc(meta.GetAnnotations()[domainsAnnotation], func(r rune) bool { return r == ',' || r == ' ' }) {
+		name, err := canonicalName(d, false)
+		if err != nil {
+			warnings = append(warnings, "annotation "+domainsAnnotation+": invalid domain "+d+": "+err.Error())
+			continue
+		}
+		domains = append(domains, name)
+	}
+	return domains, warnings
+}
+
+// delegate applies a Namespace's domains annotation to the index.
+func (c *controller) delegate(meta metav1.Object, deleted bool) {
+	if c.g.ownership != index.Delegated {
+		return
+	}
+	key := "Namespace/" + meta.GetName()
+	if deleted {
+		c.logWarnings(key, nil)
+		c.g.index.SetDomains(meta.GetName(), nil)
+		return
+	}
+	domains, warnings := namespaceDomains(meta)
+	c.logWarnings(key, warnings)
+	c.g.index.SetDomains(meta.GetName(), domains)
+}

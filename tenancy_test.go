@@ -1,0 +1,143 @@
+package gateway
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+)
+
+// k8sClaimingService is a LoadBalancer Service that claims hostnames by
+// annotation, created at second sec.
+func k8sClaimingService(namespace, name string, sec int64, hostnames, ip string) *corev1.Service {
+	svc := k8sNamedService(namespace, name, ip)
+	svc.Annotations = map[string]string{coreDNSHostnameAnnotation: hostnames}
+	svc.CreationTimestamp = metav1.NewTime(time.Unix(sec, 0))
+	return svc
+}
+
+func k8sTenantNamespace(name, domains string) *corev1.Namespace {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if domains != "" {
+		ns.Annotations = map[string]string{domainsAnnotation: domains}
+	}
+	return ns
+}
+
+func TestControllerOwnershipFirst(t *testing.T) {
+	k8sShortTimings(t)
+	ctx := context.Background()
+	client := fake.NewSimpleClientset()
+	g := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) {
+		g.resources = []string{"Service"}
+		g.ownership = index.First
+	})
+	// The later claim arrives first: creation order decides, not events.
+	k8sCreate(t, client, k8sClaimingService("team-b", "thief", 200, "shop.example.com,*.example.com,example.com", "192.0.2.66"))
+	k8sAnswers(t, g, "shop.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"shop.example.com. 60 IN A 192.0.2.66"}))
+	k8sCreate(t, client, k8sClaimingService("team-a", "shop", 100, "shop.example.com", "192.0.2.1"))
+	k8sCreate(t, client, k8sClaimingService("team-a", "shop2", 300, "shop.example.com", "192.0.2.2"))
+	k8sAnswers(t, g, "shop.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"shop.example.com. 60 IN A 192.0.2.1", "shop.example.com. 60 IN A 192.0.2.2"}))
+	// The wildcard at the apex and the apex itself stay the plugin's.
+	k8sAnswers(t, g, "nothing.example.com.", dns.TypeA, k8sNX)
+	k8sAnswers(t, g, "example.com.", dns.TypeA, k8sExpect(t, "NOERROR", nil))
+	// Only when the oldest claim of team-a goes does team-b's older claim win.
+	if err := client.CoreV1().Services("team-a").Delete(ctx, "shop", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "shop.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"shop.example.com. 60 IN A 192.0.2.66"}))
+}
+
+func TestControllerOwnershipDelegated(t *testing.T) {
+	k8sShortTimings(t)
+	ctx := context.Background()
+	client := fake.NewSimpleClientset(k8sTenantNamespace("team-a", "a.example.com, A.example.org"), k8sTenantNamespace("team-b", ""))
+	g := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) {
+		g.resources = []string{"Service"}
+		g.ownership = index.Delegated
+		g.delegations = map[string][]string{"team-c": {"c.example.com."}}
+	})
+	k8sCreate(t, client, k8sClaimingService("team-b", "thief", 1, "shop.a.example.com,*.a.example.com,www.example.com", "192.0.2.66"))
+	k8sCreate(t, client, k8sClaimingService("team-a", "shop", 2, "shop.a.example.com", "192.0.2.1"))
+	k8sCreate(t, client, k8sClaimingService("team-c", "web", 3, "www.c.example.com", "192.0.2.3"))
+	k8sAnswers(t, g, "shop.a.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"shop.a.example.com. 60 IN A 192.0.2.1"}))
+	k8sAnswers(t, g, "www.c.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"www.c.example.com. 60 IN A 192.0.2.3"}))
+	k8sAnswers(t, g, "other.a.example.com.", dns.TypeA, k8sNX)
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sNX)
+	// Objects' own names (<name>.<namespace>) follow the same rule.
+	k8sAnswers(t, g, "thief.team-b.example.com.", dns.TypeA, k8sNX)
+
+	// The administrator delegates a.example.com to team-b instead: team-b's
+	// claims are now the only ones there.
+	ns, err := client.CoreV1().Namespaces().Get(ctx, "team-a", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns.Annotations = nil
+	if _, err := client.CoreV1().Namespaces().Update(ctx, ns, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	nb := k8sTenantNamespace("team-b", "a.example.com")
+	if _, err := client.CoreV1().Namespaces().Update(ctx, nb, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "shop.a.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"shop.a.example.com. 60 IN A 192.0.2.66"}))
+	k8sAnswers(t, g, "other.a.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"other.a.example.com. 60 IN A 192.0.2.66"}))
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sNX)
+
+	// A deleted Namespace takes its domains along.
+	if err := client.CoreV1().Namespaces().Delete(ctx, "team-b", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "shop.a.example.com.", dns.TypeA, k8sNX)
+}
+
+func TestClaimOf(t *testing.T) {
+	created := metav1.NewTime(time.Unix(1700000000, 0))
+	route := &metav1.ObjectMeta{Namespace: "team-b", Name: "r", CreationTimestamp: created}
+	tests := []struct {
+		name string
+		w    *watched
+		meta metav1.Object
+		want index.Claim
+	}{
+		// A route is checked against its own namespace, whichever Gateway it attaches to.
+		{"route through a shared Gateway", &watched{kind: kindByName("HTTPRoute")}, route, index.Claim{Namespace: "team-b", Created: created.UnixNano()}},
+		{"nameserver Service", &watched{kind: kindByName("Service"), nameserver: true}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1"}, index.Claim{}},
+		{"cluster-scoped object", &watched{kind: kindByName("Service")}, &metav1.ObjectMeta{Name: "x", CreationTimestamp: created}, index.Claim{Namespace: "/", Created: created.UnixNano()}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := claimOf(tt.w, tt.meta); got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestNamespaceDomains(t *testing.T) {
+	tests := []struct {
+		value    string
+		want     []string
+		warnings int
+	}{
+		{"", nil, 0},
+		{"team-a.example.com", []string{"team-a.example.com."}, 0},
+		{"A.example.com., b.example.com  c.example.com", []string{"a.example.com.", "b.example.com.", "c.example.com."}, 0},
+		{"ok.example.com,bad..example.com", []string{"ok.example.com."}, 1},
+	}
+	for _, tt := range tests {
+		meta := &metav1.ObjectMeta{Name: "ns", Annotations: map[string]string{domainsAnnotation: tt.value}}
+		got, warnings := namespaceDomains(meta)
+		if !slices.Equal(got, tt.want) || len(warnings) != tt.warnings {
+			t.Errorf("%q: got %q %q, want %q and %d warnings", tt.value, got, warnings, tt.want, tt.warnings)
+		}
+	}
+}
