@@ -1,0 +1,157 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// Two tenant namespaces act against each other: a victim publishes a name, an
+// attacker tries to take it with a hostname annotation, to catch every
+// missing name with a wildcard, to take the apex and the nameserver name, and
+// to take the name over when the victim deletes and recreates its object.
+
+// claimingService creates a LoadBalancer Service in ns that claims hostnames
+// by annotation, with the load balancer address ip.
+func claimingService(t *testing.T, ns, name, hostnames, ip string) {
+	t.Helper()
+	kubectl(t, fmt.Sprintf(`
+apiVersion: v1
+kind: Service
+metadata:
+  name: %s
+  namespace: %s
+  annotations: {coredns.io/hostname: %q}
+spec: {type: LoadBalancer, ports: [{port: 80}]}
+`, name, ns, hostnames), "apply", "-f", "-")
+	setLBStatus(t, ns, "service", name, ip)
+}
+
+// afterCreationSecond waits until the clock is past the second in which the
+// object was created, so that a later object is a later claim (creation
+// timestamps have one-second resolution).
+func afterCreationSecond(t *testing.T, ns, resource, name string) {
+	t.Helper()
+	ts := kubectl(t, "", "-n", ns, "get", resource, name, "-o", "jsonpath={.metadata.creationTimestamp}")
+	created, err := time.Parse(time.RFC3339, strings.TrimSpace(ts))
+	if err != nil {
+		t.Fatalf("creationTimestamp %q: %v", ts, err)
+	}
+	time.Sleep(time.Until(created.Add(time.Second + 10*time.Millisecond)))
+}
+
+// rejections counts the log lines that reject key's claim on name.
+func rejections(s *server, name, key string) int {
+	return strings.Count(s.output(), name+": claim of "+key+" rejected")
+}
+
+func TestTenancyFirst(t *testing.T) {
+	s := startServer(t, "test/e2e/testdata/Corefile.tenancy", kubeconfig, "K8SGW_OWNERSHIP=first")
+	victim, attacker := namespace(t), namespace(t)
+	shop := "shop." + victim + ".tenants.example.com."
+	claimingService(t, victim, "shop", shop, "192.0.2.10")
+	s.eventually(t, 5*time.Second, shop, dns.TypeA, positive(shop+" 30 IN A 192.0.2.10"))
+	afterCreationSecond(t, victim, "service", "shop")
+
+	// Hijack by hostname annotation, wildcard land-grab at the apex, the apex
+	// and the nameserver name: all rejected; the attacker's own name is served,
+	// which shows its claims were processed.
+	own := "thief." + attacker + ".example.com."
+	claimingService(t, attacker, "thief", shop+", *.example.com, example.com, dns1.kube-system.example.com", "192.0.2.66")
+	s.eventually(t, 5*time.Second, own, dns.TypeA, positive(own+" 30 IN A 192.0.2.66"))
+	check := func() {
+		t.Helper()
+		s.eventually(t, time.Second, shop, dns.TypeA, positive(shop+" 30 IN A 192.0.2.10"))
+		s.eventually(t, time.Second, "missing.example.com.", dns.TypeA, nxdomain)
+		s.eventually(t, time.Second, "example.com.", dns.TypeA, nodata)
+		s.eventually(t, time.Second, "dns1.kube-system.example.com.", dns.TypeA, nxdomain)
+	}
+	check()
+	if n := rejections(s, shop, "Service/"+attacker+"/thief"); n != 1 {
+		t.Errorf("the rejection of %s was logged %d times, want once:\n%s", shop, n, s.output())
+	}
+	// The same owner after a restart, whatever order the informers list in.
+	s.stop()
+	s.start()
+	check()
+
+	// Delete and recreate: under first the attacker's standing claim is next
+	// in order and takes over, and the recreated object is a new, later
+	// claim. The README says so; delegated is the policy that prevents it.
+	kubectl(t, "", "-n", victim, "delete", "service", "shop")
+	s.eventually(t, 5*time.Second, shop, dns.TypeA, positive(shop+" 30 IN A 192.0.2.66"))
+	claimingService(t, victim, "shop", shop, "192.0.2.10")
+	s.eventually(t, 5*time.Second, "shop."+victim+".example.com.", dns.TypeA, positive("shop."+victim+".example.com. 30 IN A 192.0.2.10"))
+	s.eventually(t, time.Second, shop, dns.TypeA, positive(shop+" 30 IN A 192.0.2.66"))
+	// When the attacker's claim goes, the victim's is next.
+	kubectl(t, "", "-n", attacker, "delete", "service", "thief")
+	s.eventually(t, 5*time.Second, shop, dns.TypeA, positive(shop+" 30 IN A 192.0.2.10"))
+}
+
+func TestTenancyDelegated(t *testing.T) {
+	s := startServer(t, "test/e2e/testdata/Corefile.tenancy", kubeconfig, "K8SGW_OWNERSHIP=delegated")
+	victim, attacker := namespace(t), namespace(t)
+	victimDomain, attackerDomain := victim+".tenants.example.com", attacker+".tenants.example.com"
+	annotate := func(ns, domains string) {
+		t.Helper()
+		if domains == "" {
+			kubectl(t, "", "annotate", "namespace", ns, "k8s-gateway.dns/domains-")
+			return
+		}
+		kubectl(t, "", "annotate", "--overwrite", "namespace", ns, "k8s-gateway.dns/domains="+domains)
+	}
+	annotate(victim, victimDomain)
+	annotate(attacker, attackerDomain)
+
+	shop := "shop." + victimDomain + "."
+	claimingService(t, victim, "shop", shop, "192.0.2.10")
+	s.eventually(t, 5*time.Second, shop, dns.TypeA, positive(shop+" 30 IN A 192.0.2.10"))
+
+	// Created before or after, the attacker gets nothing outside its domain.
+	own := "www." + attackerDomain + "."
+	claimingService(t, attacker, "thief", strings.Join([]string{own, shop, "*." + victimDomain, "*.tenants.example.com", "*.example.com", "example.com"}, ", "), "192.0.2.66")
+	s.eventually(t, 5*time.Second, own, dns.TypeA, positive(own+" 30 IN A 192.0.2.66"))
+	check := func() {
+		t.Helper()
+		s.eventually(t, time.Second, shop, dns.TypeA, positive(shop+" 30 IN A 192.0.2.10"))
+		s.eventually(t, time.Second, "other."+victimDomain+".", dns.TypeA, nxdomain)
+		s.eventually(t, time.Second, "missing.tenants.example.com.", dns.TypeA, nxdomain)
+		s.eventually(t, time.Second, "missing.example.com.", dns.TypeA, nxdomain)
+		s.eventually(t, time.Second, "example.com.", dns.TypeA, nodata)
+		// An object's automatic name is outside its namespace's domain too.
+		s.eventually(t, time.Second, "thief."+attacker+".example.com.", dns.TypeA, nxdomain)
+	}
+	check()
+	s.stop()
+	s.start()
+	check()
+
+	// Delete and recreate: the name is free meanwhile, and the attacker's
+	// standing claim still gets nothing.
+	kubectl(t, "", "-n", victim, "delete", "service", "shop")
+	s.eventually(t, 5*time.Second, shop, dns.TypeA, nxdomain)
+	claimingService(t, victim, "shop", shop, "192.0.2.10")
+	s.eventually(t, 5*time.Second, shop, dns.TypeA, positive(shop+" 30 IN A 192.0.2.10"))
+
+	// The administrator changes the delegations at run time: without its
+	// domain the victim publishes nothing; given to the attacker, the domain
+	// is the attacker's, wildcard included.
+	annotate(victim, "")
+	s.eventually(t, 5*time.Second, shop, dns.TypeA, nxdomain)
+	annotate(attacker, attackerDomain+","+victimDomain)
+	s.eventually(t, 5*time.Second, shop, dns.TypeA, positive(shop+" 30 IN A 192.0.2.66"))
+	s.eventually(t, time.Second, "other."+victimDomain+".", dns.TypeA, positive("other."+victimDomain+". 30 IN A 192.0.2.66"))
+	// Back to the victim alone.
+	annotate(attacker, attackerDomain)
+	annotate(victim, victimDomain)
+	s.eventually(t, 5*time.Second, shop, dns.TypeA, positive(shop+" 30 IN A 192.0.2.10"))
+	s.eventually(t, time.Second, "other."+victimDomain+".", dns.TypeA, nxdomain)
+	s.stop()
+	s.start()
+	s.eventually(t, time.Second, shop, dns.TypeA, positive(shop+" 30 IN A 192.0.2.10"))
+}
