@@ -4,19 +4,24 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwv1a2 "sigs.k8s.io/gateway-api/apis/v1alpha2"
+	gwv1a3 "sigs.k8s.io/gateway-api/apis/v1alpha3"
 )
 
 type (
@@ -34,6 +39,9 @@ type apiClient interface {
 	listWatch(k *kind, namespace string) (listFunc, watchFunc)
 	// serverGroups returns the API groups the server serves.
 	serverGroups(ctx context.Context) (*metav1.APIGroupList, error)
+	// servedResources returns the resources the server serves at a group
+	// version, "group/version" or "v1"; none when it does not serve it.
+	servedResources(ctx context.Context, groupVersion string) ([]string, error)
 }
 
 // apiScheme knows only the kinds the plugin reads. Using it instead of
@@ -45,32 +53,57 @@ var (
 	apiCodecs = serializer.NewCodecFactory(apiScheme)
 )
 
+// xListenerSetVersion is where the experimental XListenerSet is served. Its
+// objects are read into the ListenerSet type, whose fields the plugin reads
+// are the same; a scheme of their own keeps the type registered once per scheme.
+var (
+	xListenerSetVersion = schema.GroupVersion{Group: experimentalGroup, Version: "v1alpha1"}
+	xScheme             = runtime.NewScheme()
+	xParams             = runtime.NewParameterCodec(xScheme)
+	xCodecs             = serializer.NewCodecFactory(xScheme)
+)
+
 func init() {
 	utilruntime.Must(corev1.AddToScheme(apiScheme))
 	utilruntime.Must(networkingv1.AddToScheme(apiScheme))
 	utilruntime.Must(gwv1.Install(apiScheme))
+	utilruntime.Must(gwv1a2.Install(apiScheme))
+	utilruntime.Must(gwv1a3.Install(apiScheme))
+	xScheme.AddKnownTypeWithName(xListenerSetVersion.WithKind("XListenerSet"), &gwv1.ListenerSet{})
+	xScheme.AddKnownTypeWithName(xListenerSetVersion.WithKind("XListenerSetList"), &gwv1.ListenerSetList{})
+	metav1.AddToGroupVersion(xScheme, xListenerSetVersion)
 }
 
 // restAPI reads the API server with one REST client per group version.
 type restAPI struct {
-	groups  map[string]*rest.RESTClient // by group version, "v1" for the core group
-	dynamic dynamic.Interface           // DNSEndpoints, whose types the plugin does not import
+	groups  map[string]groupClient // by group version, "v1" for the core group
+	dynamic dynamic.Interface      // DNSEndpoints, whose types the plugin does not import
+}
+
+// groupClient reads one group version.
+type groupClient struct {
+	rest   *rest.RESTClient
+	params runtime.ParameterCodec
 }
 
 // newRestAPI returns the clients for cfg. Built-in kinds are read as
 // protobuf, Gateway API kinds (CRDs) as JSON.
 func newRestAPI(cfg *rest.Config) (*restAPI, error) {
-	api := &restAPI{groups: map[string]*rest.RESTClient{}}
+	api := &restAPI{groups: map[string]groupClient{}}
 	for _, gv := range []struct {
 		path     string
 		version  runtime.Object // any object of the group version
 		protobuf bool
+		scheme   *runtime.Scheme
 	}{
-		{"/api", &corev1.Service{}, true},
-		{"/apis", &networkingv1.Ingress{}, true},
-		{"/apis", &gwv1.HTTPRoute{}, false},
+		{"/api", &corev1.Service{}, true, apiScheme},
+		{"/apis", &networkingv1.Ingress{}, true, apiScheme},
+		{"/apis", &gwv1.HTTPRoute{}, false, apiScheme},
+		{"/apis", &gwv1a2.TCPRoute{}, false, apiScheme},
+		{"/apis", &gwv1a3.TLSRoute{}, false, apiScheme},
+		{"/apis", &gwv1.ListenerSet{}, false, xScheme},
 	} {
-		gvks, _, err := apiScheme.ObjectKinds(gv.version)
+		gvks, _, err := gv.scheme.ObjectKinds(gv.version)
 		if err != nil {
 			return nil, err
 		}
@@ -79,6 +112,10 @@ func newRestAPI(cfg *rest.Config) (*restAPI, error) {
 		groupVersion := gvks[0].GroupVersion()
 		c.GroupVersion = &groupVersion
 		c.NegotiatedSerializer = apiCodecs.WithoutConversion()
+		params := apiParams
+		if gv.scheme == xScheme {
+			c.NegotiatedSerializer, params = xCodecs.WithoutConversion(), xParams
+		}
 		if gv.protobuf {
 			c.ContentType = runtime.ContentTypeProtobuf
 			c.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
@@ -89,7 +126,7 @@ func newRestAPI(cfg *rest.Config) (*restAPI, error) {
 		if err != nil {
 			return nil, err
 		}
-		api.groups[c.GroupVersion.String()] = rc
+		api.groups[c.GroupVersion.String()] = groupClient{rest: rc, params: params}
 	}
 	var err error
 	if api.dynamic, err = dynamic.NewForConfig(cfg); err != nil {
@@ -108,9 +145,9 @@ func (a *restAPI) listWatch(k *kind, namespace string) (listFunc, watchFunc) {
 		rc := a.dynamic.Resource(dnsEndpointResource).Namespace(namespace)
 		return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return rc.List(ctx, o) }, rc.Watch
 	}
-	rc := a.groups[k.groupVersion]
+	gc := a.groups[k.groupVersion]
 	request := func(o *metav1.ListOptions) *rest.Request {
-		r := rc.Get().Namespace(namespace).Resource(k.resource).VersionedParams(o, apiParams)
+		r := gc.rest.Get().Namespace(namespace).Resource(k.resource).VersionedParams(o, gc.params)
 		if o.TimeoutSeconds != nil {
 			r = r.Timeout(time.Duration(*o.TimeoutSeconds) * time.Second)
 		}
@@ -128,7 +165,7 @@ func (a *restAPI) listWatch(k *kind, namespace string) (listFunc, watchFunc) {
 }
 
 func (a *restAPI) serverGroups(ctx context.Context) (*metav1.APIGroupList, error) {
-	body, err := a.groups["v1"].Get().AbsPath("/apis").SetHeader("Accept", runtime.ContentTypeJSON).Do(ctx).Raw()
+	body, err := a.groups["v1"].rest.Get().AbsPath("/apis").SetHeader("Accept", runtime.ContentTypeJSON).Do(ctx).Raw()
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +174,29 @@ func (a *restAPI) serverGroups(ctx context.Context) (*metav1.APIGroupList, error
 		return nil, fmt.Errorf("decoding /apis: %w", err)
 	}
 	return groups, nil
+}
+
+func (a *restAPI) servedResources(ctx context.Context, groupVersion string) ([]string, error) {
+	path := "/apis/" + groupVersion
+	if !strings.Contains(groupVersion, "/") {
+		path = "/api/" + groupVersion
+	}
+	body, err := a.groups["v1"].rest.Get().AbsPath(path).SetHeader("Accept", runtime.ContentTypeJSON).Do(ctx).Raw()
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	list := &metav1.APIResourceList{}
+	if err := json.Unmarshal(body, list); err != nil {
+		return nil, fmt.Errorf("decoding %s: %w", path, err)
+	}
+	names := make([]string, 0, len(list.APIResources))
+	for _, r := range list.APIResources {
+		names = append(names, r.Name)
+	}
+	return names, nil
 }
 
 // newList returns an empty list of kind k's objects.

@@ -8,11 +8,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
@@ -57,29 +59,44 @@ type controller struct {
 
 // watched is one informer the controller runs.
 type watched struct {
-	kind      *kind
+	kind      *kind // as configured
+	version   *kind // the version of kind read: kind or one of kind.older
 	namespace string
 	options   func(*metav1.ListOptions)
 	key       func(obj metav1.Object) string
 	records   func(obj any) result
 	informer  cache.SharedIndexInformer // set once started
+	stop      chan struct{}             // closed to stop this informer alone
+	// retired is set when a newer version's informer has replaced this one:
+	// its events are ignored from then on.
+	retired atomic.Bool
 	// nameserver marks the informers of the nameservers' own Services, which
 	// give the NS names and glue whatever the namespaces option says.
 	nameserver bool
 }
 
-// Index names of the route informers.
-const gatewayIndex = "gateway"
+// Index names of the Gateway API informers: routes by the Gateways and
+// ListenerSets they name as parents, ListenerSets by their Gateway.
+const (
+	gatewayIndex     = "gateway"
+	listenerSetIndex = "listenerset"
+)
 
 func newController(g *Gateway, api apiClient) *controller {
+	// Checked by the setup; an invalid selector here selects nothing.
+	gwSel, err := labels.Parse(g.labelSelector)
+	if err != nil {
+		gwSel = labels.Nothing()
+	}
 	return &controller{
 		g:   g,
 		api: api,
 		sources: sourceConfig{
-			zones:          g.Zones,
-			ttl:            g.ttl,
-			ingressClasses: g.ingressClasses,
-			gatewayClasses: g.gatewayClasses,
+			zones:           g.Zones,
+			ttl:             g.ttl,
+			ingressClasses:  g.ingressClasses,
+			gatewayClasses:  g.gatewayClasses,
+			gatewaySelector: gwSel,
 		},
 		warnings:  map[string]string{},
 		informers: map[string]*watched{},
@@ -118,6 +135,7 @@ func (c *controller) watches() []*watched {
 	add := func(k *kind, sel string) {
 		w := &watched{
 			kind:    k,
+			version: k,
 			options: func(o *metav1.ListOptions) { o.LabelSelector = sel },
 			key:     func(o metav1.Object) string { return k.name + "/" + o.GetNamespace() + "/" + o.GetName() },
 		}
@@ -140,8 +158,10 @@ func (c *controller) watches() []*watched {
 	}
 	namespaces := false
 	if routes && c.api.reads(gatewayKind) {
-		// Routes publish through Gateways, which admit them by namespace labels.
+		// Routes publish through Gateways and ListenerSets, which admit them
+		// by namespace labels.
 		add(gatewayKind, "")
+		add(listenerSetKind, "")
 		add(namespaceKind, "")
 		namespaces = true
 	}
@@ -155,6 +175,7 @@ func (c *controller) watches() []*watched {
 		namespace, name, _ := strings.Cut(nsName, "/")
 		ws = append(ws, &watched{
 			kind:       svc,
+			version:    svc,
 			namespace:  namespace,
 			options:    func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + name },
 			key:        func(o metav1.Object) string { return "Nameserver/" + o.GetNamespace() + "/" + o.GetName() },
@@ -196,16 +217,18 @@ func (c *controller) stop() {
 
 // run probes every watched kind, starts the informers of those the cluster
 // serves and allows, and marks the plugin ready when they have synced.
-// Kinds that are not served or are forbidden are retried in the background.
+// Kinds that are not served or are forbidden are retried in the background,
+// and kinds with several versions follow the newest the cluster serves.
 func (c *controller) run(synced chan<- struct{}) {
 	var syncs []cache.InformerSynced
-	var disabled []*watched
+	var running, disabled []*watched
 	started := time.Now()
 	for _, w := range c.watches() {
 		err := c.probe(w)
 		switch {
 		case err == nil:
-			syncs = append(syncs, c.startInformer(w))
+			syncs = append(syncs, c.startInformer(w, true))
+			running = append(running, w)
 		case errors.Is(err, errStopped):
 			return
 		default:
@@ -221,14 +244,15 @@ func (c *controller) run(synced chan<- struct{}) {
 	close(synced)
 	log.Infof("synced %d kinds for zones %s: published %d names %s after the informers started",
 		len(syncs), strings.Join(c.g.Zones, " "), c.g.index.Snapshot().Len(), time.Since(started).Round(time.Millisecond))
-	setKindMetrics(c.g, c.watches(), disabled)
+	setKindMetrics(c.g, running, disabled)
 	// Decoding the initial lists is the process's biggest burst of garbage,
 	// several times the size of what it keeps; give it back to the OS now
 	// instead of over the next minutes.
 	debug.FreeOSMemory()
 
-	// Try the disabled kinds again from time to time.
-	for len(disabled) > 0 {
+	// Try the disabled kinds again from time to time, and look for newer
+	// versions of the kinds that have several.
+	for len(disabled) > 0 || slices.ContainsFunc(running, func(w *watched) bool { return len(w.kind.older) > 0 }) {
 		select {
 		case <-c.stopCh:
 			return
@@ -241,11 +265,53 @@ func (c *controller) run(synced chan<- struct{}) {
 				continue
 			}
 			log.Infof("%s enabled", w.kind.name)
-			c.startInformer(w)
+			c.startInformer(w, true)
+			running = append(running, w)
 		}
 		disabled = still
-		setKindMetrics(c.g, c.watches(), disabled)
+		for i, w := range running {
+			if len(w.kind.older) == 0 {
+				continue
+			}
+			v, err := c.servedVersion(w.kind)
+			if err != nil || v == nil || v == w.version {
+				continue // a CRD that is gone keeps its informer, as any kind
+			}
+			nw, ok := c.switchVersion(w, v)
+			if !ok {
+				return // stopped
+			}
+			running[i] = nw
+		}
+		setKindMetrics(c.g, running, disabled)
 	}
+}
+
+// switchVersion replaces the informer of w by one that reads version v, and
+// returns it once it has synced: the records stay published meanwhile.
+func (c *controller) switchVersion(w *watched, v *kind) (*watched, bool) {
+	nw := &watched{kind: w.kind, version: v, namespace: w.namespace, options: w.options, key: w.key, records: w.records}
+	if !c.waitForSync([]cache.InformerSynced{c.startInformer(nw, false)}) {
+		return nil, false
+	}
+	c.mu.Lock()
+	c.informers[w.kind.name] = nw
+	c.mu.Unlock()
+	w.retired.Store(true)
+	close(w.stop)
+	// Withdraw what only the old informer had (deleted meanwhile).
+	for _, obj := range w.informer.GetStore().List() {
+		if _, ok, _ := nw.informer.GetStore().Get(obj); !ok {
+			c.remove(nw, obj)
+		}
+	}
+	if w.kind == listenerSetKind {
+		// Another kind of object altogether (XListenerSet → ListenerSet):
+		// every route through a ListenerSet may change.
+		c.refreshAllRoutes()
+	}
+	log.Infof("%s read at %s (was %s)", w.kind.name, v.groupVersion, w.version.groupVersion)
+	return nw, true
 }
 
 // syncPoll is how often waitForSync checks the informers; client-go's
@@ -276,7 +342,7 @@ func (c *controller) probe(w *watched) error {
 	wait := retryInterval
 	for {
 		err := c.probeOnce(w)
-		if err == nil || apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsUnauthorized(err) {
+		if err == nil || apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsUnauthorized(err) || errors.Is(err, errNotServed) {
 			return err
 		}
 		log.Warningf("listing %s: %v; retrying in %s", w.kind.name, err, wait)
@@ -290,14 +356,24 @@ func (c *controller) probe(w *watched) error {
 }
 
 func (c *controller) probeOnce(w *watched) error {
-	list, _ := c.api.listWatch(w.kind, w.namespace)
+	if len(w.kind.older) > 0 {
+		v, err := c.servedVersion(w.kind)
+		if err != nil {
+			return err
+		}
+		if v == nil {
+			return notServedError(w.kind)
+		}
+		w.version = v
+	}
+	list, _ := c.api.listWatch(w.version, w.namespace)
 	opts := metav1.ListOptions{Limit: 1}
 	w.options(&opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err := list(ctx, opts)
 	if apierrors.IsNotFound(err) {
-		return c.notServed(w.kind, err)
+		return c.notServed(w.version, err)
 	}
 	return err
 }
@@ -329,8 +405,10 @@ func (c *controller) notServed(k *kind, err error) error {
 }
 
 // startInformer starts the informer of w and returns its synced function.
-func (c *controller) startInformer(w *watched) cache.InformerSynced {
-	list, watchFn := c.api.listWatch(w.kind, w.namespace)
+// With register, lookups of the kind (Gateways, ListenerSets, Namespaces)
+// read its store from now on.
+func (c *controller) startInformer(w *watched, register bool) cache.InformerSynced {
+	list, watchFn := c.api.listWatch(w.version, w.namespace)
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			w.options(&o)
@@ -344,28 +422,50 @@ func (c *controller) startInformer(w *watched) cache.InformerSynced {
 	indexers := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
 	if conv := w.kind.route; conv != nil {
 		indexers[gatewayIndex] = func(obj any) ([]string, error) { return routeGateways(conv(obj)), nil }
+		indexers[listenerSetIndex] = func(obj any) ([]string, error) { return routeListenerSets(conv(obj)), nil }
+	}
+	if conv := w.version.listenerSet; conv != nil {
+		indexers[gatewayIndex] = func(obj any) ([]string, error) {
+			if ns, name, ok := conv(obj).gatewayKey(); ok {
+				return []string{ns + "/" + name}, nil
+			}
+			return nil, nil
+		}
 	}
 	// Like the generated informers, tell the reflector whether the client
 	// supports WatchList: client-go's fake clients do not, and an informer
 	// that waits for WatchList's initial-events bookmark on them never syncs.
 	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, c.api),
-		w.kind.object, cache.SharedIndexInformerOptions{Indexers: indexers})
-	_ = inf.SetTransform(w.kind.transform)
+		w.version.object, cache.SharedIndexInformerOptions{Indexers: indexers})
+	_ = inf.SetTransform(w.version.transform)
 	w.informer = inf
-	if w.namespace == "" {
+	w.stop = make(chan struct{})
+	if w.namespace == "" && register {
 		c.mu.Lock()
 		c.informers[w.kind.name] = w
 		c.mu.Unlock()
+	}
+	if w.version != w.kind || len(w.kind.older) > 0 {
+		log.Infof("%s read at %s", w.kind.name, w.version.groupVersion)
 	}
 	reg, _ := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { c.update(w, obj) },
 		UpdateFunc: func(_, obj any) { c.update(w, obj) },
 		DeleteFunc: func(obj any) { c.remove(w, obj) },
 	})
-	c.wg.Add(1)
+	stop := make(chan struct{})
+	c.wg.Add(2)
 	go func() {
 		defer c.wg.Done()
-		inf.Run(c.stopCh)
+		defer close(stop)
+		select {
+		case <-c.stopCh:
+		case <-w.stop:
+		}
+	}()
+	go func() {
+		defer c.wg.Done()
+		inf.Run(stop)
 	}()
 	return reg.HasSynced
 }
@@ -373,7 +473,7 @@ func (c *controller) startInformer(w *watched) cache.InformerSynced {
 // update publishes the records of an added or changed object.
 func (c *controller) update(w *watched, obj any) {
 	meta, ok := obj.(metav1.Object)
-	if !ok {
+	if !ok || w.retired.Load() {
 		return
 	}
 	eventsTotal.WithLabelValues(w.kind.name).Inc()
@@ -394,7 +494,7 @@ func (c *controller) remove(w *watched, obj any) {
 		obj = d.Obj
 	}
 	meta, ok := obj.(metav1.Object)
-	if !ok {
+	if !ok || w.retired.Load() {
 		return
 	}
 	eventsTotal.WithLabelValues(w.kind.name).Inc()
@@ -438,36 +538,104 @@ func (c *controller) namespaceAllowed(ns string) bool {
 
 // dependent reports whether the kind takes part in the Gateway API family.
 func (c *controller) dependent(k *kind) bool {
-	return k.route != nil || k == gatewayKind || k == namespaceKind
+	return k.route != nil || k == gatewayKind || k == listenerSetKind || k == namespaceKind
 }
 
-// refreshDependents recomputes the routes that depend on a Gateway or Namespace.
+// refreshDependents recomputes the routes that depend on a Gateway, a
+// ListenerSet or a Namespace: those that name it as a parent, or are in it,
+// and those that name a ListenerSet that depends on it in turn (attached to
+// the Gateway, or in the Namespace, whose labels allowedListeners read).
 func (c *controller) refreshDependents(k *kind, meta metav1.Object) {
-	var byIndex, value string
+	key := meta.GetNamespace() + "/" + meta.GetName()
 	switch k {
 	case gatewayKind:
-		byIndex, value = gatewayIndex, meta.GetNamespace()+"/"+meta.GetName()
+		c.refreshRoutes(gatewayIndex, key)
+		for _, ls := range c.listenerSets(gatewayIndex, key) {
+			c.refreshRoutes(listenerSetIndex, ls)
+		}
+	case listenerSetKind:
+		c.refreshRoutes(listenerSetIndex, key)
 	case namespaceKind:
-		byIndex, value = cache.NamespaceIndex, meta.GetName()
-	default:
-		return
+		c.refreshRoutes(cache.NamespaceIndex, meta.GetName())
+		for _, ls := range c.listenerSets(cache.NamespaceIndex, meta.GetName()) {
+			c.refreshRoutes(listenerSetIndex, ls)
+		}
 	}
+}
+
+// routeInformers returns the running informers of route kinds.
+func (c *controller) routeInformers() []*watched {
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	var routes []*watched
 	for _, w := range c.informers {
 		if w.kind.route != nil {
 			routes = append(routes, w)
 		}
 	}
-	c.mu.Unlock()
-	for _, w := range routes {
-		objs, _ := w.informer.GetIndexer().ByIndex(byIndex, value)
+	return routes
+}
+
+// refreshRoutes recomputes the routes whose index entry is value.
+func (c *controller) refreshRoutes(index, value string) {
+	for _, w := range c.routeInformers() {
+		objs, _ := w.informer.GetIndexer().ByIndex(index, value)
 		for _, obj := range objs {
 			if m, ok := obj.(metav1.Object); ok {
 				c.publish(w, m, obj)
 			}
 		}
 	}
+}
+
+// refreshAllRoutes recomputes every route.
+func (c *controller) refreshAllRoutes() {
+	c.routeMu.Lock()
+	defer c.routeMu.Unlock()
+	for _, w := range c.routeInformers() {
+		for _, obj := range w.informer.GetStore().List() {
+			if m, ok := obj.(metav1.Object); ok {
+				c.publish(w, m, obj)
+			}
+		}
+	}
+}
+
+// listenerSets returns the namespace/name keys of the ListenerSets whose
+// index entry is value.
+func (c *controller) listenerSets(index, value string) []string {
+	c.mu.Lock()
+	w := c.informers[listenerSetKind.name]
+	c.mu.Unlock()
+	if w == nil {
+		return nil
+	}
+	objs, _ := w.informer.GetIndexer().ByIndex(index, value)
+	keys := make([]string, 0, len(objs))
+	for _, obj := range objs {
+		if m, ok := obj.(metav1.Object); ok {
+			keys = append(keys, m.GetNamespace()+"/"+m.GetName())
+		}
+	}
+	return keys
+}
+
+// listenerSet implements sourceContext.
+func (c *controller) listenerSet(namespace, name string) *listenerSet {
+	c.mu.Lock()
+	w := c.informers[listenerSetKind.name]
+	c.mu.Unlock()
+	if w == nil {
+		return nil
+	}
+	obj, ok, _ := w.informer.GetStore().GetByKey(namespace + "/" + name)
+	if !ok {
+		return nil
+	}
+	if _, ok := obj.(*gwv1.ListenerSet); !ok {
+		return nil
+	}
+	return w.version.listenerSet(obj)
 }
 
 // gateway implements sourceContext.

@@ -35,6 +35,18 @@ func (f fakeAPI) serverGroups(context.Context) (*metav1.APIGroupList, error) {
 	return f.core.Discovery().ServerGroups()
 }
 
+func (f fakeAPI) servedResources(_ context.Context, groupVersion string) ([]string, error) {
+	list, err := f.core.Discovery().ServerResourcesForGroupVersion(groupVersion)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, r := range list.APIResources {
+		names = append(names, r.Name)
+	}
+	return names, nil
+}
+
 // IsWatchListSemanticsUnSupported tells the informers that the fake clients
 // do not implement WatchList (see cache.ToListWatcherWithWatchListSemantics).
 func (fakeAPI) IsWatchListSemanticsUnSupported() bool { return true }

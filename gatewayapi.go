@@ -4,15 +4,18 @@ import (
 	"net/netip"
 	"slices"
 
+	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // gatewayRecords returns what a Gateway publishes by itself: the names of its
-// hostname annotations, pointing at its addresses. Listener hostnames are
+// hostname annotations, pointing at its addresses, when the Gateway passes
+// the class filter and the labelSelector option. Listener hostnames are
 // published through the routes attached to them, not by the Gateway.
 func gatewayRecords(gw *gwv1.Gateway, c *sourceConfig) result {
 	var r result
-	if ignored(&gw.ObjectMeta) || !gatewayClassAllowed(gw, c.gatewayClasses) {
+	if ignored(&gw.ObjectMeta) || !gatewayClassAllowed(gw, c.gatewayClasses) ||
+		c.gatewaySelector != nil && !c.gatewaySelector.Matches(labels.Set(gw.Labels)) {
 		return r
 	}
 	names := annotationHostnames(&r, &gw.ObjectMeta, c.zones)
@@ -58,7 +61,10 @@ func slimGateway(obj any) (any, error) {
 		return obj, nil
 	}
 	out := &gwv1.Gateway{ObjectMeta: slimMeta(gw.ObjectMeta)}
+	// The labels, for the labelSelector option on the Gateway's own names.
+	out.Labels = gw.Labels
 	out.Spec.GatewayClassName = gw.Spec.GatewayClassName
+	out.Spec.AllowedListeners = gw.Spec.AllowedListeners
 	for _, l := range gw.Spec.Listeners {
 		out.Spec.Listeners = append(out.Spec.Listeners, gwv1.Listener{
 			Name: l.Name, Hostname: l.Hostname, Port: l.Port, Protocol: l.Protocol, AllowedRoutes: l.AllowedRoutes,

@@ -11,6 +11,7 @@ import (
 
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -24,12 +25,26 @@ func gwtConfig() *sourceConfig { return &sourceConfig{zones: gwtZones, ttl: 60} 
 // gwtContext is a fake sourceContext: Gateways by namespace/name and the labels
 // of the namespaces it knows.
 type gwtContext struct {
-	gateways   map[string]*gwv1.Gateway
-	namespaces map[string]map[string]string
+	gateways     map[string]*gwv1.Gateway
+	listenerSets map[string]*gwv1.ListenerSet
+	lsVersion    *kind // the version ListenerSets are read at; nil: v1
+	namespaces   map[string]map[string]string
 }
 
 func (c *gwtContext) gateway(namespace, name string) *gwv1.Gateway {
 	return c.gateways[namespace+"/"+name]
+}
+
+func (c *gwtContext) listenerSet(namespace, name string) *listenerSet {
+	ls, ok := c.listenerSets[namespace+"/"+name]
+	if !ok {
+		return nil
+	}
+	v := c.lsVersion
+	if v == nil {
+		v = listenerSetKind
+	}
+	return v.listenerSet(ls)
 }
 
 func (c *gwtContext) namespaceLabels(name string) (map[string]string, bool) {
@@ -377,7 +392,8 @@ func gwtCheck(t *testing.T, what string, res result, want, warn []string) {
 
 func gwtSlimContext(t *testing.T, c *gwtContext) *gwtContext {
 	t.Helper()
-	out := &gwtContext{gateways: map[string]*gwv1.Gateway{}, namespaces: c.namespaces}
+	out := &gwtContext{gateways: map[string]*gwv1.Gateway{}, listenerSets: map[string]*gwv1.ListenerSet{},
+		lsVersion: c.lsVersion, namespaces: c.namespaces}
 	for k, gw := range c.gateways {
 		slim, err := slimGateway(gw.DeepCopy())
 		if err != nil {
@@ -385,19 +401,28 @@ func gwtSlimContext(t *testing.T, c *gwtContext) *gwtContext {
 		}
 		out.gateways[k] = slim.(*gwv1.Gateway)
 	}
+	for k, ls := range c.listenerSets {
+		slim, err := slimListenerSet(ls.DeepCopy())
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.listenerSets[k] = slim.(*gwv1.ListenerSet)
+	}
 	return out
 }
 
 // ---- the tests ----
 
 type gwtCase struct {
-	name     string
-	cfg      func(*sourceConfig)
-	gateways []*gwv1.Gateway
-	ns       map[string]map[string]string // namespaces besides default and infra
-	route    gwtR
-	want     []string
-	warn     []string
+	name         string
+	cfg          func(*sourceConfig)
+	gateways     []*gwv1.Gateway
+	listenerSets []*gwv1.ListenerSet
+	experimental bool                         // ListenerSets are read as XListenerSets
+	ns           map[string]map[string]string // namespaces besides default and infra
+	route        gwtR
+	want         []string
+	warn         []string
 }
 
 func gwtRun(t *testing.T, tests []gwtCase) {
@@ -409,6 +434,13 @@ func gwtRun(t *testing.T, tests []gwtCase) {
 				tc.cfg(cfg)
 			}
 			ctx := gwtNewContext(tc.gateways, tc.ns)
+			ctx.listenerSets = map[string]*gwv1.ListenerSet{}
+			for _, ls := range tc.listenerSets {
+				ctx.listenerSets[ls.Namespace+"/"+ls.Name] = ls
+			}
+			if tc.experimental {
+				ctx.lsVersion = listenerSetKind.older[0]
+			}
 			obj := tc.route.object()
 			res := routeRecords(gwtConvert(t, obj), ctx, cfg)
 			gwtCheck(t, "full objects", res, tc.want, tc.warn)
@@ -1036,11 +1068,29 @@ func TestRouteRecordsAnnotationsAndParents(t *testing.T) {
 			want:     []string{"www.example.com. 60 IN A 192.0.2.1", "alias.example.com. 60 IN A 192.0.2.1"},
 		},
 		{
-			// The annotation is not a route hostname: the listener's hostname does not filter it.
-			name:     "hostname annotation is not intersected with the listener hostname",
+			// As external-dns: the listener's hostname narrows the annotation's names too.
+			name:     "hostname annotation outside the listener hostname",
 			gateways: []*gwv1.Gateway{gwtGateway("default", "gw", ip, gwtHTTP("web", "*.apps.example.com"))},
 			route:    gwtRoute("HTTPRoute", []string{"a.apps.example.com"}, ref).annotated("coredns.io/hostname", "short.example.com"),
-			want:     []string{"a.apps.example.com. 60 IN A 192.0.2.1", "short.example.com. 60 IN A 192.0.2.1"},
+			want:     []string{"a.apps.example.com. 60 IN A 192.0.2.1"},
+		},
+		{
+			name:     "hostname annotation inside the listener hostname",
+			gateways: []*gwv1.Gateway{gwtGateway("default", "gw", ip, gwtHTTP("web", "*.apps.example.com"))},
+			route:    gwtRoute("HTTPRoute", []string{"a.apps.example.com"}, ref).annotated("coredns.io/hostname", "b.apps.example.com"),
+			want:     []string{"a.apps.example.com. 60 IN A 192.0.2.1", "b.apps.example.com. 60 IN A 192.0.2.1"},
+		},
+		{
+			name:     "wildcard hostname annotation narrowed to the listener hostname",
+			gateways: []*gwv1.Gateway{gwtGateway("default", "gw", ip, gwtHTTP("web", "db.apps.example.com"))},
+			route:    gwtRoute("HTTPRoute", []string{"db.apps.example.com"}, ref).annotated("coredns.io/hostname", "*.apps.example.com"),
+			want:     []string{"db.apps.example.com. 60 IN A 192.0.2.1"},
+		},
+		{
+			name:     "relative hostname annotation narrowed in each zone",
+			gateways: []*gwv1.Gateway{gwtGateway("default", "gw", ip, gwtHTTP("web", "*.example.org"))},
+			route:    gwtRoute("HTTPRoute", nil, ref).annotated("coredns.io/hostname", "alias"),
+			want:     []string{"*.example.org. 60 IN A 192.0.2.1", "alias.example.org. 60 IN A 192.0.2.1"},
 		},
 		{
 			name:     "hostname annotation, no listener admits the route",
@@ -1220,6 +1270,17 @@ func TestGatewayRecords(t *testing.T) {
 			gw:   gwtGatewayAnnotated(gwtGateway("default", "gw", []string{"192.0.2.1"}), "coredns.io/hostname", "gw.example.net."),
 			warn: []string{"outside the zones"},
 		},
+		{
+			name: "labelSelector excludes the Gateway",
+			cfg:  func(c *sourceConfig) { c.gatewaySelector = labels.SelectorFromSet(labels.Set{"app": "internal"}) },
+			gw:   gwtGatewayAnnotated(gwtGateway("default", "gw", ip, listeners...), "coredns.io/hostname", "gw.example.com"),
+		},
+		{
+			name: "labelSelector admits the Gateway",
+			cfg:  func(c *sourceConfig) { c.gatewaySelector = labels.SelectorFromSet(labels.Set{"app": "edge"}) },
+			gw:   gwtGatewayAnnotated(gwtGateway("default", "gw", []string{"192.0.2.1"}, listeners...), "coredns.io/hostname", "gw.example.com"),
+			want: []string{"gw.example.com. 60 IN A 192.0.2.1"},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -1253,8 +1314,9 @@ func TestSlimGatewayAPI(t *testing.T) {
 	if s.Spec.Infrastructure != nil || len(s.Status.Listeners) != 0 || len(s.Status.Conditions) != 0 || s.Spec.Listeners[0].TLS != nil {
 		t.Errorf("slimGateway kept fields no source reads: %+v", s)
 	}
-	if _, ok := s.Annotations["kubectl.kubernetes.io/last-applied-configuration"]; ok || s.Labels["app"] != "" {
-		t.Errorf("slimGateway kept unread metadata: labels %v annotations %v", s.Labels, s.Annotations)
+	// The labels stay: the labelSelector option applies to the Gateway's own names.
+	if _, ok := s.Annotations["kubectl.kubernetes.io/last-applied-configuration"]; ok || s.Labels["app"] != "edge" {
+		t.Errorf("slimGateway kept unread metadata or lost the labels: labels %v annotations %v", s.Labels, s.Annotations)
 	}
 	if s.Labels[ignoreLabel] != "false" || len(s.Annotations) != 3 || s.Spec.GatewayClassName != "public" ||
 		len(s.Status.Addresses) != 2 || len(s.Spec.Listeners) != 1 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
@@ -53,6 +54,9 @@ type sourceConfig struct {
 	ttl            uint32
 	ingressClasses []string
 	gatewayClasses []string
+	// gatewaySelector is the labelSelector option, which Gateways are not
+	// listed with (routes need them all) but which their own names obey.
+	gatewaySelector labels.Selector
 }
 
 // result collects what a source function makes of one object.

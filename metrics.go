@@ -31,8 +31,8 @@ var (
 		Namespace: plugin.Namespace,
 		Subsystem: "k8s_gateway",
 		Name:      "kind_enabled",
-		Help:      "1 when the informer of a kind runs, 0 when the cluster does not serve it or RBAC forbids it.",
-	}, []string{"zones", "kind"})
+		Help:      "1 when the informer of a kind runs, at the group version given, 0 when the cluster does not serve it or RBAC forbids it.",
+	}, []string{"zones", "kind", "version"})
 	zoneSerial = promauto.NewGaugeVec(prometheus.GaugeOpts{
 		Namespace: plugin.Namespace,
 		Subsystem: "k8s_gateway",
@@ -41,18 +41,21 @@ var (
 	}, []string{"zone"})
 )
 
-// setKindMetrics records which kinds run and which are disabled.
-func setKindMetrics(g *Gateway, all, disabled []*watched) {
+// setKindMetrics records which kinds run, at which version, and which are disabled.
+func setKindMetrics(g *Gateway, running, disabled []*watched) {
 	zones := strings.Join(g.Zones, " ")
-	// The nameservers' own Services are not the Service kind: leave them out.
-	for _, w := range all {
-		if !w.nameserver {
-			kindEnabled.WithLabelValues(zones, w.kind.name).Set(1)
+	set := func(w *watched, version string, v float64) {
+		// The nameservers' own Services are not the Service kind: leave them out.
+		if w.nameserver {
+			return
 		}
+		kindEnabled.DeletePartialMatch(prometheus.Labels{"zones": zones, "kind": w.kind.name})
+		kindEnabled.WithLabelValues(zones, w.kind.name, version).Set(v)
+	}
+	for _, w := range running {
+		set(w, w.version.groupVersion, 1)
 	}
 	for _, w := range disabled {
-		if !w.nameserver {
-			kindEnabled.WithLabelValues(zones, w.kind.name).Set(0)
-		}
+		set(w, "", 0)
 	}
 }

@@ -1,41 +1,79 @@
 package gateway
 
 import (
+	"maps"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
 
-// TestKindMetricsIgnoreNameserverWatch: a disabled watch of the nameserver's
-// own Service does not report the Service kind as disabled, nor the reverse.
-func TestKindMetricsIgnoreNameserverWatch(t *testing.T) {
+// kindSeries returns the kind_enabled series of zones: "kind version" → value.
+func kindSeries(t *testing.T, zones string) map[string]float64 {
+	t.Helper()
+	ch := make(chan prometheus.Metric, 100)
+	kindEnabled.Collect(ch)
+	close(ch)
+	out := map[string]float64{}
+	for m := range ch {
+		var d dto.Metric
+		if err := m.Write(&d); err != nil {
+			t.Fatal(err)
+		}
+		l := map[string]string{}
+		for _, p := range d.GetLabel() {
+			l[p.GetName()] = p.GetValue()
+		}
+		if l["zones"] == zones {
+			out[l["kind"]+" "+l["version"]] = d.GetGauge().GetValue()
+		}
+	}
+	return out
+}
+
+// TestKindMetrics: kind_enabled says which kinds run, at which version, and
+// which are disabled; the nameserver's own Service watch is not the Service
+// kind; a kind read at a new version leaves no series of the old one.
+func TestKindMetrics(t *testing.T) {
 	svc := kindByName("Service")
+	tcp := kindByName("TCPRoute")
+	tcpOld := tcp.older[0]
 	for _, c := range []struct {
-		desc            string
-		all, disabled   []*watched
-		wantServiceFlag float64
+		desc              string
+		running, disabled [][]*watched // successive calls
+		want              map[string]float64
 	}{
 		{
-			desc:            "kind enabled, nameserver watch disabled",
-			all:             []*watched{{kind: svc}, {kind: svc, nameserver: true}},
-			disabled:        []*watched{{kind: svc, nameserver: true}},
-			wantServiceFlag: 1,
+			desc:     "kind enabled, nameserver watch disabled",
+			running:  [][]*watched{{{kind: svc, version: svc}, {kind: svc, version: svc, nameserver: true}}},
+			disabled: [][]*watched{{{kind: svc, version: svc, nameserver: true}}},
+			want:     map[string]float64{"Service v1": 1},
 		},
 		{
-			desc:            "kind disabled, nameserver watch enabled",
-			all:             []*watched{{kind: svc}, {kind: svc, nameserver: true}},
-			disabled:        []*watched{{kind: svc}},
-			wantServiceFlag: 0,
+			desc:     "kind disabled, nameserver watch enabled",
+			running:  [][]*watched{{{kind: svc, version: svc, nameserver: true}}},
+			disabled: [][]*watched{{{kind: svc, version: svc}}},
+			want:     map[string]float64{"Service ": 0},
+		},
+		{
+			desc:     "older version",
+			running:  [][]*watched{{{kind: tcp, version: tcpOld}}},
+			disabled: [][]*watched{nil},
+			want:     map[string]float64{"TCPRoute gateway.networking.k8s.io/v1alpha2": 1},
+		},
+		{
+			desc:     "disabled, then enabled at an older version, then at a newer one",
+			running:  [][]*watched{nil, {{kind: tcp, version: tcpOld}}, {{kind: tcp, version: tcp}}},
+			disabled: [][]*watched{{{kind: tcp, version: tcp}}, nil, nil},
+			want:     map[string]float64{"TCPRoute gateway.networking.k8s.io/v1": 1},
 		},
 	} {
 		g := &Gateway{Zones: []string{"metrics-" + c.desc + "."}}
-		setKindMetrics(g, c.all, c.disabled)
-		var m dto.Metric
-		if err := kindEnabled.WithLabelValues(g.Zones[0], "Service").Write(&m); err != nil {
-			t.Fatal(err)
+		for i := range c.running {
+			setKindMetrics(g, c.running[i], c.disabled[i])
 		}
-		if got := m.GetGauge().GetValue(); got != c.wantServiceFlag {
-			t.Errorf("%s: kind_enabled{kind=Service} = %v, want %v", c.desc, got, c.wantServiceFlag)
+		if got := kindSeries(t, g.Zones[0]); !maps.Equal(got, c.want) {
+			t.Errorf("%s: kind_enabled = %v, want %v", c.desc, got, c.want)
 		}
 	}
 }

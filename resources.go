@@ -9,6 +9,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwv1a2 "sigs.k8s.io/gateway-api/apis/v1alpha2"
+	gwv1a3 "sigs.k8s.io/gateway-api/apis/v1alpha3"
 )
 
 // kind is a resource kind the plugin reads.
@@ -25,6 +27,11 @@ type kind struct {
 	records func(obj any, c *sourceConfig, ctx sourceContext) result
 	// route converts an object of a Gateway API route kind.
 	route func(obj any) *route
+	// listenerSet converts a ListenerSet.
+	listenerSet func(obj any) *listenerSet
+	// older are the earlier versions of the kind, newest first: the
+	// controller reads the newest version that the cluster serves.
+	older []*kind
 }
 
 // Kinds the user names in the resources option, in documentation order.
@@ -60,19 +67,19 @@ var kinds = []*kind{
 	routeKind("GRPCRoute", "grpcroutes", &gwv1.GRPCRoute{}, &gwv1.GRPCRouteList{}, func(obj any) *route {
 		o := obj.(*gwv1.GRPCRoute)
 		return &route{kind: "GRPCRoute", meta: &o.ObjectMeta, hostnames: o.Spec.Hostnames, parentRefs: o.Spec.ParentRefs, parents: o.Status.Parents}
-	}),
+	}, olderVersion("v1alpha2", &gwv1a2.GRPCRoute{}, &gwv1a2.GRPCRouteList{})),
 	routeKind("TLSRoute", "tlsroutes", &gwv1.TLSRoute{}, &gwv1.TLSRouteList{}, func(obj any) *route {
 		o := obj.(*gwv1.TLSRoute)
 		return &route{kind: "TLSRoute", meta: &o.ObjectMeta, hostnames: o.Spec.Hostnames, parentRefs: o.Spec.ParentRefs, parents: o.Status.Parents}
-	}),
+	}, olderVersion("v1alpha3", &gwv1a3.TLSRoute{}, &gwv1a3.TLSRouteList{}), olderVersion("v1alpha2", &gwv1a2.TLSRoute{}, &gwv1a2.TLSRouteList{})),
 	routeKind("TCPRoute", "tcproutes", &gwv1.TCPRoute{}, &gwv1.TCPRouteList{}, func(obj any) *route {
 		o := obj.(*gwv1.TCPRoute)
 		return &route{kind: "TCPRoute", meta: &o.ObjectMeta, parentRefs: o.Spec.ParentRefs, parents: o.Status.Parents}
-	}),
+	}, olderVersion("v1alpha2", &gwv1a2.TCPRoute{}, &gwv1a2.TCPRouteList{})),
 	routeKind("UDPRoute", "udproutes", &gwv1.UDPRoute{}, &gwv1.UDPRouteList{}, func(obj any) *route {
 		o := obj.(*gwv1.UDPRoute)
 		return &route{kind: "UDPRoute", meta: &o.ObjectMeta, parentRefs: o.Spec.ParentRefs, parents: o.Status.Parents}
-	}),
+	}, olderVersion("v1alpha2", &gwv1a2.UDPRoute{}, &gwv1a2.UDPRouteList{})),
 }
 
 // Kinds read as the context of routes.
@@ -83,6 +90,22 @@ var (
 		transform: slimGateway,
 		records:   func(obj any, c *sourceConfig, _ sourceContext) result { return gatewayRecords(obj.(*gwv1.Gateway), c) },
 	}
+	listenerSetKind = &kind{
+		name: "ListenerSet", groupVersion: gwv1.GroupVersion.String(), resource: "listenersets",
+		object: &gwv1.ListenerSet{}, list: &gwv1.ListenerSetList{},
+		transform: slimListenerSet,
+		listenerSet: func(obj any) *listenerSet {
+			return newListenerSet(gwv1.GroupName, "ListenerSet", obj.(*gwv1.ListenerSet))
+		},
+		older: []*kind{{
+			name: "ListenerSet", groupVersion: xListenerSetVersion.String(), resource: "xlistenersets",
+			object: &gwv1.ListenerSet{}, list: &gwv1.ListenerSetList{},
+			transform: slimListenerSet,
+			listenerSet: func(obj any) *listenerSet {
+				return newListenerSet(experimentalGroup, "XListenerSet", obj.(*gwv1.ListenerSet))
+			},
+		}},
+	}
 	namespaceKind = &kind{
 		name: "Namespace", groupVersion: "v1", resource: "namespaces",
 		object: &corev1.Namespace{}, list: &corev1.NamespaceList{},
@@ -90,14 +113,33 @@ var (
 	}
 )
 
-func routeKind(name, resource string, object, list runtime.Object, conv func(any) *route) *kind {
-	return &kind{
+// routeKind returns a route kind read at gateway.networking.k8s.io/v1, or at
+// the older versions given, newest first. Objects of older versions are
+// converted to the v1 types by the transform (slimRoute).
+func routeKind(name, resource string, object, list runtime.Object, conv func(any) *route, older ...*kind) *kind {
+	k := &kind{
 		name: name, groupVersion: gwv1.GroupVersion.String(), resource: resource,
 		object: object, list: list,
 		transform: slimRoute,
 		route:     conv,
 		records:   func(obj any, c *sourceConfig, ctx sourceContext) result { return routeRecords(conv(obj), ctx, c) },
 	}
+	for _, o := range older {
+		v := *k
+		v.groupVersion, v.object, v.list, v.older = o.groupVersion, o.object, o.list, nil
+		k.older = append(k.older, &v)
+	}
+	return k
+}
+
+// olderVersion describes an older version of a route kind for routeKind.
+func olderVersion(version string, object, list runtime.Object) *kind {
+	return &kind{groupVersion: gwv1.GroupName + "/" + version, object: object, list: list}
+}
+
+// versions returns the kind at each version it can be read at, newest first.
+func (k *kind) versions() []*kind {
+	return append([]*kind{k}, k.older...)
 }
 
 // supportedResources returns the names of every kind the resources option takes.
@@ -134,6 +176,8 @@ func kindByName(name string) *kind {
 type sourceContext interface {
 	// gateway returns the Gateway namespace/name, or nil.
 	gateway(namespace, name string) *gwv1.Gateway
+	// listenerSet returns the ListenerSet namespace/name, or nil.
+	listenerSet(namespace, name string) *listenerSet
 	// namespaceLabels returns the labels of a namespace, and whether it is known.
 	namespaceLabels(name string) (map[string]string, bool)
 }

@@ -6,8 +6,9 @@ import (
 
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwv1a2 "sigs.k8s.io/gateway-api/apis/v1alpha2"
+	gwv1a3 "sigs.k8s.io/gateway-api/apis/v1alpha3"
 )
 
 // route is what the plugin reads of any Gateway API route kind.
@@ -21,9 +22,10 @@ type route struct {
 
 // routeRecords returns the records a route publishes, following the Gateway
 // API as external-dns reads it: for every parentRef that is a Gateway whose
-// class passes the filter and that accepted the route, the route's hostnames,
-// intersected with those of the listeners the parentRef selects and whose
-// allowedRoutes admit the route, point at the Gateway's addresses.
+// class passes the filter and that accepted the route (or a ListenerSet
+// attached to such a Gateway), the route's hostnames and hostname
+// annotations, intersected with those of the listeners the parentRef selects
+// and whose allowedRoutes admit the route, point at the parent's addresses.
 func routeRecords(rt *route, ctx sourceContext, c *sourceConfig) result {
 	var r result
 	if ignored(rt.meta) {
@@ -37,32 +39,21 @@ func routeRecords(rt *route, ctx sourceContext, c *sourceConfig) result {
 	var order []string
 	byName := map[string]*targets{}
 	for _, ref := range rt.parentRefs {
-		if !isGatewayRef(ref) {
-			continue // e.g. a Service parent (GAMMA): no external address
-		}
-		ns := parentNamespace(ref, rt.meta.Namespace)
-		gw := ctx.gateway(ns, string(ref.Name))
-		if gw == nil || !gatewayClassAllowed(gw, c.gatewayClasses) || !accepted(rt, ref, ns) {
-			continue
-		}
-		t := gatewayTargets(&r, gw)
-		if t.empty() {
+		p, ok := resolveParent(&r, rt, ref, ctx, c)
+		if !ok || p.targets.empty() {
 			continue
 		}
 		var names []string
-		admitted := false
-		for i := range gw.Spec.Listeners {
-			l := &gw.Spec.Listeners[i]
-			if !listenerSelected(l, ref) || !routeAllowed(l, gw, rt, ctx) {
+		for i := range p.listeners {
+			l := &p.listeners[i]
+			if !listenerSelected(l, ref) || !routeAllowed(l, p.namespace, rt, ctx) {
 				continue
 			}
-			admitted = true
-			for _, h := range listenerHostnames(l.Hostname, rt.hostnames) {
+			hostname := listenerHostname(l)
+			for _, h := range listenerHostnames(hostname, rt.hostnames) {
 				names = append(names, zoneNames(&r, h, c.zones, false, "hostname")...)
 			}
-		}
-		if admitted {
-			names = append(names, extra...)
+			names = append(names, narrowNames(extra, hostname)...)
 		}
 		for _, name := range names {
 			nt := byName[name]
@@ -71,7 +62,7 @@ func routeRecords(rt *route, ctx sourceContext, c *sourceConfig) result {
 				byName[name] = nt
 				order = append(order, name)
 			}
-			nt.unite(t)
+			nt.unite(p.targets)
 		}
 	}
 	// Publish names with equal targets together, so that a warning about the
@@ -94,14 +85,93 @@ func routeRecords(rt *route, ctx sourceContext, c *sourceConfig) result {
 	return r
 }
 
+// parent is what a route publishes through: a Gateway, or a ListenerSet
+// attached to one.
+type parent struct {
+	listeners []gwv1.Listener
+	namespace string // of the Gateway or ListenerSet: what allowedRoutes' Same means
+	targets   targets
+}
+
+// resolveParent returns the parent a parentRef names, when it publishes the
+// route: a Gateway whose class passes the filter, or a ListenerSet attached
+// to such a Gateway, whose status.parents entry in the route says Accepted.
+func resolveParent(r *result, rt *route, ref gwv1.ParentReference, ctx sourceContext, c *sourceConfig) (parent, bool) {
+	ns := parentNamespace(ref, rt.meta.Namespace)
+	switch {
+	case isGatewayRef(ref):
+		gw := ctx.gateway(ns, string(ref.Name))
+		if gw == nil || !gatewayClassAllowed(gw, c.gatewayClasses) || !accepted(rt, ref, ns) {
+			return parent{}, false
+		}
+		return parent{listeners: gw.Spec.Listeners, namespace: gw.Namespace, targets: gatewayTargets(r, gw)}, true
+	case isListenerSetRef(ref):
+		ls := ctx.listenerSet(ns, string(ref.Name))
+		if ls == nil || !accepted(rt, ref, ns) {
+			return parent{}, false
+		}
+		if group, kind := refGroupKind(ref); group != ls.group || kind != ls.kind {
+			return parent{}, false // e.g. an XListenerSet ref while ListenerSets are read
+		}
+		gwNS, gwName, ok := ls.gatewayKey()
+		if !ok {
+			return parent{}, false
+		}
+		gw := ctx.gateway(gwNS, gwName)
+		if gw == nil || !gatewayClassAllowed(gw, c.gatewayClasses) || !listenerSetAttached(ls, gw, ctx.namespaceLabels) {
+			return parent{}, false
+		}
+		// A target annotation on the ListenerSet wins over the Gateway's addresses.
+		t, ok := annotationTargets(r, ls.meta)
+		if !ok {
+			t = gatewayTargets(r, gw)
+		}
+		return parent{listeners: ls.gatewayListeners(), namespace: ls.meta.Namespace, targets: t}, true
+	}
+	return parent{}, false // e.g. a Service parent (GAMMA): no external address
+}
+
+// listenerHostname returns the hostname that narrows the names of the routes
+// on a listener. The Gateway API ignores the hostname of TCP and UDP
+// listeners, and so does the plugin.
+func listenerHostname(l *gwv1.Listener) *gwv1.Hostname {
+	if l.Protocol == gwv1.TCPProtocolType || l.Protocol == gwv1.UDPProtocolType {
+		return nil
+	}
+	return l.Hostname
+}
+
+// narrowNames intersects fully qualified names (of hostname annotations) with
+// a listener's hostname, wildcard-aware, as external-dns does.
+func narrowNames(names []string, listener *gwv1.Hostname) []string {
+	if listener == nil || *listener == "" {
+		return names
+	}
+	var out []string
+	for _, n := range names {
+		if h, ok := intersectHostnames(strings.TrimSuffix(n, "."), listener); ok {
+			out = append(out, h+".")
+		}
+	}
+	return out
+}
+
 // routeGateways returns the namespace/name keys of the Gateways a route names as parents.
 func routeGateways(rt *route) []string {
+	return routeParents(rt, isGatewayRef)
+}
+
+// routeListenerSets returns the namespace/name keys of the ListenerSets a route names as parents.
+func routeListenerSets(rt *route) []string {
+	return routeParents(rt, isListenerSetRef)
+}
+
+func routeParents(rt *route, is func(gwv1.ParentReference) bool) []string {
 	var keys []string
 	for _, ref := range rt.parentRefs {
-		if !isGatewayRef(ref) {
-			continue
+		if is(ref) {
+			keys = append(keys, parentNamespace(ref, rt.meta.Namespace)+"/"+string(ref.Name))
 		}
-		keys = append(keys, parentNamespace(ref, rt.meta.Namespace)+"/"+string(ref.Name))
 	}
 	return keys
 }
@@ -115,7 +185,7 @@ func parentNamespace(ref gwv1.ParentReference, routeNS string) string {
 	return routeNS
 }
 
-// accepted reports whether the route's status says that the Gateway of ref
+// accepted reports whether the route's status says that the parent of ref
 // (in namespace ns) accepted it.
 func accepted(rt *route, ref gwv1.ParentReference, ns string) bool {
 	for _, p := range rt.parents {
@@ -133,7 +203,9 @@ func accepted(rt *route, ref gwv1.ParentReference, ns string) bool {
 
 // sameParent compares a status parentRef with a spec parentRef, with defaults applied.
 func sameParent(status, spec gwv1.ParentReference, routeNS, specNS string) bool {
-	if !isGatewayRef(status) || status.Name != spec.Name {
+	statusGroup, statusKind := refGroupKind(status)
+	specGroup, specKind := refGroupKind(spec)
+	if statusGroup != specGroup || statusKind != specKind || status.Name != spec.Name {
 		return false
 	}
 	return parentNamespace(status, routeNS) == specNS &&
@@ -156,8 +228,9 @@ func listenerSelected(l *gwv1.Listener, ref gwv1.ParentReference) bool {
 	return ref.Port == nil || *ref.Port == l.Port
 }
 
-// routeAllowed applies the listener's allowedRoutes to the route's namespace and kind.
-func routeAllowed(l *gwv1.Listener, gw *gwv1.Gateway, rt *route, ctx sourceContext) bool {
+// routeAllowed applies the listener's allowedRoutes to the route's namespace
+// and kind; namespace is that of the listener's Gateway or ListenerSet.
+func routeAllowed(l *gwv1.Listener, namespace string, rt *route, ctx sourceContext) bool {
 	from := gwv1.NamespacesFromSame
 	var selector *metav1.LabelSelector
 	var kinds []gwv1.RouteGroupKind
@@ -173,19 +246,11 @@ func routeAllowed(l *gwv1.Listener, gw *gwv1.Gateway, rt *route, ctx sourceConte
 	switch from {
 	case gwv1.NamespacesFromAll:
 	case gwv1.NamespacesFromSame:
-		if rt.meta.Namespace != gw.Namespace {
+		if rt.meta.Namespace != namespace {
 			return false
 		}
 	case gwv1.NamespacesFromSelector:
-		if selector == nil {
-			return false
-		}
-		sel, err := metav1.LabelSelectorAsSelector(selector)
-		if err != nil {
-			return false
-		}
-		nsLabels, ok := ctx.namespaceLabels(rt.meta.Namespace)
-		if !ok || !sel.Matches(labels.Set(nsLabels)) {
+		if !selectorMatchesNamespace(selector, rt.meta.Namespace, ctx.namespaceLabels) {
 			return false
 		}
 	default:
@@ -285,6 +350,23 @@ func slimRoute(obj any) (any, error) {
 		out.Spec.ParentRefs, out.Status.Parents = o.Spec.ParentRefs, slimParents(o.Status.Parents)
 		return out, nil
 	case *gwv1.UDPRoute:
+		out := &gwv1.UDPRoute{ObjectMeta: slimMeta(o.ObjectMeta)}
+		out.Spec.ParentRefs, out.Status.Parents = o.Spec.ParentRefs, slimParents(o.Status.Parents)
+		return out, nil
+	// Older versions become the v1 types, which the sources read.
+	case *gwv1a2.GRPCRoute:
+		return slimRoute((*gwv1.GRPCRoute)(o))
+	case *gwv1a3.TLSRoute:
+		return slimRoute((*gwv1.TLSRoute)(o))
+	case *gwv1a2.TLSRoute:
+		out := &gwv1.TLSRoute{ObjectMeta: slimMeta(o.ObjectMeta)}
+		out.Spec.Hostnames, out.Spec.ParentRefs, out.Status.Parents = o.Spec.Hostnames, o.Spec.ParentRefs, slimParents(o.Status.Parents)
+		return out, nil
+	case *gwv1a2.TCPRoute:
+		out := &gwv1.TCPRoute{ObjectMeta: slimMeta(o.ObjectMeta)}
+		out.Spec.ParentRefs, out.Status.Parents = o.Spec.ParentRefs, slimParents(o.Status.Parents)
+		return out, nil
+	case *gwv1a2.UDPRoute:
 		out := &gwv1.UDPRoute{ObjectMeta: slimMeta(o.ObjectMeta)}
 		out.Spec.ParentRefs, out.Status.Parents = o.Spec.ParentRefs, slimParents(o.Status.Parents)
 		return out, nil

@@ -433,7 +433,7 @@ func chartEnsureGatewayAPI(t *testing.T) {
 	}
 	dir := filepath.Join(strings.TrimSpace(string(out)), "config/crd/standard")
 	var files, crds []string
-	for _, r := range []string{"gatewayclasses", "gateways", "httproutes", "grpcroutes", "tlsroutes", "tcproutes", "udproutes"} {
+	for _, r := range []string{"gatewayclasses", "gateways", "listenersets", "httproutes", "grpcroutes", "tlsroutes", "tcproutes", "udproutes"} {
 		files = append(files, filepath.Join(dir, "gateway.networking.k8s.io_"+r+".yaml"))
 		crds = append(crds, r+".gateway.networking.k8s.io")
 	}
@@ -516,7 +516,8 @@ func chartCases() []chartCase {
 
 				cr := chartGet[rbacv1.ClusterRole](t, m, "ClusterRole", "")
 				want := chartReadOnly("/services", "/namespaces", "networking.k8s.io/ingresses", "externaldns.k8s.io/dnsendpoints",
-					"gateway.networking.k8s.io/gateways", "gateway.networking.k8s.io/httproutes", "gateway.networking.k8s.io/grpcroutes",
+					"gateway.networking.k8s.io/gateways", "gateway.networking.k8s.io/listenersets", "gateway.networking.x-k8s.io/xlistenersets",
+					"gateway.networking.k8s.io/httproutes", "gateway.networking.k8s.io/grpcroutes",
 					"gateway.networking.k8s.io/tlsroutes", "gateway.networking.k8s.io/tcproutes", "gateway.networking.k8s.io/udproutes")
 				if got := chartRuleSet(t, cr.Rules); !slices.Equal(got, want) {
 					t.Errorf("ClusterRole rules:\n got %q\nwant %q", got, want)
@@ -646,7 +647,8 @@ secondary: peer.{{other}}
 					t.Errorf("resources %q", opts["resources"])
 				}
 				cr := chartGet[rbacv1.ClusterRole](t, m, "ClusterRole", "")
-				want := chartReadOnly("/namespaces", "gateway.networking.k8s.io/gateways", "gateway.networking.k8s.io/httproutes",
+				want := chartReadOnly("/namespaces", "gateway.networking.k8s.io/gateways", "gateway.networking.k8s.io/listenersets",
+					"gateway.networking.x-k8s.io/xlistenersets", "gateway.networking.k8s.io/httproutes",
 					"gateway.networking.k8s.io/grpcroutes", "gateway.networking.k8s.io/tlsroutes")
 				if got := chartRuleSet(t, cr.Rules); !slices.Equal(got, want) {
 					t.Errorf("ClusterRole rules:\n got %q\nwant %q", got, want)
@@ -1149,6 +1151,7 @@ func TestChartInstall(t *testing.T) {
 			"services", "namespaces", "ingresses.networking.k8s.io", "dnsendpoints.externaldns.k8s.io",
 			"gateways.gateway.networking.k8s.io", "httproutes.gateway.networking.k8s.io", "grpcroutes.gateway.networking.k8s.io",
 			"tlsroutes.gateway.networking.k8s.io", "tcproutes.gateway.networking.k8s.io", "udproutes.gateway.networking.k8s.io",
+			"listenersets.gateway.networking.k8s.io", "xlistenersets.gateway.networking.x-k8s.io",
 		})
 
 		kubectl(t, fmt.Sprintf(`
@@ -1196,6 +1199,7 @@ spec:
 		sa := "system:serviceaccount:" + ns + ":k8s-gateway"
 		chartCheckPermissions(t, sa, ns, []string{
 			"services", "namespaces", "gateways.gateway.networking.k8s.io", "httproutes.gateway.networking.k8s.io",
+			"listenersets.gateway.networking.k8s.io", "xlistenersets.gateway.networking.x-k8s.io",
 		})
 		for _, c := range []struct{ verb, resource, scope, want string }{
 			{"list", "services", "-A", "no"},

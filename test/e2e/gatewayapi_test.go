@@ -24,26 +24,53 @@ import (
 
 const gwapiController = "example.com/e2e-gateway-controller"
 
+// gwapiSet is a set of Gateway API CRDs: a release of the sigs.k8s.io/
+// gateway-api module (from the Go module proxy) and a channel.
+type gwapiSet struct{ version, channel string }
+
 var (
-	gwapiMu        sync.Mutex
-	gwapiInstalled bool
+	gwapiMu      sync.Mutex
+	gwapiCurrent gwapiSet // the set installed, once a test installed one
 )
 
-// gwapiCRDDir returns the standard CRDs of the sigs.k8s.io/gateway-api module
-// the plugin is built with.
-func gwapiCRDDir(t *testing.T) string {
+// gwapiModuleVersion is the gateway-api release the plugin is built with.
+func gwapiModuleVersion(t *testing.T) string {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "sigs.k8s.io/gateway-api")
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Version}}", "sigs.k8s.io/gateway-api")
 	cmd.Dir = repoRoot
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("go list -m sigs.k8s.io/gateway-api: %v", err)
 	}
-	dir := filepath.Join(strings.TrimSpace(string(out)), "config/crd/standard")
+	return strings.TrimSpace(string(out))
+}
+
+// gwapiSetDir returns the CRD directory of a set, downloading the module
+// release into the module cache when needed.
+func gwapiSetDir(t *testing.T, set gwapiSet) string {
+	t.Helper()
+	cmd := exec.Command("go", "mod", "download", "-json", "sigs.k8s.io/gateway-api@"+set.version)
+	cmd.Dir = repoRoot
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go mod download sigs.k8s.io/gateway-api@%s: %v\n%s", set.version, err, out)
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		t.Fatalf("go mod download -json: %v\n%s", err, out)
+	}
+	dir := filepath.Join(mod.Dir, "config/crd", set.channel)
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// gwapiCRDDir returns the standard CRDs of the sigs.k8s.io/gateway-api module
+// the plugin is built with.
+func gwapiCRDDir(t *testing.T) string {
+	t.Helper()
+	return gwapiSetDir(t, gwapiSet{gwapiModuleVersion(t), "standard"})
 }
 
 // gwapiCRDFile returns the CRD manifest of one resource, e.g. "tlsroutes".
@@ -52,32 +79,57 @@ func gwapiCRDFile(t *testing.T, resource string) string {
 	return filepath.Join(gwapiCRDDir(t), "gateway.networking.k8s.io_"+resource+".yaml")
 }
 
-// installGatewayAPI applies the standard CRDs (once per test binary unless
-// force) and waits until they are established.
+// installGatewayAPI installs the standard CRDs of the release the plugin is
+// built with (once per test binary unless force) and waits until they are
+// established.
 func installGatewayAPI(t *testing.T, force bool) {
+	t.Helper()
+	set := gwapiSet{gwapiModuleVersion(t), "standard"}
+	if force {
+		gwapiMu.Lock()
+		gwapiCurrent = gwapiSet{}
+		gwapiMu.Unlock()
+	}
+	useGatewayAPI(t, set)
+}
+
+// useGatewayAPI installs a set of Gateway API CRDs, unless it is the one
+// installed. A set that is not newer than what the cluster has replaces it
+// altogether (the objects of the CRDs are deleted with them); a newer one is
+// applied over it, as a cluster is upgraded.
+func useGatewayAPI(t *testing.T, set gwapiSet) {
 	t.Helper()
 	gwapiMu.Lock()
 	defer gwapiMu.Unlock()
-	if gwapiInstalled && !force {
+	if gwapiCurrent == set {
 		return
 	}
 	start := time.Now()
-	files, err := filepath.Glob(filepath.Join(gwapiCRDDir(t), "*.yaml"))
+	dir := gwapiSetDir(t, set)
+	installed, err := kubectlErr("", "get", "crd", "gateways.gateway.networking.k8s.io",
+		"-o", `jsonpath={.metadata.annotations.gateway\.networking\.k8s\.io/bundle-version}`)
+	if installed = strings.TrimSpace(installed); err != nil {
+		installed = "none"
+	}
+	if strings.HasPrefix(installed, "v") && !semverLess(installed, set.version) && installed != set.version {
+		removeGatewayAPI(t)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "gateway.networking.*.yaml"))
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no Gateway API CRDs: %v", err)
+		t.Fatalf("no Gateway API CRDs in %s: %v", dir, err)
 	}
 	// The CRDs in one go; the ValidatingAdmissionPolicy that guards them
 	// against downgrades is optional (older API servers lack the API).
 	var crds, args, vaps []string
 	args = []string{"apply", "--server-side", "--force-conflicts"}
 	for _, f := range files {
-		name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(f), "gateway.networking.k8s.io_"), ".yaml")
-		if strings.Contains(name, "vap") {
+		group, resource, _ := strings.Cut(strings.TrimSuffix(filepath.Base(f), ".yaml"), "_")
+		if strings.Contains(resource, "vap") {
 			vaps = append(vaps, f)
 			continue
 		}
 		args = append(args, "-f", f)
-		crds = append(crds, "crd/"+name+".gateway.networking.k8s.io")
+		crds = append(crds, "crd/"+resource+"."+group)
 	}
 	kubectl(t, "", args...)
 	for _, f := range vaps {
@@ -86,8 +138,42 @@ func installGatewayAPI(t *testing.T, force bool) {
 		}
 	}
 	kubectl(t, "", append([]string{"wait", "--for", "condition=established", "--timeout=60s"}, crds...)...)
-	gwapiInstalled = true
-	t.Logf("Gateway API CRDs established in %s", time.Since(start).Round(time.Millisecond))
+	gwapiCurrent = set
+	t.Logf("Gateway API CRDs %s %s established in %s (before: %q)", set.version, set.channel, time.Since(start).Round(time.Millisecond), installed)
+}
+
+// removeGatewayAPI deletes every Gateway API CRD, and the policy that
+// forbids installing older ones.
+func removeGatewayAPI(t *testing.T) {
+	t.Helper()
+	kubectlErr("", "delete", "validatingadmissionpolicybinding,validatingadmissionpolicy",
+		"safe-upgrades.gateway.networking.k8s.io", "--ignore-not-found")
+	out := kubectl(t, "", "get", "crd", "-o", "name")
+	var crds []string
+	for _, name := range strings.Fields(out) {
+		if strings.HasSuffix(name, ".gateway.networking.k8s.io") || strings.HasSuffix(name, ".gateway.networking.x-k8s.io") {
+			crds = append(crds, name)
+		}
+	}
+	if len(crds) > 0 {
+		kubectl(t, "", append([]string{"delete", "--wait=true", "--timeout=120s"}, crds...)...)
+	}
+}
+
+// semverLess compares two release versions vX.Y.Z.
+func semverLess(a, b string) bool {
+	parse := func(v string) [3]int {
+		var n [3]int
+		fmt.Sscanf(strings.TrimPrefix(v, "v"), "%d.%d.%d", &n[0], &n[1], &n[2])
+		return n
+	}
+	pa, pb := parse(a), parse(b)
+	for i := range pa {
+		if pa[i] != pb[i] {
+			return pa[i] < pb[i]
+		}
+	}
+	return false
 }
 
 // gatewayClass creates a GatewayClass and deletes it when the test ends.
@@ -127,6 +213,7 @@ func setGatewayAddresses(t *testing.T, ns, name string, addrs ...string) {
 type gwapiParent struct {
 	gateway, section, namespace string
 	accepted                    string // "True", "False"
+	kind                        string // "" for Gateway
 }
 
 // setRouteStatus writes a route's status.parents, as a Gateway controller would.
@@ -135,7 +222,11 @@ func setRouteStatus(t *testing.T, ns, resource, name string, parents ...gwapiPar
 	now := time.Now().UTC().Format(time.RFC3339)
 	var list []map[string]any
 	for _, p := range parents {
-		ref := map[string]any{"group": "gateway.networking.k8s.io", "kind": "Gateway", "name": p.gateway}
+		kind := p.kind
+		if kind == "" {
+			kind = "Gateway"
+		}
+		ref := map[string]any{"group": "gateway.networking.k8s.io", "kind": kind, "name": p.gateway}
 		if p.section != "" {
 			ref["sectionName"] = p.section
 		}

@@ -107,8 +107,9 @@ glue. JSON list.
 
 {{/*
 The ClusterRole's rules: list and watch on exactly the watched kinds, plus
-gateways and namespaces when routes are watched (routes publish through
-Gateways, which admit them by namespace labels), namespaces under the delegated
+gateways, listenersets (and the experimental xlistenersets) and namespaces
+when routes are watched (routes publish through Gateways and ListenerSets,
+which admit them by namespace labels), namespaces under the delegated
 ownership policy (Namespaces carry their domains).
 */}}
 {{- define "k8s-gateway.clusterRules" -}}
@@ -137,7 +138,10 @@ ownership policy (Namespaces carry their domains).
 {{- end }}
 {{- with $routes }}
 - apiGroups: ["gateway.networking.k8s.io"]
-  resources: {{ prepend . "gateways" | toJson }}
+  resources: {{ concat (list "gateways" "listenersets") . | toJson }}
+  verbs: ["list", "watch"]
+- apiGroups: ["gateway.networking.x-k8s.io"]
+  resources: ["xlistenersets"]
   verbs: ["list", "watch"]
 {{- end }}
 {{- end }}

@@ -1,0 +1,320 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// gwapiRoutes creates an HTTPRoute, GRPCRoute, TLSRoute, TCPRoute and
+// UDPRoute tagged tag on the Gateway "gw" of gwapiVersionsGateway, with the
+// TLSRoute, TCPRoute and UDPRoute at the versions given, accepts them, and
+// returns the names they publish.
+func gwapiRoutes(t *testing.T, ns, tag, tlsVersion, tcpVersion, udpVersion string) []string {
+	t.Helper()
+	kubectlRetry(t, 30*time.Second, fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: h-%[2]s, namespace: %[1]s}
+spec:
+  parentRefs: [{name: gw, sectionName: http}]
+  hostnames: [h-%[2]s.gw.%[1]s.example.com]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GRPCRoute
+metadata: {name: g-%[2]s, namespace: %[1]s}
+spec:
+  parentRefs: [{name: gw, sectionName: http}]
+  hostnames: [g-%[2]s.gw.%[1]s.example.com]
+  rules: [{backendRefs: [{name: grpc, port: 9000}]}]
+---
+apiVersion: gateway.networking.k8s.io/%[3]s
+kind: TLSRoute
+metadata: {name: t-%[2]s, namespace: %[1]s}
+spec:
+  parentRefs: [{name: gw, sectionName: tls}]
+  hostnames: [t-%[2]s.tls.%[1]s.example.com]
+  rules: [{backendRefs: [{name: tls, port: 443}]}]
+---
+apiVersion: gateway.networking.k8s.io/%[4]s
+kind: TCPRoute
+metadata:
+  name: c-%[2]s
+  namespace: %[1]s
+  annotations: {coredns.io/hostname: c-%[2]s.%[1]s.example.com}
+spec:
+  parentRefs: [{name: gw, sectionName: tcp}]
+  rules: [{backendRefs: [{name: db, port: 5432}]}]
+---
+apiVersion: gateway.networking.k8s.io/%[5]s
+kind: UDPRoute
+metadata:
+  name: u-%[2]s
+  namespace: %[1]s
+  annotations: {coredns.io/hostname: u-%[2]s.%[1]s.example.com}
+spec:
+  parentRefs: [{name: gw, sectionName: udp}]
+  rules: [{backendRefs: [{name: dns, port: 53}]}]
+`, ns, tag, tlsVersion, tcpVersion, udpVersion), "apply", "-f", "-")
+	for _, r := range []struct{ resource, name, section string }{
+		{"httproutes", "h-" + tag, "http"}, {"grpcroutes", "g-" + tag, "http"}, {"tlsroutes", "t-" + tag, "tls"},
+		{"tcproutes", "c-" + tag, "tcp"}, {"udproutes", "u-" + tag, "udp"},
+	} {
+		setRouteStatus(t, ns, r.resource, r.name, gwapiParent{gateway: "gw", section: r.section, accepted: "True"})
+	}
+	return []string{
+		"h-" + tag + ".gw." + ns + ".example.com.", "g-" + tag + ".gw." + ns + ".example.com.",
+		"t-" + tag + ".tls." + ns + ".example.com.", "c-" + tag + "." + ns + ".example.com.", "u-" + tag + "." + ns + ".example.com.",
+	}
+}
+
+// gwapiWatch queries names until stop is called and reports every answer
+// that was not an A record of ip.
+type gwapiWatch struct {
+	done   chan struct{}
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	misses []string
+	rounds int
+}
+
+func watchAnswers(s *server, ip string, names []string) *gwapiWatch {
+	w := &gwapiWatch{done: make(chan struct{})}
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		for {
+			for _, name := range names {
+				r, err := s.ask(name, dns.TypeA)
+				if err == nil {
+					err = gwapiA(name, ip).check(r)
+				}
+				if err != nil {
+					w.mu.Lock()
+					w.misses = append(w.misses, fmt.Sprintf("%s %s: %v", time.Now().Format("15:04:05.000"), name, err))
+					w.mu.Unlock()
+				}
+			}
+			w.rounds++
+			select {
+			case <-w.done:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}()
+	return w
+}
+
+func (w *gwapiWatch) stop(t *testing.T, what string) {
+	t.Helper()
+	close(w.done)
+	w.wg.Wait()
+	if len(w.misses) > 0 {
+		t.Errorf("%s: %d of the answers were wrong, e.g. %s", what, len(w.misses), strings.Join(w.misses[:min(5, len(w.misses))], "; "))
+	}
+	t.Logf("%s: %d rounds of queries, every answer published", what, w.rounds)
+}
+
+// TestGatewayAPIVersions: with the CRDs of Gateway API v1.2 and v1.4
+// (experimental channel: TLSRoute, TCPRoute and UDPRoute at v1alpha2, TLSRoute
+// also at v1alpha3) and v1.6 (standard channel: every kind at v1), every
+// route kind answers. The CRDs are upgraded under one running plugin, which
+// reads each kind at its newest version without a restart and keeps every
+// record published meanwhile.
+func TestGatewayAPIVersions(t *testing.T) {
+	useGatewayAPI(t, gwapiSet{"v1.2.1", "experimental"})
+	s := startServer(t, "examples/Corefile", kubeconfig)
+	ns := namespace(t)
+	gatewayClass(t, ns)
+	kubectlRetry(t, 30*time.Second, fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: %[1]s}
+spec:
+  gatewayClassName: %[1]s
+  listeners:
+  - {name: http, protocol: HTTP, port: 80, hostname: "*.gw.%[1]s.example.com"}
+  - {name: tls, protocol: TLS, port: 443, hostname: "*.tls.%[1]s.example.com", tls: {mode: Passthrough}}
+  - {name: tcp, protocol: TCP, port: 5432}
+  - {name: udp, protocol: UDP, port: 5353}
+`, ns), "apply", "-f", "-")
+	setGatewayAddresses(t, ns, "gw", "192.0.2.120")
+	names := gwapiRoutes(t, ns, "v12", "v1alpha2", "v1alpha2", "v1alpha2")
+	for _, name := range names {
+		s.eventually(t, 5*time.Second, name, dns.TypeA, gwapiA(name, "192.0.2.120"))
+	}
+	for _, line := range []string{
+		"TLSRoute read at gateway.networking.k8s.io/v1alpha2", "TCPRoute read at gateway.networking.k8s.io/v1alpha2",
+		"UDPRoute read at gateway.networking.k8s.io/v1alpha2", "GRPCRoute read at gateway.networking.k8s.io/v1",
+	} {
+		if !strings.Contains(s.output(), line) {
+			t.Errorf("the plugin did not log %q", line)
+		}
+	}
+
+	// v1.2 → v1.4: TLSRoute gains v1alpha3.
+	w := watchAnswers(s, "192.0.2.120", names)
+	start := time.Now()
+	useGatewayAPI(t, gwapiSet{"v1.4.1", "experimental"})
+	names14 := gwapiRoutes(t, ns, "v14", "v1alpha3", "v1alpha2", "v1alpha2")
+	for _, name := range names14 {
+		s.eventually(t, 5*time.Second, name, dns.TypeA, gwapiA(name, "192.0.2.120"))
+	}
+	waitLog(t, s, 20*time.Second, "TLSRoute read at gateway.networking.k8s.io/v1alpha3 (was gateway.networking.k8s.io/v1alpha2)")
+	t.Logf("v1.4 CRDs applied → TLSRoute read at v1alpha3: %s", time.Since(start).Round(time.Millisecond))
+	w.stop(t, "upgrade to v1.4")
+	names = append(names, names14...)
+
+	// v1.4 → v1.6: TCPRoute and UDPRoute go from v1alpha2, no longer
+	// served, to v1; TLSRoute to v1.
+	w = watchAnswers(s, "192.0.2.120", names)
+	start = time.Now()
+	useGatewayAPI(t, gwapiSet{gwapiModuleVersion(t), "standard"})
+	for _, k := range []string{"TCPRoute", "UDPRoute"} {
+		waitLog(t, s, 20*time.Second, k+" read at gateway.networking.k8s.io/v1 (was gateway.networking.k8s.io/v1alpha2)")
+	}
+	waitLog(t, s, 20*time.Second, "TLSRoute read at gateway.networking.k8s.io/v1 (was gateway.networking.k8s.io/v1alpha3)")
+	t.Logf("v1.6 CRDs applied → every kind read at v1: %s", time.Since(start).Round(time.Millisecond))
+	w.stop(t, "upgrade to v1.6")
+	names16 := gwapiRoutes(t, ns, "v16", "v1", "v1", "v1")
+	for _, name := range names16 {
+		s.eventually(t, 5*time.Second, name, dns.TypeA, gwapiA(name, "192.0.2.120"))
+	}
+	names = append(names, names16...)
+
+	// The new informers follow changes: of the Gateway, and of a route.
+	setGatewayAddresses(t, ns, "gw", "192.0.2.121")
+	for _, name := range names {
+		s.eventually(t, 5*time.Second, name, dns.TypeA, gwapiA(name, "192.0.2.121"))
+	}
+	kubectl(t, "", "-n", ns, "delete", "tcproutes.gateway.networking.k8s.io", "c-v12")
+	s.eventually(t, 5*time.Second, "c-v12."+ns+".example.com.", dns.TypeA, nxdomain)
+}
+
+// waitLog waits until the plugin has logged line.
+func waitLog(t *testing.T, s *server, timeout time.Duration, line string) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !strings.Contains(s.output(), line) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the plugin did not log %q within %s:\n%s", line, timeout, s.output())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestGatewayAPIListenerSet: a tenant's ListenerSet attached to a shared
+// Gateway in another namespace publishes the tenant's routes, narrowed to
+// the ListenerSet's listener hostname, while the Gateway admits it.
+func TestGatewayAPIListenerSet(t *testing.T) {
+	installGatewayAPI(t, false)
+	s := startServer(t, "examples/Corefile", kubeconfig)
+	gwNS, tenant := namespace(t), namespace(t)
+	gatewayClass(t, gwNS)
+	label := "e2e.example.com/shared-" + gwNS
+	kubectl(t, "", "label", "namespace", tenant, label+"=yes")
+	kubectlRetry(t, 30*time.Second, fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: shared, namespace: %[1]s}
+spec:
+  gatewayClassName: %[1]s
+  allowedListeners: {namespaces: {from: All}}
+  listeners:
+  - {name: http, protocol: HTTP, port: 80, hostname: "*.shared.%[1]s.example.com"}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: tenant, namespace: %[2]s}
+spec:
+  parentRef: {name: shared, namespace: %[1]s}
+  listeners:
+  - {name: web, protocol: HTTP, port: 80, hostname: "*.%[2]s.example.com"}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata:
+  name: app
+  namespace: %[2]s
+  annotations: {coredns.io/hostname: "alias.%[2]s.example.com, alias.elsewhere.example.com"}
+spec:
+  parentRefs: [{group: gateway.networking.k8s.io, kind: ListenerSet, name: tenant}]
+  hostnames: [app.%[2]s.example.com, app.shared.%[1]s.example.com]
+  rules: [{backendRefs: [{name: app, port: 80}]}]
+`, gwNS, tenant), "apply", "-f", "-")
+	setGatewayAddresses(t, gwNS, "shared", "192.0.2.130")
+	setRouteStatus(t, tenant, "httproutes", "app", gwapiParent{gateway: "tenant", kind: "ListenerSet", accepted: "True"})
+	app, alias := "app."+tenant+".example.com.", "alias."+tenant+".example.com."
+	// Not yet Accepted by the Gateway's controller: nothing.
+	s.eventually(t, 5*time.Second, app, dns.TypeA, nxdomain)
+
+	start := time.Now()
+	setListenerSetAccepted(t, tenant, "tenant", "True")
+	s.eventually(t, 5*time.Second, app, dns.TypeA, gwapiA(app, "192.0.2.130"))
+	t.Logf("ListenerSet accepted → route answers: %s", time.Since(start).Round(time.Millisecond))
+	s.eventually(t, time.Second, alias, dns.TypeA, gwapiA(alias, "192.0.2.130"))
+	// Outside the ListenerSet listener's hostname: never published.
+	for _, name := range []string{"app.shared." + gwNS + ".example.com.", "alias.elsewhere.example.com."} {
+		s.eventually(t, time.Second, name, dns.TypeA, nxdomain)
+	}
+
+	// The Gateway's addresses reach the route through the ListenerSet.
+	setGatewayAddresses(t, gwNS, "shared", "192.0.2.131")
+	s.eventually(t, 5*time.Second, app, dns.TypeA, gwapiA(app, "192.0.2.131"))
+
+	// allowedListeners None: the names go within a second.
+	start = time.Now()
+	kubectl(t, "", "-n", gwNS, "patch", "gateways.gateway.networking.k8s.io", "shared", "--type=merge",
+		"-p", `{"spec":{"allowedListeners":{"namespaces":{"from":"None"}}}}`)
+	s.eventually(t, time.Second, app, dns.TypeA, nxdomain)
+	s.eventually(t, time.Second, alias, dns.TypeA, nxdomain)
+	t.Logf("allowedListeners None → NXDOMAIN: %s", time.Since(start).Round(time.Millisecond))
+
+	// Selector on namespace labels: admitted while the tenant's namespace has the label.
+	kubectl(t, "", "-n", gwNS, "patch", "gateways.gateway.networking.k8s.io", "shared", "--type=merge",
+		"-p", fmt.Sprintf(`{"spec":{"allowedListeners":{"namespaces":{"from":"Selector","selector":{"matchLabels":{%q:"yes"}}}}}}`, label))
+	s.eventually(t, time.Second, app, dns.TypeA, gwapiA(app, "192.0.2.131"))
+	start = time.Now()
+	kubectl(t, "", "label", "namespace", tenant, label+"=no", "--overwrite")
+	s.eventually(t, time.Second, app, dns.TypeA, nxdomain)
+	t.Logf("namespace label changed → NXDOMAIN: %s", time.Since(start).Round(time.Millisecond))
+	kubectl(t, "", "label", "namespace", tenant, label+"=yes", "--overwrite")
+	s.eventually(t, time.Second, app, dns.TypeA, gwapiA(app, "192.0.2.131"))
+
+	// A target annotation on the ListenerSet wins over the Gateway's addresses.
+	kubectl(t, "", "-n", tenant, "annotate", "listenersets.gateway.networking.k8s.io", "tenant",
+		"external-dns.kubernetes.io/target=198.51.100.13")
+	s.eventually(t, time.Second, app, dns.TypeA, gwapiA(app, "198.51.100.13"))
+
+	// The ListenerSet withdrawn from the Gateway (not Accepted), or deleted.
+	setListenerSetAccepted(t, tenant, "tenant", "False")
+	s.eventually(t, time.Second, app, dns.TypeA, nxdomain)
+	setListenerSetAccepted(t, tenant, "tenant", "True")
+	s.eventually(t, time.Second, app, dns.TypeA, gwapiA(app, "198.51.100.13"))
+	kubectl(t, "", "-n", tenant, "delete", "listenersets.gateway.networking.k8s.io", "tenant")
+	s.eventually(t, time.Second, app, dns.TypeA, nxdomain)
+	if !strings.Contains(s.output(), "ListenerSet read at gateway.networking.k8s.io/v1") {
+		t.Errorf("the plugin did not log the version ListenerSets are read at")
+	}
+}
+
+// setListenerSetAccepted writes a ListenerSet's Accepted condition, as the
+// Gateway's controller would.
+func setListenerSetAccepted(t *testing.T, ns, name, status string) {
+	t.Helper()
+	reason := "Accepted"
+	if status != "True" {
+		reason = "NotAllowed"
+	}
+	patch := fmt.Sprintf(`{"status":{"conditions":[{"type":"Accepted","status":%q,"reason":%q,"message":"set by the e2e test","lastTransitionTime":%q,"observedGeneration":1}]}}`,
+		status, reason, time.Now().UTC().Format(time.RFC3339))
+	kubectl(t, "", "-n", ns, "patch", "listenersets.gateway.networking.k8s.io", name, "--subresource=status", "--type=merge", "-p", patch)
+}

@@ -1,0 +1,54 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// errNotServed says that the API server serves a kind at none of its versions.
+var errNotServed = errors.New("not served")
+
+// newestServed returns the newest version of k (k itself or one of k.older)
+// whose resource the API server serves, by served: group version →
+// resources, nil for a group version that is not served. It returns nil when
+// none is served.
+func newestServed(k *kind, served map[string][]string) *kind {
+	for _, v := range k.versions() {
+		if slices.Contains(served[v.groupVersion], v.resource) {
+			return v
+		}
+	}
+	return nil
+}
+
+// servedVersion asks the API server's discovery which versions of k it
+// serves and returns the newest, or nil when it serves none.
+func (c *controller) servedVersion(k *kind) (*kind, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	served := map[string][]string{}
+	for _, v := range k.versions() {
+		if _, ok := served[v.groupVersion]; ok {
+			continue
+		}
+		resources, err := c.api.servedResources(ctx, v.groupVersion)
+		if err != nil {
+			return nil, fmt.Errorf("discovery of %s: %w", v.groupVersion, err)
+		}
+		served[v.groupVersion] = resources
+	}
+	return newestServed(k, served), nil
+}
+
+// notServedError explains which versions of k were looked for.
+func notServedError(k *kind) error {
+	var gvs []string
+	for _, v := range k.versions() {
+		gvs = append(gvs, v.resource+"."+v.groupVersion)
+	}
+	return fmt.Errorf("%w: the API server serves none of %s (install the Gateway API CRDs)", errNotServed, strings.Join(gvs, ", "))
+}
