@@ -101,45 +101,61 @@ func before(a, b contribution) bool {
 }
 
 // admitted returns the contributions at name that the policy accepts, and the
-// rejected ones. cs is ordered by key; so is the result.
+// rejected ones. cs is ordered by key; so is the result, which is cs itself
+// when nothing is rejected (the common case, without allocating).
 func (ix *Index) admitted(name string, zi int, cs []contribution) (ok []contribution, rejected []Rejection) {
 	if ix.policy == Union || len(cs) == 0 {
 		return cs, nil
 	}
-	zone := ix.zones[zi]
 	reserved := ix.reserved(name, zi)
-	var owner *contribution
-	eligible := cs[:0:0]
+	owner := -1
 	for i := range cs {
-		c := &cs[i]
-		switch {
-		case c.claim.plugin():
-			eligible = append(eligible, *c)
-			continue
-		case reserved:
-			rejected = append(rejected, Rejection{Zone: zone, Name: name, Key: c.key, Reason: ReasonReserved})
-			continue
-		case ix.policy == Delegated && !ix.delegated(c.claim.Namespace, name):
-			rejected = append(rejected, Rejection{Zone: zone, Name: name, Key: c.key, Reason: ReasonUndelegated})
-			continue
-		}
-		eligible = append(eligible, *c)
-		if owner == nil || before(*c, *owner) {
-			owner = c
+		if ix.refusal(name, reserved, cs[i].claim) == "" && !cs[i].claim.plugin() && (owner < 0 || before(cs[i], cs[owner])) {
+			owner = i
 		}
 	}
-	if owner == nil {
-		return eligible, rejected
+	verdict := func(c contribution) (reason, ownerNS string) {
+		if reason := ix.refusal(name, reserved, c.claim); reason != "" {
+			return reason, ""
+		}
+		if c.claim.plugin() || owner < 0 || c.claim.Namespace == cs[owner].claim.Namespace {
+			return "", ""
+		}
+		return ReasonOwned, cs[owner].claim.Namespace
 	}
-	ok = eligible[:0]
-	for _, c := range eligible {
-		if c.claim.plugin() || c.claim.Namespace == owner.claim.Namespace {
+	all := true
+	for _, c := range cs {
+		if r, _ := verdict(c); r != "" {
+			all = false
+			break
+		}
+	}
+	if all {
+		return cs, nil
+	}
+	zone := ix.zones[zi]
+	for _, c := range cs {
+		if r, o := verdict(c); r != "" {
+			rejected = append(rejected, Rejection{Zone: zone, Name: name, Key: c.key, Reason: r, Owner: o})
+		} else {
 			ok = append(ok, c)
-			continue
 		}
-		rejected = append(rejected, Rejection{Zone: zone, Name: name, Key: c.key, Reason: ReasonOwned, Owner: owner.claim.Namespace})
 	}
 	return ok, rejected
+}
+
+// refusal returns why the policy refuses claim at name whoever else claims
+// it (ReasonReserved, ReasonUndelegated), or "".
+func (ix *Index) refusal(name string, reserved bool, claim Claim) string {
+	switch {
+	case claim.plugin():
+		return ""
+	case reserved:
+		return ReasonReserved
+	case ix.policy == Delegated && !ix.delegated(claim.Namespace, name):
+		return ReasonUndelegated
+	}
+	return ""
 }
 
 // reserved reports whether name belongs to the plugin: the zone apex, a
