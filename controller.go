@@ -188,6 +188,15 @@ func (c *controller) watches() []*watched {
 
 // start runs the informers and waits a little for them to sync.
 func (c *controller) start() error {
+	if c.g.emitEvents {
+		if es, ok := c.api.(eventSinker); ok {
+			sink, err := es.eventSink()
+			if err != nil {
+				return err
+			}
+			c.g.events.Store(newEvents(sink))
+		}
+	}
 	c.stopCh = make(chan struct{})
 	synced := make(chan struct{})
 	c.wg.Add(1)
@@ -213,6 +222,9 @@ func (c *controller) stop() {
 	c.stopCh = nil
 	c.g.ready.Store(false)
 	c.g.index.Close()
+	if e := c.g.events.Swap(nil); e != nil {
+		e.stop()
+	}
 }
 
 // run probes every watched kind, starts the informers of those the cluster

@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"context"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/record"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -17,6 +19,11 @@ type fakeAPI struct{ core kubernetes.Interface }
 
 func (f fakeAPI) reads(k *kind) bool {
 	return k.name == "Ingress" || k.name == "Service" || k.name == "Namespace"
+}
+
+// eventSink writes Events to the clientset.
+func (f fakeAPI) eventSink() (record.EventSink, error) {
+	return &typedcorev1.EventSinkImpl{Interface: f.core.CoreV1().Events("")}, nil
 }
 
 func (f fakeAPI) listWatch(k *kind, ns string) (listFunc, watchFunc) {

@@ -40,6 +40,7 @@ type Gateway struct {
 	namespaces     []string            // publish only from these; all when empty
 	ownership      index.Policy        // who may publish at a name
 	delegations    map[string][]string // namespace → domains from the delegate option
+	emitEvents     bool                // the events option: Events on rejected objects
 	kubeconfig     string
 	kubecontext    string
 
@@ -48,6 +49,8 @@ type Gateway struct {
 	ready atomic.Bool
 	now   func() time.Time                  // the clock of the zones' serials; time.Now when nil
 	xfer  atomic.Pointer[transfer.Transfer] // the server's transfer plugin, for NOTIFY
+	// events emits Kubernetes Events while the controller runs, with the events option.
+	events atomic.Pointer[events]
 }
 
 // newGateway returns a Gateway with the defaults of the original plugin.
@@ -93,6 +96,9 @@ func (l indexListener) Conflict(name, msg string) {
 func (l indexListener) Rejected(r index.Rejection) {
 	log.Warning(r.String())
 	rejectedTotal.WithLabelValues(r.Zone, r.Reason).Inc()
+	if e := l.g.events.Load(); e != nil {
+		e.rejected(r)
+	}
 }
 
 // Name implements plugin.Handler.

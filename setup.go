@@ -223,6 +223,11 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 				g.delegations[args[0]] = append(g.delegations[args[0]], name)
 			}
 		}
+	case "events":
+		if args := c.RemainingArgs(); len(args) != 0 {
+			return argCountErr(c, "events", args)
+		}
+		g.emitEvents = true
 	case "namespaces":
 		args := c.RemainingArgs()
 		if len(args) == 0 {

@@ -59,6 +59,7 @@ type k8sSetupView struct {
 	Fall           []string
 	Ownership      string
 	Delegations    map[string][]string
+	Events         bool
 }
 
 func k8sView(g *Gateway) k8sSetupView {
@@ -66,7 +67,7 @@ func k8sView(g *Gateway) k8sSetupView {
 		Zones: g.Zones, TTL: g.ttl, Apex: g.apex, Secondary: g.secondary,
 		Resources: g.resources, IngressClasses: g.ingressClasses, GatewayClasses: g.gatewayClasses,
 		Selectors: g.labelSelectors, LabelSelector: g.labelSelector, Namespaces: g.namespaces, Kubeconfig: g.kubeconfig, Kubecontext: g.kubecontext, Fall: g.Fall.Zones,
-		Ownership: g.ownership.String(), Delegations: g.delegations,
+		Ownership: g.ownership.String(), Delegations: g.delegations, Events: g.emitEvents,
 	}
 }
 
@@ -232,6 +233,8 @@ func TestParse(t *testing.T) {
 				v.Delegations = map[string][]string{"team-a": {"a.example.com.", "shop.example.com."}, "team-b": {"b.example.com."}}
 			},
 		},
+		{name: "events", corefile: "k8s_gateway example.com {\n events\n}", want: func(v *k8sSetupView) { v.Events = true }},
+		{name: "events with an argument", corefile: "k8s_gateway example.com {\n events on\n}", err: []string{"Testfile:2", "for events"}},
 		{name: "ownership first", corefile: "k8s_gateway example.com {\n ownership first\n}", want: func(v *k8sSetupView) { v.Ownership = "first" }},
 		{name: "unknown ownership", corefile: "k8s_gateway example.com {\n ownership mine\n}", err: []string{"Testfile:2", `unknown ownership policy "mine"`}},
 		{name: "ownership without argument", corefile: "k8s_gateway example.com {\n ownership\n}", err: []string{"Testfile:2", "ownership union|first|delegated"}},

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -138,6 +139,69 @@ func TestNamespaceDomains(t *testing.T) {
 		got, warnings := namespaceDomains(meta)
 		if !slices.Equal(got, tt.want) || len(warnings) != tt.warnings {
 			t.Errorf("%q: got %q %q, want %q and %d warnings", tt.value, got, warnings, tt.want, tt.warnings)
+		}
+	}
+}
+
+func TestControllerRejectionEvents(t *testing.T) {
+	k8sShortTimings(t)
+	ctx := context.Background()
+	client := fake.NewSimpleClientset()
+	k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) {
+		g.resources = []string{"Service"}
+		g.ownership = index.First
+		g.emitEvents = true
+	})
+	k8sCreate(t, client, k8sClaimingService("team-a", "shop", 100, "shop.example.com", "192.0.2.1"))
+	k8sCreate(t, client, k8sClaimingService("team-b", "thief", 200, "shop.example.com,*.example.com", "192.0.2.66"))
+	want := map[string]bool{
+		"DNS name shop.example.com (zone example.com.) not published: another namespace published it first":                         false,
+		"DNS name *.example.com (zone example.com.) not published: the zone apex and the nameserver names belong to the DNS server": false,
+	}
+	k8sEventually(t, "events", func() string {
+		list, err := client.CoreV1().Events("team-b").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		for _, ev := range list.Items {
+			o := ev.InvolvedObject
+			if ev.Reason != eventNameRejected || ev.Type != corev1.EventTypeWarning || o.Kind != "Service" || o.Namespace != "team-b" || o.Name != "thief" || o.APIVersion != "v1" {
+				return fmt.Sprintf("unexpected event %+v", ev)
+			}
+			if _, ok := want[ev.Message]; !ok {
+				return "unexpected message " + ev.Message
+			}
+			want[ev.Message] = true
+		}
+		for msg, seen := range want {
+			if !seen {
+				return "missing " + msg
+			}
+		}
+		return ""
+	})
+	// The owner hears nothing.
+	if list, err := client.CoreV1().Events("team-a").List(ctx, metav1.ListOptions{}); err != nil || len(list.Items) != 0 {
+		t.Errorf("events in the owner's namespace: %v %v", list, err)
+	}
+}
+
+func TestObjectReference(t *testing.T) {
+	tests := []struct {
+		key  string
+		want *corev1.ObjectReference
+	}{
+		{"Service/a/web", &corev1.ObjectReference{APIVersion: "v1", Kind: "Service", Namespace: "a", Name: "web"}},
+		{"HTTPRoute/b/r", &corev1.ObjectReference{APIVersion: "gateway.networking.k8s.io/v1", Kind: "HTTPRoute", Namespace: "b", Name: "r"}},
+		{"Gateway/infra/gw", &corev1.ObjectReference{APIVersion: "gateway.networking.k8s.io/v1", Kind: "Gateway", Namespace: "infra", Name: "gw"}},
+		{"Nameserver/kube-system/dns1", nil},
+		{"Service//x", nil},
+		{"garbage", nil},
+	}
+	for _, tt := range tests {
+		got := objectReference(tt.key)
+		if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
+			t.Errorf("%s: got %+v, want %+v", tt.key, got, tt.want)
 		}
 	}
 }

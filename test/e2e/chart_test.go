@@ -718,6 +718,41 @@ filters:
 			},
 		},
 		{
+			name: "tenancy",
+			values: `domain: example.com
+watchedResources: [Service]
+tenancy:
+  ownership: delegated
+  delegate:
+    team-a: [team-a.example.com, shop.example.com]
+  events: true
+`,
+			check: func(t *testing.T, ns string, m chartManifest, cf chartCorefile) {
+				_, opts := cf[0].gateway(t)
+				want := map[string][]string{
+					"resources": {"Service"},
+					"ttl":       {"60"},
+					"apex":      {"k8s-gateway." + ns},
+					"ownership": {"delegated"},
+					"delegate":  {"team-a", "team-a.example.com", "shop.example.com"},
+					"events":    {},
+				}
+				if !reflect.DeepEqual(opts, want) {
+					t.Errorf("k8s_gateway options:\n got %q\nwant %q", opts, want)
+				}
+				// Namespaces for their domains, events to tell tenants: nothing more.
+				cr := chartGet[rbacv1.ClusterRole](t, m, "ClusterRole", "")
+				wantRules := append(chartReadOnly("/services", "/namespaces"), "/events:create,patch")
+				slices.Sort(wantRules)
+				if got := chartRuleSet(t, cr.Rules); !slices.Equal(got, wantRules) {
+					t.Errorf("ClusterRole rules %q, want %q", got, wantRules)
+				}
+			},
+			dns: func(t *testing.T, ns, other string, s *server) {
+				s.eventually(t, 5*time.Second, "example.com.", dns.TypeNS, positive("example.com. 60 IN NS k8s-gateway."+ns+".example.com."))
+			},
+		},
+		{
 			name: "zone-files",
 			values: `domain: example.com
 fallthrough: {enabled: true}

@@ -45,6 +45,26 @@ func afterCreationSecond(t *testing.T, ns, resource, name string) {
 	time.Sleep(time.Until(created.Add(time.Second + 10*time.Millisecond)))
 }
 
+// rejectedEvents waits for a DNSNameRejected Event on the Service ns/name
+// about host, seen with kubectl get events, whose message says why.
+func rejectedEvents(t *testing.T, ns, name, host, why string) {
+	t.Helper()
+	want := "DNS name " + host + " "
+	deadline := time.Now().Add(10 * time.Second)
+	var out string
+	for time.Now().Before(deadline) {
+		out = kubectl(t, "", "-n", ns, "get", "events", "--field-selector", "reason=DNSNameRejected,involvedObject.kind=Service,involvedObject.name="+name,
+			"-o", "jsonpath={range .items[*]}{.type} {.message}{\"\\n\"}{end}")
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(line, "Warning "+want) && strings.Contains(line, why) {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no DNSNameRejected Event on %s/%s for %s (%s); events:\n%s", ns, name, host, why, out)
+}
+
 // rejections counts the log lines that reject key's claim on name.
 func rejections(s *server, name, key string) int {
 	return strings.Count(s.output(), name+": claim of "+key+" rejected")
@@ -74,6 +94,12 @@ func TestTenancyFirst(t *testing.T) {
 	check()
 	if n := rejections(s, shop, "Service/"+attacker+"/thief"); n != 1 {
 		t.Errorf("the rejection of %s was logged %d times, want once:\n%s", shop, n, s.output())
+	}
+	// The attacker is told, on its own object, where it looks.
+	rejectedEvents(t, attacker, "thief", "shop."+victim+".tenants.example.com", "another namespace published it first")
+	rejectedEvents(t, attacker, "thief", "*.example.com", "belong to the DNS server")
+	if out := kubectl(t, "", "-n", victim, "get", "events", "--field-selector", "reason=DNSNameRejected", "-o", "name"); strings.TrimSpace(out) != "" {
+		t.Errorf("the owner got Events: %s", out)
 	}
 	// The same owner after a restart, whatever order the informers list in.
 	s.stop()
@@ -127,6 +153,8 @@ func TestTenancyDelegated(t *testing.T) {
 		s.eventually(t, time.Second, "thief."+attacker+".example.com.", dns.TypeA, nxdomain)
 	}
 	check()
+	rejectedEvents(t, attacker, "thief", "shop."+victimDomain, "outside the domains delegated to this namespace")
+	rejectedEvents(t, attacker, "thief", "*.tenants.example.com", "outside the domains delegated to this namespace")
 	s.stop()
 	s.start()
 	check()

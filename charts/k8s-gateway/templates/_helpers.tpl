@@ -110,7 +110,8 @@ The ClusterRole's rules: list and watch on exactly the watched kinds, plus
 gateways, listenersets (and the experimental xlistenersets) and namespaces
 when routes are watched (routes publish through Gateways and ListenerSets,
 which admit them by namespace labels), namespaces under the delegated
-ownership policy (Namespaces carry their domains).
+ownership policy (Namespaces carry their domains), and create and patch on
+events with tenancy.events.
 */}}
 {{- define "k8s-gateway.clusterRules" -}}
 {{- $w := .Values.watchedResources }}
@@ -143,6 +144,11 @@ ownership policy (Namespaces carry their domains).
 - apiGroups: ["gateway.networking.x-k8s.io"]
   resources: ["xlistenersets"]
   verbs: ["list", "watch"]
+{{- end }}
+{{- if .Values.tenancy.events }}
+- apiGroups: [""]
+  resources: ["events"]
+  verbs: ["create", "patch"]
 {{- end }}
 {{- end }}
 
@@ -236,6 +242,9 @@ it, for fallthrough); one server block per other zone file.
         {{- end }}
         {{- range $ns, $domains := .Values.tenancy.delegate }}
         delegate {{ $ns }} {{ join " " $domains }}
+        {{- end }}
+        {{- if .Values.tenancy.events }}
+        events
         {{- end }}
     }
 {{- range $inBlock }}

@@ -1,0 +1,111 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/record"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+)
+
+// Reasons of the Events the plugin emits on objects (the events option).
+const eventNameRejected = "DNSNameRejected"
+
+// events tells tenants, on their own objects, which names the ownership
+// policy rejected. It uses client-go's event broadcaster, which rate-limits
+// and de-duplicates Events per object as kubelet's are (an Event repeated
+// counts up instead of piling up).
+type events struct {
+	broadcaster record.EventBroadcaster
+	recorder    record.EventRecorder
+}
+
+func newEvents(sink record.EventSink) *events {
+	b := record.NewBroadcaster()
+	b.StartRecordingToSink(sink)
+	return &events{broadcaster: b, recorder: b.NewRecorder(apiScheme, corev1.EventSource{Component: pluginName})}
+}
+
+// rejected emits DNSNameRejected on the object whose claim was rejected. The
+// owner of a name is another tenant: the Event does not name it.
+func (e *events) rejected(r index.Rejection) {
+	ref := objectReference(r.Key)
+	if ref == nil {
+		return
+	}
+	var why string
+	switch r.Reason {
+	case index.ReasonOwned:
+		why = "another namespace published it first"
+	case index.ReasonUndelegated:
+		why = "it is outside the domains delegated to this namespace"
+	default:
+		why = "the zone apex and the nameserver names belong to the DNS server"
+	}
+	e.recorder.Eventf(ref, corev1.EventTypeWarning, eventNameRejected, "DNS name %s (zone %s) not published: %s", strings.TrimSuffix(r.Name, "."), r.Zone, why)
+}
+
+func (e *events) stop() { e.broadcaster.Shutdown() }
+
+// objectReference turns an index key, "Kind/namespace/name", into a reference
+// to the object, or nil for keys that name no object of a kind the plugin reads.
+func objectReference(key string) *corev1.ObjectReference {
+	parts := strings.SplitN(key, "/", 3)
+	if len(parts) != 3 || parts[1] == "" {
+		return nil
+	}
+	for _, k := range kinds {
+		if k.name == parts[0] {
+			return &corev1.ObjectReference{APIVersion: k.groupVersion, Kind: k.name, Namespace: parts[1], Name: parts[2]}
+		}
+	}
+	if parts[0] == gatewayKind.name {
+		return &corev1.ObjectReference{APIVersion: gatewayKind.groupVersion, Kind: gatewayKind.name, Namespace: parts[1], Name: parts[2]}
+	}
+	return nil
+}
+
+// restEventSink writes Events with the core group's REST client.
+type restEventSink struct{ rc *rest.RESTClient }
+
+const eventTimeout = 10 * time.Second
+
+func (s restEventSink) Create(ev *corev1.Event) (*corev1.Event, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
+	defer cancel()
+	out := &corev1.Event{}
+	return out, s.rc.Post().Namespace(ev.Namespace).Resource("events").Body(ev).Do(ctx).Into(out)
+}
+
+func (s restEventSink) Update(ev *corev1.Event) (*corev1.Event, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
+	defer cancel()
+	out := &corev1.Event{}
+	return out, s.rc.Put().Namespace(ev.Namespace).Resource("events").Name(ev.Name).Body(ev).Do(ctx).Into(out)
+}
+
+func (s restEventSink) Patch(old *corev1.Event, data []byte) (*corev1.Event, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
+	defer cancel()
+	out := &corev1.Event{}
+	return out, s.rc.Patch(types.StrategicMergePatchType).Namespace(old.Namespace).Resource("events").Name(old.Name).Body(data).Do(ctx).Into(out)
+}
+
+// eventSinker is an apiClient that can write Events.
+type eventSinker interface {
+	eventSink() (record.EventSink, error)
+}
+
+func (a *restAPI) eventSink() (record.EventSink, error) {
+	rc, ok := a.groups["v1"]
+	if !ok {
+		return nil, fmt.Errorf("no client for the core API group")
+	}
+	return restEventSink{rc.rest}, nil
+}
