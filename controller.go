@@ -43,6 +43,9 @@ type controller struct {
 	api     apiClient
 	reverse bool // reverse zones are configured: publish PTR records
 	sources sourceConfig
+	// nameservers are the nameservers' own Services, "namespace/name": their
+	// claims are the plugin's under every ownership policy.
+	nameservers []string
 
 	mu        sync.Mutex
 	warnings  map[string]string   // object key → last warnings logged
@@ -98,9 +101,10 @@ func newController(g *Gateway, api apiClient) *controller {
 			gatewayClasses:  g.gatewayClasses,
 			gatewaySelector: gwSel,
 		},
-		warnings:  map[string]string{},
-		informers: map[string]*watched{},
-		reverse:   len(forwardZones(g.Zones)) < len(g.Zones),
+		warnings:    map[string]string{},
+		informers:   map[string]*watched{},
+		reverse:     len(forwardZones(g.Zones)) < len(g.Zones),
+		nameservers: g.nameserverServices(),
 	}
 }
 
@@ -540,7 +544,7 @@ func (c *controller) publish(w *watched, meta metav1.Object, obj any) {
 	if c.reverse {
 		res.rrs = withPTR(res.rrs)
 	}
-	c.g.index.UpdateClaim(key, claimOf(w, meta), res.rrs)
+	c.g.index.UpdateClaim(key, claimOf(w, meta, c.nameservers), res.rrs)
 }
 
 // namespaceAllowed applies the namespaces option to an object's namespace.

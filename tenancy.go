@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"slices"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -13,12 +14,13 @@ import (
 const domainsAnnotation = "k8s-gateway.dns/domains"
 
 // claimOf returns who claims the records of an object: its namespace, in the
-// order of creation. The nameservers' own Services are the plugin's.
-func claimOf(w *watched, meta metav1.Object) index.Claim {
-	if w.nameserver {
+// order of creation. The nameservers' own Services (nameservers holds their
+// "namespace/name") are the plugin's, under either informer.
+func claimOf(w *watched, meta metav1.Object, nameservers []string) index.Claim {
+	ns := meta.GetNamespace()
+	if w.nameserver || w.kind.name == "Service" && slices.Contains(nameservers, ns+"/"+meta.GetName()) {
 		return index.Claim{}
 	}
-	ns := meta.GetNamespace()
 	if ns == "" {
 		// Cluster-scoped objects still belong to a tenant, one that no namespace can be.
 		ns = "/"

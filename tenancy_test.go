@@ -112,11 +112,15 @@ func TestClaimOf(t *testing.T) {
 		// A route is checked against its own namespace, whichever Gateway it attaches to.
 		{"route through a shared Gateway", &watched{kind: kindByName("HTTPRoute")}, route, index.Claim{Namespace: "team-b", Created: created.UnixNano()}},
 		{"nameserver Service", &watched{kind: kindByName("Service"), nameserver: true}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1"}, index.Claim{}},
+		// Its hostnames through the Service informer, the nameserver name among them.
+		{"nameserver Service as a Service", &watched{kind: kindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{}},
+		{"another Service of its namespace", &watched{kind: kindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns2", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},
+		{"an Ingress named like it", &watched{kind: kindByName("Ingress")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},
 		{"cluster-scoped object", &watched{kind: kindByName("Service")}, &metav1.ObjectMeta{Name: "x", CreationTimestamp: created}, index.Claim{Namespace: "/", Created: created.UnixNano()}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := claimOf(tt.w, tt.meta); got != tt.want {
+			if got := claimOf(tt.w, tt.meta, []string{"kube-system/dns1"}); got != tt.want {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})

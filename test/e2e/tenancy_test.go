@@ -72,6 +72,10 @@ func rejections(s *server, name, key string) int {
 
 func TestTenancyFirst(t *testing.T) {
 	s := startServer(t, "test/e2e/testdata/Corefile.tenancy", kubeconfig, "K8SGW_OWNERSHIP=first")
+	// The nameserver's own Service publishes its name, whichever informer reads it.
+	nameserverService(t, "192.0.2.53")
+	ns1 := "dns1.kube-system.example.com."
+	s.eventually(t, 5*time.Second, ns1, dns.TypeA, positive(ns1+" 30 IN A 192.0.2.53"))
 	victim, attacker := namespace(t), namespace(t)
 	shop := "shop." + victim + ".tenants.example.com."
 	claimingService(t, victim, "shop", shop, "192.0.2.10")
@@ -82,16 +86,19 @@ func TestTenancyFirst(t *testing.T) {
 	// and the nameserver name: all rejected; the attacker's own name is served,
 	// which shows its claims were processed.
 	own := "thief." + attacker + ".example.com."
-	claimingService(t, attacker, "thief", shop+", *.example.com, example.com, dns1.kube-system.example.com", "192.0.2.66")
+	claimingService(t, attacker, "thief", shop+", *.example.com, example.com, "+ns1, "192.0.2.66")
 	s.eventually(t, 5*time.Second, own, dns.TypeA, positive(own+" 30 IN A 192.0.2.66"))
 	check := func() {
 		t.Helper()
 		s.eventually(t, time.Second, shop, dns.TypeA, positive(shop+" 30 IN A 192.0.2.10"))
 		s.eventually(t, time.Second, "missing.example.com.", dns.TypeA, nxdomain)
 		s.eventually(t, time.Second, "example.com.", dns.TypeA, nodata)
-		s.eventually(t, time.Second, "dns1.kube-system.example.com.", dns.TypeA, nxdomain)
+		s.eventually(t, time.Second, ns1, dns.TypeA, positive(ns1+" 30 IN A 192.0.2.53"))
 	}
 	check()
+	if strings.Contains(s.output(), "claim of Service/kube-system/dns1 rejected") {
+		t.Errorf("the nameserver's own Service was rejected:\n%s", s.output())
+	}
 	if n := rejections(s, shop, "Service/"+attacker+"/thief"); n != 1 {
 		t.Errorf("the rejection of %s was logged %d times, want once:\n%s", shop, n, s.output())
 	}
