@@ -226,7 +226,11 @@ func setRouteStatus(t *testing.T, ns, resource, name string, parents ...gwapiPar
 		if kind == "" {
 			kind = "Gateway"
 		}
-		ref := map[string]any{"group": "gateway.networking.k8s.io", "kind": kind, "name": p.gateway}
+		group := "gateway.networking.k8s.io"
+		if kind == "XListenerSet" {
+			group = "gateway.networking.x-k8s.io"
+		}
+		ref := map[string]any{"group": group, "kind": kind, "name": p.gateway}
 		if p.section != "" {
 			ref["sectionName"] = p.section
 		}

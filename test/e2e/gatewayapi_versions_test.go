@@ -173,6 +173,38 @@ spec:
 	w.stop(t, "upgrade to v1.4")
 	names = append(names, names14...)
 
+	// v1.4's experimental XListenerSet: read while it is the only kind of
+	// ListenerSet served.
+	waitLog(t, s, 20*time.Second, "ListenerSet enabled")
+	kubectl(t, "", "-n", ns, "patch", "gateways.gateway.networking.k8s.io", "gw", "--type=merge",
+		"-p", `{"spec":{"allowedListeners":{"namespaces":{"from":"Same"}}}}`)
+	kubectlRetry(t, 30*time.Second, fmt.Sprintf(`
+apiVersion: gateway.networking.x-k8s.io/v1alpha1
+kind: XListenerSet
+metadata: {name: xls, namespace: %[1]s}
+spec:
+  parentRef: {name: gw}
+  listeners:
+  - {name: web, protocol: HTTP, port: 80, hostname: "*.x.%[1]s.example.com"}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: x, namespace: %[1]s}
+spec:
+  parentRefs: [{group: gateway.networking.x-k8s.io, kind: XListenerSet, name: xls}]
+  hostnames: [app.x.%[1]s.example.com]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+`, ns), "apply", "-f", "-")
+	kubectl(t, "", "-n", ns, "patch", "xlistenersets.gateway.networking.x-k8s.io", "xls", "--subresource=status", "--type=merge",
+		"-p", fmt.Sprintf(`{"status":{"conditions":[{"type":"Accepted","status":"True","reason":"Accepted","message":"set by the e2e test","lastTransitionTime":%q,"observedGeneration":1}]}}`,
+			time.Now().UTC().Format(time.RFC3339)))
+	setRouteStatus(t, ns, "httproutes", "x", gwapiParent{gateway: "xls", kind: "XListenerSet", accepted: "True"})
+	xapp := "app.x." + ns + ".example.com."
+	s.eventually(t, 5*time.Second, xapp, dns.TypeA, gwapiA(xapp, "192.0.2.120"))
+	if !strings.Contains(s.output(), "ListenerSet read at gateway.networking.x-k8s.io/v1alpha1") {
+		t.Errorf("the plugin did not log that ListenerSets are read as XListenerSets")
+	}
+
 	// v1.4 → v1.6: TCPRoute and UDPRoute go from v1alpha2, no longer
 	// served, to v1; TLSRoute to v1.
 	w = watchAnswers(s, "192.0.2.120", names)
@@ -182,6 +214,10 @@ spec:
 		waitLog(t, s, 20*time.Second, k+" read at gateway.networking.k8s.io/v1 (was gateway.networking.k8s.io/v1alpha2)")
 	}
 	waitLog(t, s, 20*time.Second, "TLSRoute read at gateway.networking.k8s.io/v1 (was gateway.networking.k8s.io/v1alpha3)")
+	// ListenerSet v1 replaces the XListenerSet, another kind of object:
+	// routes through XListenerSets no longer publish.
+	waitLog(t, s, 20*time.Second, "ListenerSet read at gateway.networking.k8s.io/v1 (was gateway.networking.x-k8s.io/v1alpha1)")
+	s.eventually(t, time.Second, xapp, dns.TypeA, nxdomain)
 	t.Logf("v1.6 CRDs applied → every kind read at v1: %s", time.Since(start).Round(time.Millisecond))
 	w.stop(t, "upgrade to v1.6")
 	names16 := gwapiRoutes(t, ns, "v16", "v1", "v1", "v1")
