@@ -108,10 +108,36 @@ func TestTenancyFirst(t *testing.T) {
 	if out := kubectl(t, "", "-n", victim, "get", "events", "--field-selector", "reason=DNSNameRejected", "-o", "name"); strings.TrimSpace(out) != "" {
 		t.Errorf("the owner got Events: %s", out)
 	}
-	// The same owner after a restart, whatever order the informers list in.
+	// Race on create: both tenants claim a name in one apply. The older
+	// creation time wins, and in the same second the first Kind/namespace/name.
+	race := "race." + victim + ".tenants.example.com."
+	kubectl(t, fmt.Sprintf(`
+apiVersion: v1
+kind: Service
+metadata: {name: race, namespace: %[1]s, annotations: {coredns.io/hostname: %[3]q}}
+spec: {type: LoadBalancer, ports: [{port: 80}]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: race, namespace: %[2]s, annotations: {coredns.io/hostname: %[3]q}}
+spec: {type: LoadBalancer, ports: [{port: 80}]}
+`, victim, attacker, race), "apply", "-f", "-")
+	setLBStatus(t, attacker, "service", "race", "192.0.2.66")
+	setLBStatus(t, victim, "service", "race", "192.0.2.10")
+	created := func(ns string) string {
+		return kubectl(t, "", "-n", ns, "get", "service", "race", "-o", "jsonpath={.metadata.creationTimestamp}")
+	}
+	winner := "192.0.2.10"
+	if cv, ca := created(victim), created(attacker); ca < cv || ca == cv && attacker < victim {
+		winner = "192.0.2.66"
+	}
+	s.eventually(t, 5*time.Second, race, dns.TypeA, positive(race+" 30 IN A "+winner))
+
+	// The same owners after a restart, whatever order the informers list in.
 	s.stop()
 	s.start()
 	check()
+	s.eventually(t, time.Second, race, dns.TypeA, positive(race+" 30 IN A "+winner))
 
 	// Delete and recreate: under first the attacker's standing claim is next
 	// in order and takes over, and the recreated object is a new, later
