@@ -12,6 +12,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -159,6 +160,10 @@ func (c *controller) watches() []*watched {
 			sel = c.g.labelSelector
 		}
 		add(k, sel)
+	}
+	if slices.Contains(c.g.resources, "Ingress") && len(c.g.ingressClasses) > 0 && c.api.reads(ingressClassKind) {
+		// A class-less Ingress has the default IngressClass.
+		add(ingressClassKind, "")
 	}
 	namespaces := false
 	if routes && c.api.reads(gatewayKind) {
@@ -552,18 +557,35 @@ func (c *controller) namespaceAllowed(ns string) bool {
 	return len(c.g.namespaces) == 0 || ns == "" || slices.Contains(c.g.namespaces, ns)
 }
 
-// dependent reports whether the kind takes part in the Gateway API family.
+// dependent reports whether the kind's records depend on other objects, or
+// other objects' records on it: the Gateway API family, and Ingresses and
+// IngressClasses when ingressClasses is set.
 func (c *controller) dependent(k *kind) bool {
-	return k.route != nil || k == gatewayKind || k == listenerSetKind || k == namespaceKind
+	return k.route != nil || k == gatewayKind || k == listenerSetKind || k == namespaceKind || k == ingressClassKind ||
+		k.name == "Ingress" && len(c.g.ingressClasses) > 0
 }
 
 // refreshDependents recomputes the routes that depend on a Gateway, a
 // ListenerSet or a Namespace: those that name it as a parent, or are in it,
 // and those that name a ListenerSet that depends on it in turn (attached to
-// the Gateway, or in the Namespace, whose labels allowedListeners read).
+// the Gateway, or in the Namespace, whose labels allowedListeners read); and
+// the Ingresses when an IngressClass changed.
 func (c *controller) refreshDependents(k *kind, meta metav1.Object) {
 	key := meta.GetNamespace() + "/" + meta.GetName()
 	switch k {
+	case ingressClassKind:
+		c.mu.Lock()
+		w := c.informers["Ingress"]
+		c.mu.Unlock()
+		if w == nil {
+			return
+		}
+		for _, obj := range w.informer.GetStore().List() {
+			if m, ok := obj.(metav1.Object); ok {
+				c.publish(w, m, obj)
+			}
+		}
+		return
 	case gatewayKind:
 		c.refreshRoutes(gatewayIndex, key)
 		for _, ls := range c.listenerSets(gatewayIndex, key) {
@@ -668,6 +690,23 @@ func (c *controller) gateway(namespace, name string) *gwv1.Gateway {
 	}
 	gw, _ := obj.(*gwv1.Gateway)
 	return gw
+}
+
+// defaultIngressClass implements sourceContext.
+func (c *controller) defaultIngressClass() string {
+	c.mu.Lock()
+	w := c.informers[ingressClassKind.name]
+	c.mu.Unlock()
+	if w == nil {
+		return ""
+	}
+	var classes []*networkingv1.IngressClass
+	for _, obj := range w.informer.GetStore().List() {
+		if ic, ok := obj.(*networkingv1.IngressClass); ok {
+			classes = append(classes, ic)
+		}
+	}
+	return defaultIngressClass(classes)
 }
 
 // namespaceLabels implements sourceContext.

@@ -14,11 +14,11 @@ import (
 )
 
 // fakeAPI serves the controller from a client-go clientset, normally the
-// fake one: Ingresses, Services and Namespaces.
+// fake one: Ingresses, IngressClasses, Services and Namespaces.
 type fakeAPI struct{ core kubernetes.Interface }
 
 func (f fakeAPI) reads(k *kind) bool {
-	return k.name == "Ingress" || k.name == "Service" || k.name == "Namespace"
+	return k.name == "Ingress" || k.name == "IngressClass" || k.name == "Service" || k.name == "Namespace"
 }
 
 // eventSink writes Events to the clientset.
@@ -30,6 +30,8 @@ func (f fakeAPI) listWatch(k *kind, ns string) (listFunc, watchFunc) {
 	switch k.name {
 	case "Ingress":
 		return typedListWatch[*networkingv1.IngressList](f.core.NetworkingV1().Ingresses(ns))
+	case "IngressClass":
+		return typedListWatch[*networkingv1.IngressClassList](f.core.NetworkingV1().IngressClasses())
 	case "Service":
 		return typedListWatch[*corev1.ServiceList](f.core.CoreV1().Services(ns))
 	case "Namespace":

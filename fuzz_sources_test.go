@@ -136,12 +136,12 @@ func FuzzIngressRecords(f *testing.F) {
 			classes = []string{"nginx", class}
 		}
 		cfg := k8sFuzzConfig(classes...)
-		r := ingressRecords(ing, cfg)
+		r := ingressRecords(ing, cfg, "")
 		k8sCheckRecords(t, cfg, r)
 
 		// The slimmed object publishes the same.
 		slim, _ := slimIngress(ing)
-		if a, b := k8sStrings(r.rrs), k8sStrings(ingressRecords(slim.(*networkingv1.Ingress), cfg).rrs); k8sDiff(a, b) != "" {
+		if a, b := k8sStrings(r.rrs), k8sStrings(ingressRecords(slim.(*networkingv1.Ingress), cfg, "").rrs); k8sDiff(a, b) != "" {
 			t.Fatalf("slimmed Ingress publishes differently: %s", k8sDiff(b, a))
 		}
 	})

@@ -52,6 +52,8 @@ func (c *gwtContext) namespaceLabels(name string) (map[string]string, bool) {
 	return l, ok
 }
 
+func (c *gwtContext) defaultIngressClass() string { return "" }
+
 // gwtNewContext returns a context holding gws and the namespaces ns
 // (name → labels). The namespaces "default" and "infra" always exist.
 func gwtNewContext(gws []*gwv1.Gateway, ns map[string]map[string]string) *gwtContext {

@@ -11,10 +11,11 @@ const legacyIngressClassAnnotation = "kubernetes.io/ingress.class"
 
 // ingressRecords returns the records an Ingress publishes: its rule and TLS
 // hosts (and hostname annotations) pointing at the load balancer addresses in
-// its status, or at its target annotation.
-func ingressRecords(ing *networkingv1.Ingress, c *sourceConfig) result {
+// its status, or at its target annotation. defaultClass is the cluster's
+// default IngressClass, or "" (see ingressClassAllowed).
+func ingressRecords(ing *networkingv1.Ingress, c *sourceConfig, defaultClass string) result {
 	var r result
-	if ignored(&ing.ObjectMeta) || !ingressClassAllowed(ing, c.ingressClasses) {
+	if ignored(&ing.ObjectMeta) || !ingressClassAllowed(ing, c.ingressClasses, defaultClass) {
 		return r
 	}
 	t, ok := annotationTargets(&r, &ing.ObjectMeta)
@@ -46,14 +47,19 @@ func ingressRecords(ing *networkingv1.Ingress, c *sourceConfig) result {
 }
 
 // ingressClassAllowed reports whether the Ingress's class passes the filter.
-// With no filter every Ingress passes; with one, an Ingress without a class does not.
-func ingressClassAllowed(ing *networkingv1.Ingress, classes []string) bool {
+// With no filter every Ingress passes; with one, an Ingress without a class
+// (neither spec.ingressClassName nor the legacy annotation) has the cluster's
+// default class, as its ingress controller sees it, and passes when that is
+// listed; without a default class it does not pass.
+func ingressClassAllowed(ing *networkingv1.Ingress, classes []string, defaultClass string) bool {
 	if len(classes) == 0 {
 		return true
 	}
-	class := ing.Annotations[legacyIngressClassAnnotation]
+	class, legacy := ing.Annotations[legacyIngressClassAnnotation]
 	if ing.Spec.IngressClassName != nil {
 		class = *ing.Spec.IngressClassName
+	} else if !legacy {
+		class = defaultClass
 	}
 	return class != "" && slices.Contains(classes, class)
 }

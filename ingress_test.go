@@ -415,7 +415,7 @@ func k8sIngressCases() []k8sIngressCase {
 func TestIngressRecords(t *testing.T) {
 	for _, tc := range k8sIngressCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			r := ingressRecords(tc.ing, tc.cfg)
+			r := ingressRecords(tc.ing, tc.cfg, "")
 			if d := k8sDiff(k8sStrings(r.rrs), k8sWant(t, tc.want...)); d != "" {
 				t.Error(d)
 			}

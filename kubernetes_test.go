@@ -196,7 +196,7 @@ func TestSlimIngress(t *testing.T) {
 				t.Fatal(err)
 			}
 			slim := out.(*networkingv1.Ingress)
-			want, got := ingressRecords(ing, tc.cfg), ingressRecords(slim, tc.cfg)
+			want, got := ingressRecords(ing, tc.cfg, ""), ingressRecords(slim, tc.cfg, "")
 			if d := k8sDiff(k8sStrings(got.rrs), k8sStrings(want.rrs)); d != "" {
 				t.Errorf("records differ after slimming: %s", d)
 			}
@@ -207,7 +207,7 @@ func TestSlimIngress(t *testing.T) {
 			for _, classes := range [][]string{{"nginx"}, {"traefik", "whatever"}} {
 				cfg := *tc.cfg
 				cfg.ingressClasses = classes
-				if a, b := k8sStrings(ingressRecords(ing, &cfg).rrs), k8sStrings(ingressRecords(slim, &cfg).rrs); !slices.Equal(a, b) {
+				if a, b := k8sStrings(ingressRecords(ing, &cfg, "").rrs), k8sStrings(ingressRecords(slim, &cfg, "").rrs); !slices.Equal(a, b) {
 					t.Errorf("records differ after slimming with classes %q: %s", classes, k8sDiff(b, a))
 				}
 			}

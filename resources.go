@@ -40,8 +40,11 @@ var kinds = []*kind{
 		name: "Ingress", groupVersion: "networking.k8s.io/v1", resource: "ingresses",
 		object: &networkingv1.Ingress{}, list: &networkingv1.IngressList{},
 		transform: slimIngress,
-		records: func(obj any, c *sourceConfig, _ sourceContext) result {
-			return ingressRecords(obj.(*networkingv1.Ingress), c)
+		records: func(obj any, c *sourceConfig, ctx sourceContext) result {
+			if len(c.ingressClasses) == 0 {
+				return ingressRecords(obj.(*networkingv1.Ingress), c, "")
+			}
+			return ingressRecords(obj.(*networkingv1.Ingress), c, ctx.defaultIngressClass())
 		},
 	},
 	{
@@ -113,6 +116,14 @@ var (
 	}
 )
 
+// ingressClassKind is read as the context of Ingresses when ingressClasses
+// is set: the default IngressClass stands for a class-less Ingress's class.
+var ingressClassKind = &kind{
+	name: "IngressClass", groupVersion: "networking.k8s.io/v1", resource: "ingressclasses",
+	object: &networkingv1.IngressClass{}, list: &networkingv1.IngressClassList{},
+	transform: slimIngressClass,
+}
+
 // routeKind returns a route kind read at gateway.networking.k8s.io/v1, or at
 // the older versions given, newest first. Objects of older versions are
 // converted to the v1 types by the transform (slimRoute).
@@ -180,4 +191,7 @@ type sourceContext interface {
 	listenerSet(namespace, name string) *listenerSet
 	// namespaceLabels returns the labels of a namespace, and whether it is known.
 	namespaceLabels(name string) (map[string]string, bool)
+	// defaultIngressClass returns the name of the cluster's default
+	// IngressClass, or "" (asked only when ingressClasses is set).
+	defaultIngressClass() string
 }

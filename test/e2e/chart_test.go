@@ -709,7 +709,8 @@ filters:
 					t.Errorf("k8s_gateway options:\n got %q\nwant %q", opts, want)
 				}
 				cr := chartGet[rbacv1.ClusterRole](t, m, "ClusterRole", "")
-				if got := chartRuleSet(t, cr.Rules); !slices.Equal(got, chartReadOnly("/services", "networking.k8s.io/ingresses")) {
+				// ingressClasses: IngressClasses too, for the default class.
+				if got := chartRuleSet(t, cr.Rules); !slices.Equal(got, chartReadOnly("/services", "networking.k8s.io/ingressclasses", "networking.k8s.io/ingresses")) {
 					t.Errorf("ClusterRole rules %q", got)
 				}
 			},

@@ -111,3 +111,47 @@ spec:
 	}
 	s.eventually(t, time.Second, "alpha."+ns+".example.com.", dns.TypeA, nxdomain)
 }
+
+// TestIngressDefaultClass: with ingressClasses set, an Ingress without a class
+// has the cluster's default IngressClass: it is published while that class
+// is the default, and withdrawn when it no longer is.
+func TestIngressDefaultClass(t *testing.T) {
+	ns := namespace(t)
+	class := "e2e-" + ns
+	s := startServer(t, tempCorefile(t, fmt.Sprintf(`example.com:{$K8S_GATEWAY_PORT} {
+    bind 127.0.0.1
+    errors
+    ready 127.0.0.1:{$K8S_GATEWAY_READY_PORT}
+    k8s_gateway example.com {
+        kubeconfig {$KUBECONFIG}
+        resources Ingress
+        ingressClasses %s
+        ttl 30
+    }
+}
+`, class)), kubeconfig)
+	// Created while there is no default class, so the admission plugin leaves it class-less.
+	kubectl(t, fmt.Sprintf(`
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web, namespace: %[1]s}
+spec: {rules: [{host: web.%[1]s.example.com}]}
+`, ns), "apply", "-f", "-")
+	setLBStatus(t, ns, "ingress", "web", "192.0.2.140")
+	web := "web." + ns + ".example.com."
+	s.eventually(t, 5*time.Second, web, dns.TypeA, nxdomain)
+
+	kubectl(t, fmt.Sprintf(`
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: %s
+  annotations: {ingressclass.kubernetes.io/is-default-class: "true"}
+spec: {controller: example.com/ingress}
+`, class), "apply", "-f", "-")
+	t.Cleanup(func() { kubectlErr("", "delete", "ingressclass", class) })
+	s.eventually(t, 5*time.Second, web, dns.TypeA, positive(web+" 30 IN A 192.0.2.140"))
+
+	kubectl(t, "", "annotate", "--overwrite", "ingressclass", class, "ingressclass.kubernetes.io/is-default-class=false")
+	s.eventually(t, 5*time.Second, web, dns.TypeA, nxdomain)
+}

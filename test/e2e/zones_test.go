@@ -24,6 +24,21 @@ import (
 // see it: its AXFR passes named-checkzone, and every NS name of the zone
 // resolves to addresses through the server itself.
 
+// tempCorefile writes a Corefile for one test and returns its path relative
+// to the repository, as startServer takes it.
+func tempCorefile(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "Corefile")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(repoRoot, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rel
+}
+
 // nameserverServices creates the nameserver Services kube-system/dns1 and
 // kube-system/dns2 (the apex and secondary of the examples) with addresses.
 func nameserverServices(t *testing.T) {
@@ -298,8 +313,7 @@ func TestNestedZones(t *testing.T) {
 	nameserverServices(t)
 	ns := namespace(t)
 	child := "a.b." + ns + ".example.com."
-	corefile := filepath.Join(t.TempDir(), "Corefile")
-	if err := os.WriteFile(corefile, []byte(fmt.Sprintf(`example.com:{$K8S_GATEWAY_PORT} %s:{$K8S_GATEWAY_PORT} {
+	rel := tempCorefile(t, fmt.Sprintf(`example.com:{$K8S_GATEWAY_PORT} %s:{$K8S_GATEWAY_PORT} {
     bind 127.0.0.1
     errors
     ready 127.0.0.1:{$K8S_GATEWAY_READY_PORT}
@@ -312,13 +326,7 @@ func TestNestedZones(t *testing.T) {
         ttl 30
     }
 }
-`, strings.TrimSuffix(child, "."))), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rel, err := filepath.Rel(repoRoot, corefile)
-	if err != nil {
-		t.Fatal(err)
-	}
+`, strings.TrimSuffix(child, ".")))
 	s := startServer(t, rel, kubeconfig)
 	kubectl(t, fmt.Sprintf(`
 apiVersion: v1

@@ -110,8 +110,9 @@ The ClusterRole's rules: list and watch on exactly the watched kinds, plus
 gateways, listenersets (and the experimental xlistenersets) and namespaces
 when routes are watched (routes publish through Gateways and ListenerSets,
 which admit them by namespace labels), namespaces under the delegated
-ownership policy (Namespaces carry their domains), and create and patch on
-events with tenancy.events.
+ownership policy (Namespaces carry their domains), ingressclasses when
+Ingresses are filtered by class (a class-less Ingress has the default class),
+and create and patch on events with tenancy.events.
 */}}
 {{- define "k8s-gateway.clusterRules" -}}
 {{- $w := .Values.watchedResources }}
@@ -129,7 +130,7 @@ events with tenancy.events.
 {{- end }}
 {{- if has "Ingress" $w }}
 - apiGroups: ["networking.k8s.io"]
-  resources: ["ingresses"]
+  resources: ["ingresses"{{ if (.Values.filters).ingressClasses }}, "ingressclasses"{{ end }}]
   verbs: ["list", "watch"]
 {{- end }}
 {{- if has "DNSEndpoint" $w }}
