@@ -290,12 +290,20 @@ func (c *controller) run(synced chan<- struct{}) {
 			running = append(running, w)
 		}
 		disabled = still
+		// One discovery round for every kind with several versions.
+		var versioned []*kind
+		for _, w := range running {
+			if len(w.kind.older) > 0 {
+				versioned = append(versioned, w.kind)
+			}
+		}
+		served, err := c.discover(versioned)
 		for i, w := range running {
-			if len(w.kind.older) == 0 {
+			if len(w.kind.older) == 0 || err != nil {
 				continue
 			}
-			v, err := c.servedVersion(w.kind)
-			if err != nil || v == nil || v == w.version {
+			v := newestServed(w.kind, served)
+			if v == nil || v == w.version {
 				continue // a CRD that is gone keeps its informer, as any kind
 			}
 			nw, ok := c.switchVersion(w, v)

@@ -28,20 +28,32 @@ func newestServed(k *kind, served map[string][]string) *kind {
 // servedVersion asks the API server's discovery which versions of k it
 // serves and returns the newest, or nil when it serves none.
 func (c *controller) servedVersion(k *kind) (*kind, error) {
+	served, err := c.discover([]*kind{k})
+	if err != nil {
+		return nil, err
+	}
+	return newestServed(k, served), nil
+}
+
+// discover asks the API server's discovery for the resources of every group
+// version the kinds can be read at, each group version once.
+func (c *controller) discover(ks []*kind) (map[string][]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	served := map[string][]string{}
-	for _, v := range k.versions() {
-		if _, ok := served[v.groupVersion]; ok {
-			continue
+	for _, k := range ks {
+		for _, v := range k.versions() {
+			if _, ok := served[v.groupVersion]; ok {
+				continue
+			}
+			resources, err := c.api.servedResources(ctx, v.groupVersion)
+			if err != nil {
+				return nil, fmt.Errorf("discovery of %s: %w", v.groupVersion, err)
+			}
+			served[v.groupVersion] = resources
 		}
-		resources, err := c.api.servedResources(ctx, v.groupVersion)
-		if err != nil {
-			return nil, fmt.Errorf("discovery of %s: %w", v.groupVersion, err)
-		}
-		served[v.groupVersion] = resources
 	}
-	return newestServed(k, served), nil
+	return served, nil
 }
 
 // notServedError explains which versions of k were looked for.
