@@ -1274,6 +1274,36 @@ spec: {type: LoadBalancer, ports: [{port: 80}]}
 		// Services are not published, only the nameserver's own.
 		s.eventually(t, time.Second, "lb."+ns+".example.com.", dns.TypeA, nxdomain)
 	})
+	// filters.ingressClasses: the ClusterRole gains ingressclasses, and the
+	// plugin, as the release's ServiceAccount, publishes a class-less Ingress
+	// under the default IngressClass.
+	t.Run("ingress-classes", func(t *testing.T) {
+		ns := namespace(t)
+		class := "e2e-" + ns
+		s := install(t, ns, "k8s-gateway", "k8s-gateway", fmt.Sprintf("domain: example.com\nttl: 30\nwatchedResources: [Ingress, Service]\nfilters: {ingressClasses: [%s]}\n", class))
+		chartCheckPermissions(t, "system:serviceaccount:"+ns+":k8s-gateway", ns, []string{
+			"services", "ingresses.networking.k8s.io", "ingressclasses.networking.k8s.io",
+		})
+		kubectl(t, fmt.Sprintf(`
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web, namespace: %[1]s}
+spec: {rules: [{host: web.%[1]s.example.com}]}
+`, ns), "apply", "-f", "-")
+		setLBStatus(t, ns, "ingress", "web", "192.0.2.75")
+		web := "web." + ns + ".example.com."
+		s.eventually(t, 5*time.Second, web, dns.TypeA, nxdomain)
+		kubectl(t, fmt.Sprintf(`
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata:
+  name: %s
+  annotations: {ingressclass.kubernetes.io/is-default-class: "true"}
+spec: {controller: example.com/ingress}
+`, class), "apply", "-f", "-")
+		t.Cleanup(func() { kubectlErr("", "delete", "ingressclass", class) })
+		s.eventually(t, 5*time.Second, web, dns.TypeA, positive(web+" 30 IN A 192.0.2.75"))
+	})
 	// The chart README's walk-through: two releases, each the other's
 	// secondary; each answers both NS records with both glue records.
 	t.Run("dual-nameserver", func(t *testing.T) {
