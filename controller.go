@@ -47,6 +47,10 @@ type controller struct {
 	// nameservers are the nameservers' own Services, "namespace/name": their
 	// claims are the plugin's under every ownership policy.
 	nameservers []string
+	// noStartupWait: start returns at once instead of waiting for the sync.
+	noStartupWait bool
+	// guardTiming are the retry waits of the informers' list and watch calls.
+	guardTiming guardTiming
 
 	mu        sync.Mutex
 	warnings  map[string]string   // object key → last warnings logged
@@ -102,6 +106,7 @@ func newController(g *Gateway, api apiClient) *controller {
 			gatewayClasses:  g.gatewayClasses,
 			gatewaySelector: gwSel,
 		},
+		guardTiming: defaultGuardTiming,
 		warnings:    map[string]string{},
 		informers:   map[string]*watched{},
 		reverse:     len(forwardZones(g.Zones)) < len(g.Zones),
@@ -195,7 +200,8 @@ func (c *controller) watches() []*watched {
 	return ws
 }
 
-// start runs the informers and waits a little for them to sync.
+// start runs the informers and waits a little for them to sync, unless
+// the server starts for the first time (see setup).
 func (c *controller) start() error {
 	if c.g.emitEvents {
 		if es, ok := c.api.(eventSinker); ok {
@@ -213,6 +219,9 @@ func (c *controller) start() error {
 		defer c.wg.Done()
 		c.run(synced)
 	}()
+	if c.noStartupWait {
+		return nil
+	}
 	select {
 	case <-synced:
 	case <-time.After(startupWait):
@@ -438,14 +447,15 @@ func (c *controller) notServed(k *kind, err error) error {
 // read its store from now on.
 func (c *controller) startInformer(w *watched, register bool) cache.InformerSynced {
 	list, watchFn := c.api.listWatch(w.version, w.namespace)
+	guard := c.guard(w, list, watchFn)
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			w.options(&o)
-			return list(ctx, o)
+			return guard.List(ctx, o)
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			w.options(&o)
-			return watchFn(ctx, o)
+			return guard.Watch(ctx, o)
 		},
 	}
 	indexers := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
@@ -467,6 +477,7 @@ func (c *controller) startInformer(w *watched, register bool) cache.InformerSync
 	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, c.api),
 		w.version.object, cache.SharedIndexInformerOptions{Indexers: indexers})
 	_ = inf.SetTransform(w.version.transform)
+	guard.known = inf.GetStore().List
 	w.informer = inf
 	w.stop = make(chan struct{})
 	if w.namespace == "" && register {
@@ -482,6 +493,10 @@ func (c *controller) startInformer(w *watched, register bool) cache.InformerSync
 		UpdateFunc: func(_, obj any) { c.update(w, obj) },
 		DeleteFunc: func(obj any) { c.remove(w, obj) },
 	})
+	unregister := func() {}
+	if !w.nameserver {
+		unregister = registerGuard(guard.state, strings.Join(c.g.Zones, " "), w.kind.name)
+	}
 	stop := make(chan struct{})
 	c.wg.Add(2)
 	go func() {
@@ -494,6 +509,7 @@ func (c *controller) startInformer(w *watched, register bool) cache.InformerSync
 	}()
 	go func() {
 		defer c.wg.Done()
+		defer unregister()
 		inf.Run(stop)
 	}()
 	return reg.HasSynced

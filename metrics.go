@@ -33,6 +33,18 @@ var (
 		Name:      "kind_enabled",
 		Help:      "1 when the informer of a kind runs, at the group version given, 0 when the cluster does not serve it or RBAC forbids it.",
 	}, []string{"zones", "kind", "version"})
+	apiRequests = promauto.NewCounterVec(prometheus.CounterOpts{
+		Namespace: plugin.Namespace,
+		Subsystem: "k8s_gateway",
+		Name:      "api_requests_total",
+		Help:      "Counter of list and watch requests sent to the API server, by kind and verb.",
+	}, []string{"kind", "verb"})
+	relistsTotal = promauto.NewCounterVec(prometheus.CounterOpts{
+		Namespace: plugin.Namespace,
+		Subsystem: "k8s_gateway",
+		Name:      "relists_total",
+		Help:      "Counter of lists after an informer's first, by kind: after an expired watch or an outage.",
+	}, []string{"kind"})
 	zoneSerial = promauto.NewGaugeVec(prometheus.GaugeOpts{
 		Namespace: plugin.Namespace,
 		Subsystem: "k8s_gateway",
@@ -58,4 +70,11 @@ func setKindMetrics(g *Gateway, running, disabled []*watched) {
 	for _, w := range disabled {
 		set(w, "", 0)
 	}
+}
+
+func init() {
+	prometheus.MustRegister(contactCollector{prometheus.NewDesc(
+		prometheus.BuildFQName(plugin.Namespace, "k8s_gateway", "api_contact_age_seconds"),
+		"Seconds since an informer last heard from the API server: 0 while its watch is open.",
+		[]string{"zones", "kind"}, nil)})
 }

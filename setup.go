@@ -46,6 +46,15 @@ func setup(c *caddy.Controller) error {
 	g.init()
 	g.ctrl = newController(g, api)
 
+	// The first start of the process must not wait for the API server:
+	// CoreDNS listens only once every OnStartup has returned, and a server
+	// that answers SERVFAIL is better than one that does not answer. On a
+	// reload the old instance keeps answering meanwhile, so waiting for the
+	// sync there saves a moment of SERVFAIL.
+	c.OnFirstStartup(func() error {
+		g.ctrl.noStartupWait = true
+		return nil
+	})
 	c.OnStartup(func() error {
 		// With the transfer plugin in the server block, changes send NOTIFY.
 		if t, ok := dnsserver.GetConfig(c).Handler("transfer").(*transfer.Transfer); ok {

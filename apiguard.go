@@ -1,0 +1,441 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// An apiGuard wraps the list and watch calls of one informer so that the
+// informer recovers within about a second of the API server answering again.
+//
+// client-go's reflector backs off after every failed list or watch, doubling
+// from 0.8 s to 30 s (twice that with its jitter), and lists again only after
+// that wait when a watch expires. Measured against a real API server, a
+// change made after an outage then reached DNS 20 to 60 s later. The guard
+// keeps the reflector out of that backoff:
+//
+//   - a list or watch that fails because the API server is unreachable,
+//     overloaded or refuses access is retried inside the call, after a short
+//     jittered backoff (retryInitial doubling to retryMax), until it works or
+//     the informer stops; the reflector never sees the error;
+//   - a watch that the API server ends as expired (410: resumed after a
+//     restart or an etcd compaction) is not handed back to the reflector
+//     either: the guard lists at once, sends the reflector the difference as
+//     watch events and a bookmark with the list's resource version, and goes
+//     on watching from there.
+//
+// The jitter spreads the retries of many replicas and kinds over time.
+type apiGuard struct {
+	kind  string // for log lines
+	list  listFunc
+	watch watchFunc
+	// known returns the objects the informer holds, to find the ones that
+	// an expired watch missed the deletion of. Set once the informer exists.
+	known func() []any
+	// newObject returns an empty object of the kind, for bookmarks.
+	newObject func() runtime.Object
+	timing    guardTiming
+	state     *kindState
+}
+
+// guardTiming are the guard's waits; tests shorten them.
+type guardTiming struct {
+	retryInitial time.Duration // the first wait after a failure
+	retryMax     time.Duration // the longest wait, whatever failed
+	// throttledMax is the longest wait the API server may ask for (429 with Retry-After).
+	throttledMax time.Duration
+}
+
+var defaultGuardTiming = guardTiming{retryInitial: 100 * time.Millisecond, retryMax: time.Second, throttledMax: 5 * time.Second}
+
+// kindState is what the guard reports about one informer: whether the API
+// server lets it read, when it last talked to it, how often it listed.
+type kindState struct {
+	mu          sync.Mutex
+	allowed     bool      // the last call was not refused (403, 401, 404)
+	watching    bool      // a watch is open
+	lastContact time.Time // last successful call or event
+	lists       int       // successful lists (the first one included)
+	onChange    func(allowed bool, err error)
+}
+
+func newKindState(onChange func(allowed bool, err error)) *kindState {
+	return &kindState{allowed: true, lastContact: time.Now(), onChange: onChange}
+}
+
+func (s *kindState) success(watching bool) {
+	s.mu.Lock()
+	changed := !s.allowed
+	s.allowed, s.watching, s.lastContact = true, watching, time.Now()
+	cb := s.onChange
+	s.mu.Unlock()
+	if changed && cb != nil {
+		cb(true, nil)
+	}
+}
+
+func (s *kindState) failure(err error) {
+	refused := refusedError(err)
+	s.mu.Lock()
+	changed := refused && s.allowed
+	if refused {
+		s.allowed = false
+	}
+	s.watching = false
+	cb := s.onChange
+	s.mu.Unlock()
+	if changed && cb != nil {
+		cb(false, err)
+	}
+}
+
+func (s *kindState) watchEnded() {
+	s.mu.Lock()
+	if s.watching {
+		s.watching, s.lastContact = false, time.Now()
+	}
+	s.mu.Unlock()
+}
+
+func (s *kindState) touch() {
+	s.mu.Lock()
+	s.lastContact = time.Now()
+	s.mu.Unlock()
+}
+
+// sinceContact is 0 while a watch is open, else the time since the last
+// successful call or event (since the start before the first).
+func (s *kindState) sinceContact() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.watching {
+		return 0
+	}
+	return time.Since(s.lastContact)
+}
+
+// refusedError reports whether the API server refuses the kind: RBAC forbids
+// it, the credentials are rejected, or the resource is not served (CRD
+// not installed).
+func refusedError(err error) bool {
+	return apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err) || apierrors.IsNotFound(err)
+}
+
+// passThrough reports errors the reflector handles itself, at once: an
+// expired or too new resource version (it lists again without one), and
+// requests the server does not understand (it falls back from WatchList to
+// a list).
+func passThrough(err error) bool {
+	return apierrors.IsResourceExpired(err) || apierrors.IsGone(err) || apierrors.IsBadRequest(err) ||
+		apierrors.IsInvalid(err) || apierrors.IsMethodNotSupported(err) || apierrors.IsNotAcceptable(err) ||
+		apierrors.IsUnsupportedMediaType(err) || isTooLargeResourceVersion(err)
+}
+
+func isTooLargeResourceVersion(err error) bool {
+	return apierrors.IsTimeout(err) && apierrors.HasStatusCause(err, metav1.CauseTypeResourceVersionTooLarge)
+}
+
+// backoff returns the wait before retry number n (0 for the first): it
+// doubles from retryInitial up to retryMax, and is jittered down by up to a
+// half, so that replicas spread out. A 429 is retried when the server asks,
+// within throttledMax.
+func (t guardTiming) backoff(n int, err error) time.Duration {
+	if secs, ok := apierrors.SuggestsClientDelay(err); ok && apierrors.IsTooManyRequests(err) {
+		return min(time.Duration(secs)*time.Second, t.throttledMax)
+	}
+	d := t.retryInitial << min(n, 20)
+	if d <= 0 || d > t.retryMax {
+		d = t.retryMax
+	}
+	return d/2 + rand.N(d/2+1)
+}
+
+// wait sleeps d or until ctx ends.
+func wait(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
+
+// List lists, retrying failures that are not the reflector's to handle.
+func (g *apiGuard) List(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+	for n := 0; ; n++ {
+		apiRequests.WithLabelValues(g.kind, "list").Inc()
+		obj, err := g.list(ctx, o)
+		if err == nil {
+			g.state.mu.Lock()
+			g.state.lists++
+			relist := g.state.lists > 1
+			g.state.mu.Unlock()
+			if relist {
+				relistsTotal.WithLabelValues(g.kind).Inc()
+			}
+			g.state.success(false)
+			return obj, nil
+		}
+		if ctx.Err() != nil || passThrough(err) {
+			return nil, err
+		}
+		g.state.failure(err)
+		if n == 0 {
+			log.Warningf("listing %s: %v; retrying until it works", g.kind, err)
+		}
+		if werr := wait(ctx, g.timing.backoff(n, err)); werr != nil {
+			return nil, err
+		}
+	}
+}
+
+// Watch opens a watch, retrying failures, and lists again itself when the
+// API server ends it as expired.
+func (g *apiGuard) Watch(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+	w, err := g.open(ctx, o)
+	if err != nil {
+		if !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) || o.SendInitialEvents != nil {
+			return nil, err
+		}
+		w = nil // expired at once: the relay lists first
+	}
+	r := &relay{g: g, opts: o, out: make(chan watch.Event), done: make(chan struct{})}
+	r.ctx, r.cancel = context.WithCancel(ctx)
+	go r.run(w)
+	return r, nil
+}
+
+// open opens one watch, retrying failures that are not the reflector's to handle.
+func (g *apiGuard) open(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+	for n := 0; ; n++ {
+		apiRequests.WithLabelValues(g.kind, "watch").Inc()
+		w, err := g.watch(ctx, o)
+		if err == nil {
+			g.state.success(true)
+			if o.SendInitialEvents != nil {
+				// A WatchList is a list too.
+				g.state.mu.Lock()
+				g.state.lists++
+				relist := g.state.lists > 1
+				g.state.mu.Unlock()
+				if relist {
+					relistsTotal.WithLabelValues(g.kind).Inc()
+				}
+			}
+			return w, nil
+		}
+		if ctx.Err() != nil || passThrough(err) {
+			return nil, err
+		}
+		g.state.failure(err)
+		if werr := wait(ctx, g.timing.backoff(n, err)); werr != nil {
+			return nil, err
+		}
+	}
+}
+
+// relay is the watch the reflector reads: the API server's watch, and after
+// an expiry the difference a new list makes, then the next watch.
+type relay struct {
+	g      *apiGuard
+	opts   metav1.ListOptions
+	ctx    context.Context
+	cancel context.CancelFunc
+	out    chan watch.Event
+	done   chan struct{}
+	once   sync.Once
+}
+
+func (r *relay) Stop() {
+	r.once.Do(func() {
+		r.cancel()
+		close(r.done)
+	})
+}
+
+func (r *relay) ResultChan() <-chan watch.Event { return r.out }
+
+// send hands one event to the reflector; false when it stopped the watch.
+func (r *relay) send(e watch.Event) bool {
+	select {
+	case r.out <- e:
+		return true
+	case <-r.done:
+		return false
+	}
+}
+
+func (r *relay) run(w watch.Interface) {
+	defer close(r.out)
+	defer r.g.state.watchEnded()
+	for {
+		if w == nil {
+			var err error
+			if w, err = r.relist(); err != nil {
+				return
+			}
+		}
+		expired := r.forward(w)
+		w.Stop()
+		w = nil
+		if !expired {
+			return // ended or stopped: the reflector watches again
+		}
+	}
+}
+
+// forward relays the events of w until it ends; true when it ended because
+// the resource version expired.
+func (r *relay) forward(w watch.Interface) (expired bool) {
+	for {
+		select {
+		case <-r.done:
+			return false
+		case e, ok := <-w.ResultChan():
+			if !ok {
+				return false
+			}
+			r.g.state.touch()
+			if e.Type == watch.Error && r.opts.SendInitialEvents == nil {
+				if err := apierrors.FromObject(e.Object); apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+					return true
+				}
+			}
+			if !r.send(e) {
+				return false
+			}
+		}
+	}
+}
+
+// relist lists the kind, sends the reflector every listed object as
+// modified, every object it holds that is gone as deleted, and a bookmark
+// with the list's resource version; then it opens the next watch from there.
+func (r *relay) relist() (watch.Interface, error) {
+	lo := metav1.ListOptions{LabelSelector: r.opts.LabelSelector, FieldSelector: r.opts.FieldSelector}
+	list, err := r.g.List(r.ctx, lo)
+	if err != nil {
+		return nil, err
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, err
+	}
+	lm, err := meta.ListAccessor(list)
+	if err != nil {
+		return nil, err
+	}
+	rv := lm.GetResourceVersion()
+	listed := make(map[string]bool, len(items))
+	for _, obj := range items {
+		if key, err := cache.MetaNamespaceKeyFunc(obj); err == nil {
+			listed[key] = true
+		}
+		if !r.send(watch.Event{Type: watch.Modified, Object: obj}) {
+			return nil, errStopped
+		}
+	}
+	if r.g.known != nil {
+		for _, obj := range r.g.known() {
+			key, err := cache.MetaNamespaceKeyFunc(obj)
+			if err != nil || listed[key] {
+				continue
+			}
+			if o, ok := obj.(runtime.Object); ok && !r.send(watch.Event{Type: watch.Deleted, Object: o}) {
+				return nil, errStopped
+			}
+		}
+	}
+	mark := r.g.newObject()
+	if m, err := meta.Accessor(mark); err == nil {
+		m.SetResourceVersion(rv)
+		if !r.send(watch.Event{Type: watch.Bookmark, Object: mark}) {
+			return nil, errStopped
+		}
+	}
+	wo := r.opts
+	wo.ResourceVersion = rv
+	w, err := r.g.open(r.ctx, wo)
+	if err != nil {
+		if apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+			return nil, errors.New("watch expired right after a list")
+		}
+		return nil, err
+	}
+	return w, nil
+}
+
+// guard returns the apiGuard of informer w. Its state drives kind_enabled
+// (the nameservers' own Services excepted) and the contact metric.
+func (c *controller) guard(w *watched, list listFunc, watchFn watchFunc) *apiGuard {
+	zones := strings.Join(c.g.Zones, " ")
+	onChange := func(allowed bool, err error) {
+		if allowed {
+			log.Infof("%s: the API server answers again", w.kind.name)
+		} else {
+			log.Warningf("%s: the API server refuses it: %v; retrying", w.kind.name, err)
+		}
+		if !w.nameserver {
+			kindEnabled.DeletePartialMatch(prometheus.Labels{"zones": zones, "kind": w.kind.name})
+			kindEnabled.WithLabelValues(zones, w.kind.name, w.version.groupVersion).Set(map[bool]float64{true: 1, false: 0}[allowed])
+		}
+	}
+	return &apiGuard{
+		kind: w.kind.name, list: list, watch: watchFn,
+		newObject: func() runtime.Object { return w.version.object.DeepCopyObject() },
+		timing:    c.guardTiming,
+		state:     newKindState(onChange),
+	}
+}
+
+// Guard states of every running informer, for the contact metric.
+var (
+	guardsMu sync.Mutex
+	guards   = map[*kindState][2]string{} // state → zones, kind
+)
+
+// registerGuard adds s to the contact metric until the returned function is called.
+func registerGuard(s *kindState, zones, kind string) func() {
+	guardsMu.Lock()
+	guards[s] = [2]string{zones, kind}
+	guardsMu.Unlock()
+	return func() {
+		guardsMu.Lock()
+		delete(guards, s)
+		guardsMu.Unlock()
+	}
+}
+
+// contactCollector exports the seconds since each informer's last contact
+// with the API server.
+type contactCollector struct{ desc *prometheus.Desc }
+
+func (c contactCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c contactCollector) Collect(ch chan<- prometheus.Metric) {
+	guardsMu.Lock()
+	defer guardsMu.Unlock()
+	// Several informers of one kind (namespaces) report the stalest.
+	stalest := map[[2]string]float64{}
+	for s, labels := range guards {
+		stalest[labels] = max(stalest[labels], s.sinceContact().Seconds())
+	}
+	for labels, v := range stalest {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, v, labels[0], labels[1])
+	}
+}

@@ -1,0 +1,198 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"syscall"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+var testGuardTiming = guardTiming{retryInitial: time.Millisecond, retryMax: 4 * time.Millisecond, throttledMax: 4 * time.Millisecond}
+
+func svcObj(name, rv string) *corev1.Service {
+	return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
+}
+
+func TestGuardBackoff(t *testing.T) {
+	tm := guardTiming{retryInitial: 100 * time.Millisecond, retryMax: time.Second, throttledMax: 5 * time.Second}
+	refused := errors.New("connection refused")
+	for n, want := range []time.Duration{100, 200, 400, 800, 1000, 1000, 1000} {
+		want *= time.Millisecond
+		for range 50 {
+			if d := tm.backoff(n, refused); d < want/2 || d > want {
+				t.Fatalf("backoff(%d) = %s, want within [%s, %s]", n, d, want/2, want)
+			}
+		}
+	}
+	throttled := apierrors.NewTooManyRequests("slow down", 3)
+	if d := tm.backoff(0, throttled); d != 3*time.Second {
+		t.Errorf("429 with Retry-After 3: backoff %s, want 3s", d)
+	}
+	if d := tm.backoff(0, apierrors.NewTooManyRequests("slow down", 60)); d != 5*time.Second {
+		t.Errorf("429 with Retry-After 60: backoff %s, want the 5s cap", d)
+	}
+}
+
+// TestGuardListRetries: failures are retried inside the call, refusals turn
+// the kind off and on again, and what the reflector handles passes through.
+func TestGuardListRetries(t *testing.T) {
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "services"}, "", errors.New("no"))
+	for _, tc := range []struct {
+		name     string
+		errs     []error
+		wantErr  bool
+		wantOffs int // times the kind was reported refused
+	}{
+		{"unreachable then back", []error{syscall.ECONNREFUSED, syscall.ECONNREFUSED}, false, 0},
+		{"5xx then back", []error{apierrors.NewServiceUnavailable("starting"), apierrors.NewInternalError(errors.New("etcd"))}, false, 0},
+		{"forbidden then allowed", []error{forbidden, forbidden}, false, 1},
+		{"CRD gone then back", []error{apierrors.NewNotFound(schema.GroupResource{Resource: "httproutes"}, "")}, false, 1},
+		{"expired goes to the reflector", []error{apierrors.NewResourceExpired("too old")}, true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls, offs, ons := 0, 0, 0
+			g := &apiGuard{
+				kind: "Service", timing: testGuardTiming,
+				list: func(context.Context, metav1.ListOptions) (runtime.Object, error) {
+					calls++
+					if calls <= len(tc.errs) {
+						return nil, tc.errs[calls-1]
+					}
+					return &corev1.ServiceList{}, nil
+				},
+				state: newKindState(func(allowed bool, _ error) {
+					if allowed {
+						ons++
+					} else {
+						offs++
+					}
+				}),
+			}
+			_, err := g.List(context.Background(), metav1.ListOptions{})
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("List: %v, want error %v", err, tc.wantErr)
+			}
+			if !tc.wantErr && calls != len(tc.errs)+1 {
+				t.Errorf("%d calls, want %d", calls, len(tc.errs)+1)
+			}
+			if offs != tc.wantOffs || ons != tc.wantOffs {
+				t.Errorf("reported refused %d times and allowed %d times, want %d each", offs, ons, tc.wantOffs)
+			}
+		})
+	}
+}
+
+func TestGuardListHonoursContext(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	g := &apiGuard{
+		kind: "Service", timing: testGuardTiming, state: newKindState(nil),
+		list: func(context.Context, metav1.ListOptions) (runtime.Object, error) { return nil, syscall.ECONNREFUSED },
+	}
+	if _, err := g.List(ctx, metav1.ListOptions{}); err == nil {
+		t.Fatal("List returned no error after its context ended")
+	}
+}
+
+// TestGuardWatchRelistsOnExpiry: a watch that the server ends as expired is
+// followed, without the reflector's backoff, by the difference of a new list
+// (changed objects, deleted objects, a bookmark) and the next watch.
+func TestGuardWatchRelistsOnExpiry(t *testing.T) {
+	first, second := watch.NewFake(), watch.NewFake()
+	watches := []*watch.FakeWatcher{first, second}
+	var watchRVs []string
+	g := &apiGuard{
+		kind: "Service", timing: testGuardTiming, state: newKindState(nil),
+		newObject: func() runtime.Object { return &corev1.Service{} },
+		list: func(_ context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			if o.LabelSelector != "app=web" {
+				t.Errorf("relist with selector %q", o.LabelSelector)
+			}
+			return &corev1.ServiceList{ListMeta: metav1.ListMeta{ResourceVersion: "50"},
+				Items: []corev1.Service{*svcObj("kept", "40"), *svcObj("new", "45")}}, nil
+		},
+		watch: func(_ context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			watchRVs = append(watchRVs, o.ResourceVersion)
+			if len(watches) == 0 {
+				return nil, errors.New("too many watches")
+			}
+			w := watches[0]
+			watches = watches[1:]
+			return w, nil
+		},
+		known: func() []any { return []any{svcObj("kept", "10"), svcObj("gone", "11")} },
+	}
+	w, err := g.Watch(context.Background(), metav1.ListOptions{ResourceVersion: "12", LabelSelector: "app=web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Stop()
+	go func() {
+		first.Modify(svcObj("kept", "13"))
+		first.Error(&apierrors.NewResourceExpired("too old resource version").ErrStatus)
+	}()
+	var got []string
+	for len(got) < 6 {
+		select {
+		case e := <-w.ResultChan():
+			o := e.Object.(*corev1.Service)
+			got = append(got, string(e.Type)+" "+o.Name+"@"+o.ResourceVersion)
+			if len(got) == 5 {
+				go second.Add(svcObj("later", "51"))
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("events so far: %q", got)
+		}
+	}
+	want := []string{"MODIFIED kept@13", "MODIFIED kept@40", "MODIFIED new@45", "DELETED gone@11", "BOOKMARK @50", "ADDED later@51"}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("events %q, want %q", got, want)
+		}
+	}
+	if len(watchRVs) != 2 || watchRVs[1] != "50" {
+		t.Errorf("watched from %q, want the second watch from the list's 50", watchRVs)
+	}
+}
+
+// TestGuardWatchRetries: a watch that cannot be opened is retried inside the
+// call; one that is refused turns the kind off until it opens.
+func TestGuardWatchRetries(t *testing.T) {
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "services"}, "", errors.New("no"))
+	errs := []error{syscall.ECONNREFUSED, forbidden, apierrors.NewServiceUnavailable("starting")}
+	states := []bool{}
+	g := &apiGuard{
+		kind: "Service", timing: testGuardTiming,
+		state: newKindState(func(allowed bool, _ error) { states = append(states, allowed) }),
+		watch: func(context.Context, metav1.ListOptions) (watch.Interface, error) {
+			if len(errs) > 0 {
+				err := errs[0]
+				errs = errs[1:]
+				return nil, err
+			}
+			return watch.NewFake(), nil
+		},
+	}
+	w, err := g.Watch(context.Background(), metav1.ListOptions{ResourceVersion: "5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Stop()
+	if len(errs) != 0 || len(states) != 2 || states[0] || !states[1] {
+		t.Errorf("errors left %v, states reported %v; want none left, [false true]", errs, states)
+	}
+	if d := g.state.sinceContact(); d != 0 {
+		// The watch was open until Stop; after it, the age counts from then.
+		if d > time.Second {
+			t.Errorf("contact age %s after a watch", d)
+		}
+	}
+}
