@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0
 LDFLAGS   := -s -w -X github.com/seed-e581d630/k8s_gateway.Version=$(VERSION)
 export GOTOOLCHAIN ?= local
 
-.PHONY: all build test lint unit fuzz e2e bench bench-smoke demo deps cluster-up cluster-down clean
+.PHONY: all build test lint unit fuzz e2e chaos bench bench-smoke demo deps cluster-up cluster-down clean
 
 all: build
 
@@ -15,14 +15,15 @@ all: build
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BINARY) ./cmd/coredns
 
-## test: everything CI runs: lint, unit tests (race), short fuzzing, end-to-end
-test: lint unit fuzz e2e bench-smoke
+## test: everything CI runs: lint, unit tests (race), short fuzzing, end-to-end, the fault suite
+test: lint unit fuzz e2e chaos bench-smoke
 
 ## lint: gofmt and go vet
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags e2e ./test/e2e
+	$(GO) vet -tags chaos ./test/chaos
 
 ## unit: unit, table and pipeline tests with the race detector (fuzz seeds included)
 unit:
@@ -38,6 +39,11 @@ fuzz:
 ## e2e: the built binary against a real kube-apiserver and etcd (hack/cluster.sh), checked with dig
 e2e:
 	$(GO) test -tags e2e -count=1 -timeout 60m -v ./test/e2e
+
+## chaos: the fault suite: the built binary under query load while the control plane, RBAC, CRDs,
+## the Corefile and the input break and recover (a control plane of its own); writes nothing
+chaos:
+	$(GO) test -tags chaos -count=1 -timeout 15m -v ./test/chaos
 
 ## bench: k8s_gateway vs stock CoreDNS (file, whoami) and Knot with dnsperf at 1k/10k/100k names; writes docs/benchmarks.md
 bench:
