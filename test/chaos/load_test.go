@@ -44,9 +44,9 @@ type load struct {
 	mu   sync.Mutex
 	// history of each name's answers, oldest first; the last is current.
 	// "NXDOMAIN" for a name that does not exist.
-	history map[string][]string
-	names   []string
-	changes []*change
+	history                                              map[string][]string
+	names                                                []string
+	changes                                              []*change
 	sent, right, stale, wrong, servfail, timeouts, other int
 	wrongSeen                                            []string
 

@@ -395,4 +395,3 @@ current-context: c
 	}
 	return path
 }
-
