@@ -34,8 +34,6 @@ var (
 	// reprobeInterval is how often a kind that the cluster does not serve, or
 	// that RBAC forbids, is tried again.
 	reprobeInterval = 10 * time.Second
-	// retryInterval is the first wait after a transient API error.
-	retryInterval = time.Second
 )
 
 // controller runs the informers of one plugin instance and feeds the index.
@@ -376,20 +374,23 @@ var errStopped = errors.New("stopped")
 
 // probe lists one object of the kind, retrying transient errors until it
 // works, the error is permanent (not served, forbidden), or the controller stops.
+// The waits are the guard's (see apiGuard), so that a server started while
+// the API server is down syncs within about a second of its return.
 func (c *controller) probe(w *watched) error {
-	wait := retryInterval
-	for {
+	for n := 0; ; n++ {
 		err := c.probeOnce(w)
 		if err == nil || apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsUnauthorized(err) || errors.Is(err, errNotServed) {
 			return err
 		}
-		log.Warningf("listing %s: %v; retrying in %s", w.kind.name, err, wait)
+		wait := c.guardTiming.backoff(n, err)
+		if n == 0 {
+			log.Warningf("listing %s: %v; retrying until it works", w.kind.name, err)
+		}
 		select {
 		case <-c.stopCh:
 			return errStopped
 		case <-time.After(wait):
 		}
-		wait = min(2*wait, reprobeInterval)
 	}
 }
 

@@ -38,9 +38,10 @@ import (
 // restored.
 func k8sShortTimings(t *testing.T) {
 	t.Helper()
-	wait, reprobe, retry := startupWait, reprobeInterval, retryInterval
-	startupWait, reprobeInterval, retryInterval = 5*time.Second, 50*time.Millisecond, 10*time.Millisecond
-	t.Cleanup(func() { startupWait, reprobeInterval, retryInterval = wait, reprobe, retry })
+	wait, reprobe, retry := startupWait, reprobeInterval, defaultGuardTiming
+	startupWait, reprobeInterval = 5*time.Second, 50*time.Millisecond
+	defaultGuardTiming = guardTiming{retryInitial: 10 * time.Millisecond, retryMax: 20 * time.Millisecond, throttledMax: 20 * time.Millisecond}
+	t.Cleanup(func() { startupWait, reprobeInterval, defaultGuardTiming = wait, reprobe, retry })
 }
 
 // k8sNewGateway configures a Gateway for zones, publishing Ingresses and

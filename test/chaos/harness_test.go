@@ -328,6 +328,22 @@ func up(t *testing.T) {
 	waitAPI(t)
 }
 
+// upAsync starts what is not running in the background; the returned
+// function waits for it. Writes retried meanwhile are acknowledged at the
+// first moment the API server answers again.
+func upAsync(t *testing.T) (wait func()) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- clusterScript("up") }()
+	return func() {
+		t.Helper()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		waitAPI(t)
+	}
+}
+
 // waitAPI waits until the API server serves requests.
 func waitAPI(t *testing.T) {
 	t.Helper()

@@ -248,8 +248,8 @@ func (l *load) summarize(t *testing.T, notes string, allowServfail bool) result 
 	return r
 }
 
-// TestZZTargets checks the p99 over every change of the suite; it runs last.
-func TestZZTargets(t *testing.T) {
+// checkTargets checks the p99 over every change of the suite.
+func checkTargets(t *testing.T) {
 	reportMu.Lock()
 	defer reportMu.Unlock()
 	d := slices.Sorted(slices.Values(allDelay))
