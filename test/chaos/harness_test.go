@@ -329,18 +329,25 @@ func up(t *testing.T) {
 }
 
 // upAsync starts what is not running in the background; the returned
-// function waits for it. Writes retried meanwhile are acknowledged at the
-// first moment the API server answers again.
-func upAsync(t *testing.T) (wait func()) {
+// function waits for it and returns when the API server passed /readyz.
+// Writes retried meanwhile are acknowledged at the first moment the API
+// server answers again.
+func upAsync(t *testing.T) (wait func() time.Time) {
 	t.Helper()
 	done := make(chan error, 1)
-	go func() { done <- clusterScript("up") }()
-	return func() {
+	var readyAt time.Time
+	go func() {
+		err := clusterScript("up")
+		readyAt = time.Now()
+		done <- err
+	}()
+	return func() time.Time {
 		t.Helper()
 		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
 		waitAPI(t)
+		return readyAt
 	}
 }
 
