@@ -44,9 +44,12 @@ type load struct {
 	mu   sync.Mutex
 	// history of each name's answers, oldest first; the last is current.
 	// "NXDOMAIN" for a name that does not exist.
-	history                                              map[string][]string
-	names                                                []string
-	changes                                              []*change
+	history map[string][]string
+	names   []string
+	changes []*change
+	// maxDelay is the longest a change may take (targetMax unless set);
+	// a scenario with its own bound is left out of the suite's p99.
+	maxDelay                                             time.Duration
 	sent, right, stale, wrong, servfail, timeouts, other int
 	wrongSeen                                            []string
 
@@ -233,15 +236,21 @@ func (l *load) summarize(t *testing.T, notes string, allowServfail bool) result 
 	if r.wrong > 0 {
 		t.Errorf("%d wrong answers: %q", r.wrong, l.wrongSeen)
 	}
-	if r.max > targetMax {
-		t.Errorf("slowest change answered after %s, target %s", r.max, targetMax)
+	limit := targetMax
+	if l.maxDelay > 0 {
+		limit = l.maxDelay
+	}
+	if r.max > limit {
+		t.Errorf("slowest change answered after %s, target %s", r.max, limit)
 	}
 	if r.servfail > 0 && !allowServfail {
 		t.Errorf("%d SERVFAIL answers", r.servfail)
 	}
 	reportMu.Lock()
 	report = append(report, r)
-	allDelay = append(allDelay, r.delays...)
+	if l.maxDelay == 0 {
+		allDelay = append(allDelay, r.delays...)
+	}
 	reportMu.Unlock()
 	t.Logf("sent %d, right %d, stale %d, wrong %d, SERVFAIL %d, timeouts %d; %d changes answered after p50 %s, max %s",
 		r.sent, r.right, r.stale, r.wrong, r.servfail, r.timeouts, len(r.delays), r.p50, r.max)
