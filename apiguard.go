@@ -102,6 +102,12 @@ func (s *kindState) failure(err error) {
 	}
 }
 
+func (s *kindState) isAllowed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.allowed
+}
+
 func (s *kindState) watchEnded() {
 	s.mu.Lock()
 	if s.watching {

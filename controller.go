@@ -79,6 +79,8 @@ type watched struct {
 	// nameserver marks the informers of the nameservers' own Services, which
 	// give the NS names and glue whatever the namespaces option says.
 	nameserver bool
+	// api is what the informer's apiGuard knows of the API server; set once started.
+	api *kindState
 }
 
 // Index names of the Gateway API informers: routes by the Gateways and
@@ -449,6 +451,7 @@ func (c *controller) notServed(k *kind, err error) error {
 func (c *controller) startInformer(w *watched, register bool) cache.InformerSynced {
 	list, watchFn := c.api.listWatch(w.version, w.namespace)
 	guard := c.guard(w, list, watchFn)
+	w.api = guard.state
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			w.options(&o)

@@ -65,6 +65,10 @@ func setKindMetrics(g *Gateway, running, disabled []*watched) {
 		kindEnabled.WithLabelValues(zones, w.kind.name, version).Set(v)
 	}
 	for _, w := range running {
+		if w.api != nil && !w.api.isAllowed() {
+			set(w, w.version.groupVersion, 0) // refused since it started
+			continue
+		}
 		set(w, w.version.groupVersion, 1)
 	}
 	for _, w := range disabled {
