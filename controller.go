@@ -315,6 +315,13 @@ func (c *controller) run(synced chan<- struct{}) {
 			if v == nil || v == w.version {
 				continue // a CRD that is gone keeps its informer, as any kind
 			}
+			// The new version must be listable (RBAC is per resource, and
+			// XListenerSet and ListenerSet are two), else the informer
+			// would never sync: keep the old one and try again later.
+			if err := c.listOnce(&watched{kind: w.kind, version: v, namespace: w.namespace, options: w.options}); err != nil {
+				log.Warningf("%s: cannot read %s yet, still reading %s: %v", w.kind.name, v.groupVersion, w.version.groupVersion, err)
+				continue
+			}
 			nw, ok := c.switchVersion(w, v)
 			if !ok {
 				return // stopped
@@ -407,6 +414,11 @@ func (c *controller) probeOnce(w *watched) error {
 		}
 		w.version = v
 	}
+	return c.listOnce(w)
+}
+
+// listOnce lists one object of the version of w.
+func (c *controller) listOnce(w *watched) error {
 	list, _ := c.api.listWatch(w.version, w.namespace)
 	opts := metav1.ListOptions{Limit: 1}
 	w.options(&opts)
