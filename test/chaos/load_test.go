@@ -225,7 +225,7 @@ func (l *load) summarize(t *testing.T, notes string, allowServfail bool) result 
 			t.Errorf("change %s → %s made at %s never answered", c.name, c.value, c.made.Format(time.StampMilli))
 			continue
 		}
-		r.delays = append(r.delays, c.answered.Sub(c.made))
+		r.delays = append(r.delays, max(c.answered.Sub(c.made), 0)) // answered before made: at once
 	}
 	slices.Sort(r.delays)
 	if n := len(r.delays); n > 0 {
