@@ -15,7 +15,10 @@ import (
 )
 
 // Reasons of the Events the plugin emits on objects (the events option).
-const eventNameRejected = "DNSNameRejected"
+const (
+	eventNameRejected = "DNSNameRejected"
+	eventNameConflict = "DNSNameConflict"
+)
 
 // events tells tenants, on their own objects, which names the ownership
 // policy rejected. It uses client-go's event broadcaster, which rate-limits
@@ -49,6 +52,25 @@ func (e *events) rejected(r index.Rejection) {
 		why = "the zone apex and the nameserver names belong to the DNS server"
 	}
 	e.recorder.Eventf(ref, corev1.EventTypeWarning, eventNameRejected, "DNS name %s (zone %s) not published: %s", strings.TrimSuffix(r.Name, "."), r.Zone, why)
+}
+
+// conflicted emits DNSNameConflict on every object taking part in a merge
+// conflict. The message names the objects only when they all belong to one
+// namespace: a tenant never learns another tenant's objects from it.
+func (e *events) conflicted(c index.Conflict) {
+	same := true
+	for _, ns := range c.Namespaces {
+		same = same && ns == c.Namespaces[0]
+	}
+	msg := fmt.Sprintf("DNS name %s: %s", strings.TrimSuffix(c.Name, "."), c.Message)
+	if !same {
+		msg = fmt.Sprintf("DNS name %s: objects of several namespaces publish different records here; they were merged or some were dropped", strings.TrimSuffix(c.Name, "."))
+	}
+	for _, key := range c.Keys {
+		if ref := objectReference(key); ref != nil {
+			e.recorder.Event(ref, corev1.EventTypeWarning, eventNameConflict, msg)
+		}
+	}
 }
 
 func (e *events) stop() { e.broadcaster.Shutdown() }

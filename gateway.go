@@ -101,6 +101,13 @@ func (l indexListener) Rejected(r index.Rejection) {
 	}
 }
 
+// Conflicted implements index.ConflictListener.
+func (l indexListener) Conflicted(c index.Conflict) {
+	if e := l.g.events.Load(); e != nil {
+		e.conflicted(c)
+	}
+}
+
 // Name implements plugin.Handler.
 func (g *Gateway) Name() string { return pluginName }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -185,9 +186,57 @@ func TestControllerRejectionEvents(t *testing.T) {
 		}
 		return ""
 	})
-	// The owner hears nothing.
+	// The owner hears nothing of the rejection; two of its own objects that
+	// disagree each get a DNSNameConflict naming both.
 	if list, err := client.CoreV1().Events("team-a").List(ctx, metav1.ListOptions{}); err != nil || len(list.Items) != 0 {
 		t.Errorf("events in the owner's namespace: %v %v", list, err)
+	}
+	k8sCreate(t, client, k8sClaimingService("team-a", "shop2", 300, "shop.example.com", "192.0.2.2"))
+	const conflict = "DNS name shop.example.com: records united from Service/team-a/shop, Service/team-a/shop2"
+	k8sEventually(t, "conflict events", func() string {
+		list, err := client.CoreV1().Events("team-a").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		on := map[string]bool{}
+		for _, ev := range list.Items {
+			if ev.Reason != eventNameConflict || ev.Message != conflict {
+				return fmt.Sprintf("unexpected event %s: %s", ev.Reason, ev.Message)
+			}
+			on[ev.InvolvedObject.Name] = true
+		}
+		if !on["shop"] || !on["shop2"] {
+			return fmt.Sprintf("conflict events on %v, want shop and shop2", on)
+		}
+		return ""
+	})
+}
+
+// Under union, a conflict between namespaces names no object to either.
+func TestControllerConflictEventsAcrossNamespaces(t *testing.T) {
+	k8sShortTimings(t)
+	ctx := context.Background()
+	client := fake.NewSimpleClientset()
+	k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) {
+		g.resources = []string{"Service"}
+		g.emitEvents = true
+	})
+	k8sCreate(t, client, k8sClaimingService("team-a", "shop", 100, "shop.example.com", "192.0.2.1"))
+	k8sCreate(t, client, k8sClaimingService("team-b", "thief", 200, "shop.example.com", "192.0.2.66"))
+	for _, ns := range []string{"team-a", "team-b"} {
+		k8sEventually(t, ns, func() string {
+			list, err := client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
+			if err != nil {
+				return err.Error()
+			}
+			if len(list.Items) != 1 {
+				return fmt.Sprintf("%d events", len(list.Items))
+			}
+			if ev := list.Items[0]; ev.Reason != eventNameConflict || strings.Contains(ev.Message, "team-") {
+				return fmt.Sprintf("event %s: %s", ev.Reason, ev.Message)
+			}
+			return ""
+		})
 	}
 }
 

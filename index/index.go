@@ -279,7 +279,7 @@ func (ix *Index) rebuild(name string) {
 	accepted, rejected := ix.admitted(name, zi, ix.owners[name])
 	ix.reportRejections(name, rejected)
 	sets, conflict := mergeSets(name, accepted, name == ix.zones[zi])
-	ix.reportConflict(name, conflict)
+	ix.reportConflict(name, conflict, accepted)
 
 	seed := ix.snap.Load().seed
 	old := ix.nodes[shardOf(seed, name)][name]
@@ -470,7 +470,7 @@ func (ix *Index) announce(zones []int) {
 	}
 }
 
-func (ix *Index) reportConflict(name, conflict string) {
+func (ix *Index) reportConflict(name, conflict string, contributors []contribution) {
 	if conflict == "" {
 		delete(ix.conflicts, name)
 		return
@@ -481,6 +481,14 @@ func (ix *Index) reportConflict(name, conflict string) {
 	ix.conflicts[name] = conflict
 	if ix.listener != nil {
 		ix.listener.Conflict(name, conflict)
+	}
+	if cl, ok := ix.listener.(ConflictListener); ok {
+		c := Conflict{Name: name, Message: conflict}
+		for _, ct := range contributors {
+			c.Keys = append(c.Keys, ct.key)
+			c.Namespaces = append(c.Namespaces, ct.claim.Namespace)
+		}
+		cl.Conflicted(c)
 	}
 }
 

@@ -89,6 +89,19 @@ type RejectionListener interface {
 	Rejected(Rejection)
 }
 
+// Conflict is a merge conflict at a name with the objects that publish there.
+type Conflict struct {
+	Name, Message string
+	Keys          []string // the objects whose records were merged, by key
+	Namespaces    []string // the namespace of each ("" for the plugin's own)
+}
+
+// ConflictListener is a Listener that also hears which objects take part in
+// a conflict, after each Conflict call.
+type ConflictListener interface {
+	Conflicted(Conflict)
+}
+
 // plugin reports whether the claim is the plugin's own.
 func (c Claim) plugin() bool { return c.Namespace == "" }
 

@@ -278,3 +278,28 @@ func TestIndexPolicyRejectionsReportedAtFlush(t *testing.T) {
 		t.Errorf("reported %q, want %q", l.got, want)
 	}
 }
+
+// conflictKeysLog records the objects of each conflict.
+type conflictKeysLog struct {
+	testListener
+	got []string
+}
+
+func (l *conflictKeysLog) Conflicted(c Conflict) {
+	l.got = append(l.got, fmt.Sprintf("%s %q %q", c.Name, c.Keys, c.Namespaces))
+}
+
+// A conflict names the objects the policy accepted, never the rejected ones.
+func TestIndexPolicyConflictKeys(t *testing.T) {
+	l := &conflictKeysLog{}
+	ix := New(Config{Zones: []string{"example.com."}, SOA: indexSOA, NS: indexNS, Policy: First, Listener: l})
+	t.Cleanup(ix.Close)
+	ix.Flush()
+	put("Service/a/x", "a", 1, "www.example.com. 60 IN A 192.0.2.1")(ix)
+	put("Service/b/y", "b", 2, "www.example.com. 60 IN A 192.0.2.2")(ix)
+	put("Ingress/a/z", "a", 3, "www.example.com. 60 IN A 192.0.2.3")(ix)
+	want := []string{`www.example.com. ["Ingress/a/z" "Service/a/x"] ["a" "a"]`}
+	if !slices.Equal(l.got, want) {
+		t.Errorf("conflicts %q, want %q", l.got, want)
+	}
+}

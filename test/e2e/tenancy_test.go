@@ -49,11 +49,18 @@ func afterCreationSecond(t *testing.T, ns, resource, name string) {
 // about host, seen with kubectl get events, whose message says why.
 func rejectedEvents(t *testing.T, ns, name, host, why string) {
 	t.Helper()
+	nameEvents(t, "DNSNameRejected", ns, name, host, why)
+}
+
+// nameEvents waits for a Warning Event with reason on the Service ns/name
+// about host, seen with kubectl get events, whose message contains why.
+func nameEvents(t *testing.T, reason, ns, name, host, why string) {
+	t.Helper()
 	want := "DNS name " + host + " "
 	deadline := time.Now().Add(10 * time.Second)
 	var out string
 	for time.Now().Before(deadline) {
-		out = kubectl(t, "", "-n", ns, "get", "events", "--field-selector", "reason=DNSNameRejected,involvedObject.kind=Service,involvedObject.name="+name,
+		out = kubectl(t, "", "-n", ns, "get", "events", "--field-selector", "reason="+reason+",involvedObject.kind=Service,involvedObject.name="+name,
 			"-o", "jsonpath={range .items[*]}{.type} {.message}{\"\\n\"}{end}")
 		for _, line := range strings.Split(out, "\n") {
 			if strings.HasPrefix(line, "Warning "+want) && strings.Contains(line, why) {
@@ -62,7 +69,7 @@ func rejectedEvents(t *testing.T, ns, name, host, why string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("no DNSNameRejected Event on %s/%s for %s (%s); events:\n%s", ns, name, host, why, out)
+	t.Fatalf("no %s Event on %s/%s for %s (%s); events:\n%s", reason, ns, name, host, why, out)
 }
 
 // rejections counts the log lines that reject key's claim on name.
@@ -108,6 +115,15 @@ func TestTenancyFirst(t *testing.T) {
 	if out := kubectl(t, "", "-n", victim, "get", "events", "--field-selector", "reason=DNSNameRejected", "-o", "name"); strings.TrimSpace(out) != "" {
 		t.Errorf("the owner got Events: %s", out)
 	}
+	// Two objects of the victim that disagree merge, and each is told.
+	claimingService(t, victim, "shop2", shop, "192.0.2.11")
+	s.eventually(t, 5*time.Second, shop, dns.TypeA, positive(shop+" 30 IN A 192.0.2.10", shop+" 30 IN A 192.0.2.11"))
+	united := "records united from Service/" + victim + "/shop, Service/" + victim + "/shop2"
+	nameEvents(t, "DNSNameConflict", victim, "shop", strings.TrimSuffix(shop, ".")+":", united)
+	nameEvents(t, "DNSNameConflict", victim, "shop2", strings.TrimSuffix(shop, ".")+":", united)
+	kubectl(t, "", "-n", victim, "delete", "service", "shop2")
+	s.eventually(t, 5*time.Second, shop, dns.TypeA, positive(shop+" 30 IN A 192.0.2.10"))
+
 	// Race on create: both tenants claim a name in one apply. The older
 	// creation time wins, and in the same second the first Kind/namespace/name.
 	race := "race." + victim + ".tenants.example.com."
