@@ -958,6 +958,7 @@ func TestChartBadValues(t *testing.T) {
 zoneFiles: [{filename: db.mixed, domains: "example.com example.net", contents: "x"}]
 `, []string{"zoneFiles[0] (db.mixed): its domains must be either all zones of `domain`"}},
 		{"zone-file-name", "domain: example.com\nzoneFiles: [{filename: Corefile, domains: example.net, contents: x}]\n", []string{"at '/zoneFiles/0/filename'"}},
+		{"reverse-zones-relative-apex", "domain: 2.0.192.in-addr.arpa\n", []string{"domain has only reverse zones", "apex and secondary must be absolute names"}},
 		{"servicemonitor-without-prometheus", "domain: example.com\nextraZonePlugins: [{name: errors}]\nserviceMonitor: {enabled: true}\n", []string{
 			"serviceMonitor.enabled needs the prometheus plugin in extraZonePlugins"}},
 	} {

@@ -79,6 +79,29 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- . | lower | trimSuffix "." }}
 {{- end }}
 
+{{/*
+The forward zones of `domain` (not under in-addr.arpa or ip6.arpa), as a JSON
+list. In a reverse zone a relative apex or secondary is the name in the first
+of them, as the plugin reads it; without any, both must be absolute.
+*/}}
+{{- define "k8s-gateway.forwardZones" -}}
+{{- $out := list }}
+{{- range include "k8s-gateway.zones" . | fromJsonArray }}
+{{- $k := include "k8s-gateway.zoneKey" . }}
+{{- if not (or (eq $k "in-addr.arpa") (hasSuffix ".in-addr.arpa" $k) (eq $k "ip6.arpa") (hasSuffix ".ip6.arpa" $k)) }}
+{{- $out = append $out . }}
+{{- end }}
+{{- end }}
+{{- if not $out }}
+{{- range list (include "k8s-gateway.apex" .) .Values.secondary }}
+{{- if and . (not (hasSuffix "." .)) }}
+{{- fail (printf "domain has only reverse zones, which have no names with addresses: apex and secondary must be absolute names (ending in a dot), not %q" .) }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- $out | toJson }}
+{{- end }}
+
 {{- define "k8s-gateway.apex" -}}
 {{- .Values.apex | default (printf "%s.%s" (include "k8s-gateway.fullname" .) .Release.Namespace) }}
 {{- end }}
@@ -187,6 +210,7 @@ it, for fallthrough); one server block per other zone file.
 */}}
 {{- define "k8s-gateway.corefile" -}}
 {{- $zones := include "k8s-gateway.zones" . | fromJsonArray }}
+{{- $_ := include "k8s-gateway.forwardZones" . }}
 {{- $port := include "k8s-gateway.dnsPort" . }}
 {{- $zoneKeys := list }}
 {{- range $zones }}{{ $zoneKeys = append $zoneKeys (include "k8s-gateway.zoneKey" .) }}{{ end }}
