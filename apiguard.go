@@ -391,6 +391,9 @@ func (r *relay) relist() (watch.Interface, error) {
 func (c *controller) guard(w *watched, list listFunc, watchFn watchFunc) *apiGuard {
 	zones := strings.Join(c.g.Zones, " ")
 	onChange := func(allowed bool, err error) {
+		if w.retired.Load() {
+			return // replaced by the informer of a newer version, which reports
+		}
 		if allowed {
 			log.Infof("%s: the API server answers again", w.kind.name)
 		} else {
