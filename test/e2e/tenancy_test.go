@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -72,6 +74,16 @@ func nameEvents(t *testing.T, reason, ns, name, host, why string) {
 	t.Fatalf("no %s Event on %s/%s for %s (%s); events:\n%s", reason, ns, name, host, why, out)
 }
 
+// transferredOnly checks that the zone's AXFR holds addr only at the names in allowed.
+func transferredOnly(t *testing.T, s *server, addr string, allowed ...string) {
+	t.Helper()
+	for _, line := range digLines(t, "@127.0.0.1", "-p", strconv.Itoa(s.port), "example.com.", "AXFR") {
+		if f := strings.Fields(line); len(f) == 5 && f[4] == addr && !slices.Contains(allowed, f[0]) {
+			t.Errorf("AXFR holds a rejected claim: %s", line)
+		}
+	}
+}
+
 // rejections counts the log lines that reject key's claim on name.
 func rejections(s *server, name, key string) int {
 	return strings.Count(s.output(), name+": claim of "+key+" rejected")
@@ -103,6 +115,7 @@ func TestTenancyFirst(t *testing.T) {
 		s.eventually(t, time.Second, ns1, dns.TypeA, positive(ns1+" 30 IN A 192.0.2.53"))
 	}
 	check()
+	transferredOnly(t, s, "192.0.2.66", own)
 	if strings.Contains(s.output(), "claim of Service/kube-system/dns1 rejected") {
 		t.Errorf("the nameserver's own Service was rejected:\n%s", s.output())
 	}
@@ -202,6 +215,7 @@ func TestTenancyDelegated(t *testing.T) {
 		s.eventually(t, time.Second, "thief."+attacker+".example.com.", dns.TypeA, nxdomain)
 	}
 	check()
+	transferredOnly(t, s, "192.0.2.66", own)
 	rejectedEvents(t, attacker, "thief", "shop."+victimDomain, "outside the domains delegated to this namespace")
 	rejectedEvents(t, attacker, "thief", "*.tenants.example.com", "outside the domains delegated to this namespace")
 	s.stop()
