@@ -253,8 +253,10 @@ func (c *controller) run(synced chan<- struct{}) {
 	var syncs []cache.InformerSynced
 	var running, disabled []*watched
 	started := time.Now()
-	for _, w := range c.watches() {
-		err := c.probe(w)
+	ws := c.watches()
+	errs := c.probeAll(ws)
+	for i, w := range ws {
+		err := errs[i]
 		switch {
 		case err == nil:
 			syncs = append(syncs, c.startInformer(w, true))
@@ -385,7 +387,7 @@ var errStopped = errors.New("stopped")
 // works, the error is permanent (not served, forbidden), or the controller stops.
 // The waits are the guard's (see apiGuard), so that a server started while
 // the API server is down syncs within about a second of its return.
-func (c *controller) probe(w *watched) error {
+func (c *controller) probe(w *watched, giveUp <-chan struct{}) error {
 	for n := 0; ; n++ {
 		err := c.probeOnce(w)
 		if err == nil || apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsUnauthorized(err) || errors.Is(err, errNotServed) {
@@ -398,6 +400,8 @@ func (c *controller) probe(w *watched) error {
 		select {
 		case <-c.stopCh:
 			return errStopped
+		case <-giveUp:
+			return fmt.Errorf("%w: %v", errSlow, err)
 		case <-time.After(wait):
 		}
 	}

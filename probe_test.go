@@ -1,0 +1,87 @@
+package gateway
+
+import (
+	"errors"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	dto "github.com/prometheus/client_model/go"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+// TestProbeAllTransientErrorDelaysOnlyItsKind: Ingresses fail with a 500
+// (a webhook down, say); Services still start, the plugin is ready at the
+// end of the startup wait, the Ingress kind shows as disabled and starts
+// once it lists again.
+func TestProbeAllTransientErrorDelaysOnlyItsKind(t *testing.T) {
+	k8sShortTimings(t)
+	startupWait = 300 * time.Millisecond
+	client := fake.NewSimpleClientset(
+		k8sNamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"),
+		k8sNamedService("apps", "db", "192.0.2.20"),
+	)
+	var failing atomic.Bool
+	failing.Store(true)
+	client.PrependReactor("list", "ingresses", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
+		if failing.Load() {
+			return true, nil, apierrors.NewInternalError(errors.New("conversion webhook unreachable"))
+		}
+		return false, nil, nil
+	})
+	zones := []string{"probeall.example.com.", "example.com."}
+	g := k8sNewGateway(client, zones, func(g *Gateway) { g.Zones = zones })
+	t.Cleanup(g.ctrl.stop)
+	if err := g.ctrl.start(); err != nil {
+		t.Fatal(err)
+	}
+	k8sEventually(t, "ready", func() string {
+		if !g.Ready() {
+			return "not ready"
+		}
+		return ""
+	})
+	if got, want := k8sAnswer(g, "db.apps.example.com.", dns.TypeA), k8sExpect(t, "NOERROR", []string{"db.apps.example.com. 60 IN A 192.0.2.20"}); got != want {
+		t.Errorf("Service: got %s, want %s", got, want)
+	}
+	var m dto.Metric
+	k8sEventually(t, "kind_enabled{Ingress} 0", func() string {
+		if err := kindEnabled.WithLabelValues("probeall.example.com. example.com.", "Ingress", "").Write(&m); err != nil {
+			return err.Error()
+		}
+		if m.GetGauge().GetValue() != 0 {
+			return "not 0"
+		}
+		return ""
+	})
+	failing.Store(false)
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.1"}))
+}
+
+// TestProbeAllWaitsWhileNothingWorks: with every kind failing, probeAll
+// does not give up at the startup wait (there is nothing to serve).
+func TestProbeAllWaitsWhileNothingWorks(t *testing.T) {
+	k8sShortTimings(t)
+	startupWait = 50 * time.Millisecond
+	client := fake.NewSimpleClientset(k8sNamedService("apps", "db", "192.0.2.20"))
+	var calls atomic.Int32
+	client.PrependReactor("list", "*", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
+		if calls.Add(1) < 30 {
+			return true, nil, apierrors.NewServiceUnavailable("starting")
+		}
+		return false, nil, nil
+	})
+	g := k8sNewGateway(client, []string{"example.com."}, nil)
+	t.Cleanup(g.ctrl.stop)
+	g.ctrl.stopCh = make(chan struct{})
+	errs := g.ctrl.probeAll(g.ctrl.watches())
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("kind %d: %v, want it probed until it works", i, err)
+		}
+	}
+}
