@@ -13,6 +13,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 )
 
 var testGuardTiming = guardTiming{retryInitial: time.Millisecond, retryMax: 4 * time.Millisecond, throttledMax: 4 * time.Millisecond}
@@ -189,10 +192,44 @@ func TestGuardWatchRetries(t *testing.T) {
 	if len(errs) != 0 || len(states) != 2 || states[0] || !states[1] {
 		t.Errorf("errors left %v, states reported %v; want none left, [false true]", errs, states)
 	}
-	if d := g.state.sinceContact(); d != 0 {
-		// The watch was open until Stop; after it, the age counts from then.
-		if d > time.Second {
-			t.Errorf("contact age %s after a watch", d)
+}
+
+// TestContactMetric: the contact age is 0 while a watch is open, then grows;
+// the collector exports it per zones and kind, the stalest of several.
+func TestContactMetric(t *testing.T) {
+	open, closed := newKindState(nil), newKindState(nil)
+	open.success(true)
+	closed.success(true)
+	closed.watchEnded()
+	closed.mu.Lock()
+	closed.lastContact = closed.lastContact.Add(-90 * time.Second)
+	closed.mu.Unlock()
+	if d := open.sinceContact(); d != 0 {
+		t.Errorf("open watch: contact age %s, want 0", d)
+	}
+	if d := closed.sinceContact(); d < 90*time.Second || d > 100*time.Second {
+		t.Errorf("ended watch: contact age %s, want about 90s", d)
+	}
+	defer registerGuard(open, "contact.example.", "Service")()
+	defer registerGuard(closed, "contact.example.", "Service")()
+	ch := make(chan prometheus.Metric, 100)
+	contactCollector{prometheus.NewDesc("x", "x", []string{"zones", "kind"}, nil)}.Collect(ch)
+	close(ch)
+	found := false
+	for m := range ch {
+		var d dto.Metric
+		if err := m.Write(&d); err != nil {
+			t.Fatal(err)
 		}
+		if d.GetLabel()[0].GetValue() != "Service" || d.GetLabel()[1].GetValue() != "contact.example." {
+			continue
+		}
+		found = true
+		if v := d.GetGauge().GetValue(); v < 90 || v > 100 {
+			t.Errorf("exported %v, want the stalest, about 90", v)
+		}
+	}
+	if !found {
+		t.Error("no sample for the registered informers")
 	}
 }
