@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0
 LDFLAGS   := -s -w -X github.com/seed-e581d630/k8s_gateway.Version=$(VERSION)
 export GOTOOLCHAIN ?= local
 
-.PHONY: all build test lint unit fuzz e2e chaos bench bench-smoke demo deps cluster-up cluster-down clean
+.PHONY: all build test lint unit fuzz e2e e2e-node chaos bench bench-smoke demo deps cluster-up cluster-down clean
 
 all: build
 
@@ -15,14 +15,14 @@ all: build
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BINARY) ./cmd/coredns
 
-## test: everything CI runs: lint, unit tests (race), short fuzzing, end-to-end, the fault suite
-test: lint unit fuzz e2e chaos bench-smoke
+## test: everything CI runs: lint, unit tests (race), short fuzzing, end-to-end, on a real node, the fault suite
+test: lint unit fuzz e2e e2e-node chaos bench-smoke
 
 ## lint: gofmt and go vet
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) vet -tags e2e ./test/e2e
+	$(GO) vet -tags e2e ./test/e2e ./test/node
 	$(GO) vet -tags chaos ./test/chaos
 
 ## unit: unit, table and pipeline tests with the race detector (fuzz seeds included)
@@ -39,6 +39,10 @@ fuzz:
 ## e2e: the built binary against a real kube-apiserver and etcd (hack/cluster.sh), checked with dig
 e2e:
 	$(GO) test -tags e2e -count=1 -timeout 60m -v ./test/e2e
+
+## e2e-node: the image (Dockerfile, podman), the chart (helm) and the manifest as pods on a real node (needs root; hack/node.sh)
+e2e-node:
+	$(GO) test -tags e2e -count=1 -timeout 30m -v ./test/node
 
 ## chaos: the fault suite: the built binary under query load while the control plane, RBAC, CRDs,
 ## the Corefile and the input break and recover (a control plane of its own); writes nothing
@@ -77,7 +81,8 @@ clean:
 HELM         ?= hack/helm.sh
 MANIFEST     ?= examples/install-clusterwide.yml
 IMAGE        ?= ghcr.io/seed-e581d630/k8s_gateway:$(VERSION)
-DOCKER       ?= docker
+# docker, or podman where there is no docker.
+DOCKER       ?= $(shell command -v docker >/dev/null 2>&1 && echo docker || echo podman)
 TILT         ?= tilt
 # The values examples/install-clusterwide.yml is rendered with.
 MANIFEST_ARGS := k8s-gateway charts/k8s-gateway --namespace kube-system --set domain=example.com

@@ -29,12 +29,23 @@ STOP_TIMEOUT=${K8SGW_STOP_TIMEOUT:-20}    # seconds between TERM and KILL
 
 COMPONENTS=(etcd kube-apiserver kube-controller-manager)
 BINARIES=(etcd kube-apiserver kube-controller-manager kubectl)
+# The node's binaries (hack/node.sh), built on request only.
+NODE_BINARIES=(kubelet kube-scheduler kube-proxy)
+# Commands of k8s.io/kubernetes that the wrapper module builds.
+K8S_TOOLS=(kube-apiserver kube-controller-manager kubectl "${NODE_BINARIES[@]}")
 
 # Controllers kube-controller-manager runs (v1.37 names, all "-controller"
 # suffixed): namespaces finish terminating, garbage collection, default
 # ServiceAccounts (+ legacy token secrets), EndpointSlices, and the aggregated
 # admin/edit/view ClusterRoles get their rules.
 KCM_CONTROLLERS=${K8SGW_KCM_CONTROLLERS:-namespace-controller,garbage-collector-controller,serviceaccount-controller,serviceaccount-token-controller,endpointslice-controller,clusterrole-aggregation-controller}
+# With a node, pods need Deployments, ReplicaSets, the kube-root-ca.crt
+# ConfigMap of their token volumes, a node that loses its not-ready taint,
+# PodDisruptionBudgets and the removal of orphaned pods.
+NODE_KCM_CONTROLLERS=deployment-controller,replicaset-controller,root-ca-certificate-publisher-controller,node-lifecycle-controller,disruption-controller,pod-garbage-collector-controller
+
+# shellcheck source=hack/node.sh
+source "$(dirname "${BASH_SOURCE[0]}")/node.sh"
 
 log() { printf '[cluster.sh] %s\n' "$*" >&2; }
 UP_HINT=""
@@ -147,7 +158,7 @@ EOF
 # staging module (the ./staging/src replace block of kubernetes' own go.mod,
 # read from the module cache) at its published v0.x.y twin.
 prepare_kubernetes_src() {
-	local dir=$SRC/kubernetes stamp="kubernetes=$K8S_VERSION staging=$K8S_STAGING_VERSION"
+	local dir=$SRC/kubernetes stamp="kubernetes=$K8S_VERSION staging=$K8S_STAGING_VERSION tools=${K8S_TOOLS[*]}"
 	stamp_ok "$dir/.stamp" "$stamp" && return 0
 	log "preparing kubernetes $K8S_VERSION wrapper module in $dir (downloads modules on first run)"
 	local gomod goline
@@ -176,7 +187,7 @@ prepare_kubernetes_src() {
 		inblk && /^\)/ { inblk = 0; next }
 		inblk && NF { print $1; next }
 		$1 == "godebug" && NF == 2 { print $2 }' "$gomod")
-	for m in kube-apiserver kube-controller-manager kubectl; do
+	for m in "${K8S_TOOLS[@]}"; do
 		edits+=(-tool="k8s.io/kubernetes/cmd/$m")
 	done
 
@@ -227,9 +238,13 @@ go_build() {
 	log "built $BIN/$name in $((SECONDS - start))s"
 }
 
+# cmd_build [NAME...] : build the named binaries (default: the control plane's)
+# that are missing from $BIN.
 cmd_build() {
+	local -a names=("$@")
+	((${#names[@]})) || names=("${BINARIES[@]}")
 	local name missing=0
-	for name in "${BINARIES[@]}"; do
+	for name in "${names[@]}"; do
 		case $name in
 		etcd) binary_ok etcd "$ETCD_VERSION" || missing=1 ;;
 		*) binary_ok "$name" "$K8S_VERSION" || missing=1 ;;
@@ -246,16 +261,18 @@ cmd_build() {
 		flock "$build_lock"
 	fi
 	# Leftovers of a build that was killed (the lock says none is running now).
-	for name in "${BINARIES[@]}"; do rm -f "$BIN/.$name.tmp."*; done
+	for name in "${names[@]}"; do rm -f "$BIN/.$name.tmp."*; done
 	trap cleanup_tmp EXIT
 
-	if ! binary_ok etcd "$ETCD_VERSION"; then
-		prepare_etcd_src
-		go_build etcd "$ETCD_VERSION" "$SRC/etcd" . "-s -w"
-	fi
 	local ldflags
 	ldflags=$(k8s_ldflags)
-	for name in kube-apiserver kube-controller-manager kubectl; do
+	for name in "${names[@]}"; do
+		if [[ $name == etcd ]]; then
+			binary_ok etcd "$ETCD_VERSION" && continue
+			prepare_etcd_src
+			go_build etcd "$ETCD_VERSION" "$SRC/etcd" . "-s -w"
+			continue
+		fi
 		binary_ok "$name" "$K8S_VERSION" && continue
 		prepare_kubernetes_src
 		go_build "$name" "$K8S_VERSION" "$SRC/kubernetes" "k8s.io/kubernetes/cmd/$name" "$ldflags"
@@ -266,7 +283,7 @@ cmd_build() {
 
 # ================================================================ cluster ====
 
-ETCD_PORT="" ETCD_PEER_PORT="" APISERVER_PORT="" KCM_PORT=""
+ETCD_PORT="" ETCD_PEER_PORT="" APISERVER_PORT="" KCM_PORT="" NODE_MODE="" APISERVER_ADDR=""
 
 # Ports: recorded in the state dir on first `up`, so later commands (and a
 # changed environment) keep talking to the same cluster.
@@ -274,12 +291,19 @@ load_ports() {
 	if [[ -f $STATE/ports.env ]]; then
 		# shellcheck source=/dev/null
 		source "$STATE/ports.env"
+		APISERVER_ADDR=${APISERVER_ADDR:-127.0.0.1}  # state dirs of before the node
 		return 0
 	fi
 	ETCD_PORT=${K8SGW_ETCD_PORT:-23790}
 	ETCD_PEER_PORT=$((ETCD_PORT + 1))
 	APISERVER_PORT=${K8SGW_APISERVER_PORT:-26443}
 	KCM_PORT=${K8SGW_KCM_PORT:-}
+	# K8SGW_NODE=1: a node beside the control plane (hack/node.sh). The API
+	# server then serves on the pods' bridge, where they can reach it.
+	NODE_MODE=${K8SGW_NODE:-}
+	[[ $NODE_MODE == 1 ]] || NODE_MODE=""
+	APISERVER_ADDR=127.0.0.1
+	[[ -z $NODE_MODE ]] || APISERVER_ADDR=$NODE_ADDR
 	local p
 	for p in "$ETCD_PORT" "$APISERVER_PORT" ${KCM_PORT:+"$KCM_PORT"}; do
 		if ! [[ $p =~ ^[0-9]+$ ]] || ((p <= 0 || p >= 65535)); then
@@ -289,8 +313,8 @@ load_ports() {
 }
 
 save_ports() {
-	printf 'ETCD_PORT=%s\nETCD_PEER_PORT=%s\nAPISERVER_PORT=%s\nKCM_PORT=%s\n' \
-		"$ETCD_PORT" "$ETCD_PEER_PORT" "$APISERVER_PORT" "$KCM_PORT" >"$STATE/ports.env"
+	printf 'ETCD_PORT=%s\nETCD_PEER_PORT=%s\nAPISERVER_PORT=%s\nKCM_PORT=%s\nNODE_MODE=%s\nAPISERVER_ADDR=%s\n' \
+		"$ETCD_PORT" "$ETCD_PEER_PORT" "$APISERVER_PORT" "$KCM_PORT" "$NODE_MODE" "$APISERVER_ADDR" >"$STATE/ports.env"
 }
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -312,7 +336,7 @@ pick_kcm_port() {
 
 # ---- processes ----
 
-bin_real() { realpath -m "$BIN/$1"; }
+bin_real() { realpath -m "$(node_bin "$1")"; }
 
 # proc_alive NAME : the recorded PID exists and runs our binary.
 proc_alive() {
@@ -336,7 +360,7 @@ start_proc() {
 	printf '\n==== %s starting %s ====\n' "$(date -u +%FT%TZ)" "$name" >>"$logf"
 	# shellcheck disable=SC2016 # expanded by the inner bash
 	setsid bash -c 'echo "$$" >"$0.tmp" && mv -f "$0.tmp" "$0" && exec "$@"' \
-		"$pidf" "$BIN/$name" "$@" </dev/null >>"$logf" 2>&1 {state_lock}>&- &
+		"$pidf" "$(node_bin "$name")" "$@" </dev/null >>"$logf" 2>&1 {state_lock}>&- &
 	for ((i = 0; i < 100; i++)); do
 		[[ -s $pidf ]] && break
 		sleep 0.05
@@ -413,7 +437,7 @@ prepare_state() {
 		(
 			umask 077
 			cd "$pki"
-			cat >openssl.cnf <<'EOF'
+			cat >openssl.cnf <<EOF
 [req]
 distinguished_name = dn_ca
 prompt = no
@@ -432,7 +456,7 @@ keyUsage = critical, digitalSignature, keyEncipherment
 extendedKeyUsage = serverAuth
 subjectKeyIdentifier = hash
 authorityKeyIdentifier = keyid
-subjectAltName = IP:127.0.0.1, DNS:localhost, DNS:kubernetes, DNS:kubernetes.default, DNS:kubernetes.default.svc, DNS:kubernetes.default.svc.cluster.local
+subjectAltName = IP:127.0.0.1, IP:$APISERVER_ADDR, IP:10.96.0.1, DNS:localhost, DNS:kubernetes, DNS:kubernetes.default, DNS:kubernetes.default.svc, DNS:kubernetes.default.svc.cluster.local
 EOF
 			openssl req -x509 -new -nodes -newkey rsa:2048 -sha256 -days 3650 \
 				-config openssl.cnf -extensions v3_ca -keyout ca.key -out ca.crt 2>/dev/null
@@ -466,7 +490,7 @@ kind: Config
 clusters:
 - name: k8sgw
   cluster:
-    server: https://127.0.0.1:$APISERVER_PORT
+    server: https://$APISERVER_ADDR:$APISERVER_PORT
     certificate-authority-data: $ca_data
 users:
 - name: admin
@@ -527,10 +551,10 @@ start_apiserver() {
 	proc_alive etcd || die "etcd is not running; use '$0 up'"
 	port_in_use "$APISERVER_PORT" && die "port $APISERVER_PORT (kube-apiserver) is already in use; set K8SGW_APISERVER_PORT"
 	local pki=$STATE/pki
-	log "starting kube-apiserver on https://127.0.0.1:$APISERVER_PORT"
+	log "starting kube-apiserver on https://$APISERVER_ADDR:$APISERVER_PORT"
 	start_proc kube-apiserver \
-		--bind-address=127.0.0.1 \
-		--advertise-address=127.0.0.1 \
+		--bind-address="$APISERVER_ADDR" \
+		--advertise-address="$APISERVER_ADDR" \
 		--secure-port="$APISERVER_PORT" \
 		--etcd-servers="http://127.0.0.1:$ETCD_PORT" \
 		--tls-cert-file="$pki/apiserver.crt" \
@@ -543,6 +567,7 @@ start_apiserver() {
 		--service-account-signing-key-file="$pki/sa.key" \
 		--service-cluster-ip-range=10.96.0.0/16 \
 		--endpoint-reconciler-type=none \
+		--kubelet-preferred-address-types=InternalIP \
 		--shutdown-watch-termination-grace-period=2s \
 		--cert-dir="$STATE/apiserver-certs" \
 		--profiling=false
@@ -573,6 +598,8 @@ wait_apiserver_ready() {
 start_kcm() {
 	pick_kcm_port
 	save_ports
+	local controllers=$KCM_CONTROLLERS
+	[[ -z $NODE_MODE ]] || controllers+=,$NODE_KCM_CONTROLLERS
 	port_in_use "$KCM_PORT" && die "port $KCM_PORT (kube-controller-manager) is already in use; set K8SGW_KCM_PORT"
 	local pki=$STATE/pki kcfg=$STATE/kube-controller-manager.kubeconfig
 	log "starting kube-controller-manager (secure port 127.0.0.1:$KCM_PORT)"
@@ -583,7 +610,7 @@ start_kcm() {
 		--bind-address=127.0.0.1 \
 		--secure-port="$KCM_PORT" \
 		--cert-dir="$STATE/kcm-certs" \
-		--controllers="$KCM_CONTROLLERS" \
+		--controllers="$controllers" \
 		--use-service-account-credentials=false \
 		--service-account-private-key-file="$pki/sa.key" \
 		--root-ca-file="$pki/ca.crt" \
@@ -614,6 +641,8 @@ print_env() {
 all_running() {
 	local c
 	for c in "${COMPONENTS[@]}"; do proc_alive "$c" || return 1; done
+	[[ -z $NODE_MODE ]] && return 0
+	for c in "${NODE_COMPONENTS[@]}"; do proc_alive "$c" || return 1; done
 }
 
 # Serialise up/down/start/stop on one state dir. The lock fd is closed in
@@ -651,13 +680,16 @@ cmd_up() {
 		die "port $APISERVER_PORT (kube-apiserver) is already in use; set K8SGW_APISERVER_PORT"
 	fi
 	UP_HINT="components that did start are left running for inspection; logs in $STATE/logs; clean up with: $0 down"
+	[[ -z $NODE_MODE ]] || node_check
 	prepare_state
+	[[ -z $NODE_MODE ]] || node_net_up
 	proc_alive etcd || start_etcd
 	proc_alive kube-apiserver || start_apiserver
 	if ! proc_alive kube-controller-manager; then
 		start_kcm
 		wait_kcm_working
 	fi
+	[[ -z $NODE_MODE ]] || node_start
 	UP_HINT=""
 	log "cluster up in $((SECONDS - start))s; state in $STATE"
 	print_env
@@ -666,6 +698,7 @@ cmd_up() {
 cmd_down() {
 	lock_state 30 soft
 	local c i
+	[[ -d $STATE ]] && node_stop
 	for ((i = ${#COMPONENTS[@]} - 1; i >= 0; i--)); do
 		c=${COMPONENTS[i]}
 		[[ -d $STATE ]] && stop_proc "$c"
@@ -720,6 +753,21 @@ main() {
 	build)
 		cmd_build
 		log "all binaries present in $BIN"
+		;;
+	podman)
+		shift
+		node_podman "$@"
+		;;
+	image-bases)
+		node_image_bases "$(realpath "$(dirname "${BASH_SOURCE[0]}")/..")"
+		;;
+	load-image)
+		[[ -n ${2:-} ]] || die "usage: $0 load-image IMAGE"
+		node_import_image "$2"
+		;;
+	build-node)
+		cmd_build "${NODE_BINARIES[@]}"
+		log "node binaries present in $BIN"
 		;;
 	up) cmd_up ;;
 	down) cmd_down ;;

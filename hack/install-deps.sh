@@ -19,6 +19,12 @@ declare -A want=(
 	# make bench: the load generator, and taskset to pin servers and load to CPUs.
 	[dnsperf]=dnsperf
 	[taskset]=util-linux
+	# The node of make e2e-node (hack/node.sh): container runtime, pod network, Service rules, image builds.
+	[containerd]=containerd
+	[runc]=runc
+	[/usr/lib/cni/bridge]=containernetworking-plugins
+	[iptables]=iptables
+	[podman]=podman
 )
 missing=()
 for cmd in "${!want[@]}"; do
