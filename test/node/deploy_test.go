@@ -267,3 +267,47 @@ func answers(out string) []string {
 	}
 	return rrs
 }
+
+// TestDualNameservers runs the chart README's "Two nameservers" walk-through
+// as pods: each release answers the zone's NS query with both nameservers and
+// both glue records. No load balancer runs here, so the test sets the
+// Services' addresses (documentation addresses, never sent to).
+func TestDualNameservers(t *testing.T) {
+	const ns = "kube-system"
+	for _, r := range []struct{ name, peer string }{{"dns1", "dns2"}, {"dns2", "dns1"}} {
+		helm(t, "install", r.name, filepath.Join(repoRoot, "charts/k8s-gateway"), "--namespace", ns,
+			"--set", "domain=k8s.example.com", "--set", "fullnameOverride="+r.name, "--set", "secondary="+r.peer+".kube-system",
+			"--set", "image.registry=localhost", "--set", "image.repository=k8s-gateway", "--set", "image.tag=e2e",
+			"--set", "image.pullPolicy=Never")
+		t.Cleanup(func() { helmErr("uninstall", r.name, "--namespace", ns, "--wait") })
+	}
+	kubectl(t, "", "-n", ns, "patch", "service", "dns1", "--subresource=status", "--type=merge",
+		"-p", `{"status":{"loadBalancer":{"ingress":[{"ip":"203.0.113.10"}]}}}`)
+	kubectl(t, "", "-n", ns, "patch", "service", "dns2", "--subresource=status", "--type=merge",
+		"-p", `{"status":{"loadBalancer":{"ingress":[{"ip":"203.0.113.20"}]}}}`)
+	want := []string{
+		"k8s.example.com. 60 IN NS dns1.kube-system.k8s.example.com.",
+		"k8s.example.com. 60 IN NS dns2.kube-system.k8s.example.com.",
+		"dns1.kube-system.k8s.example.com. 60 IN A 203.0.113.10",
+		"dns2.kube-system.k8s.example.com. 60 IN A 203.0.113.20",
+	}
+	slices.Sort(want)
+	for _, release := range []string{"dns1", "dns2"} {
+		waitRolledOut(t, ns, release)
+		ip := podIP(t, ns, onePod(t, ns, "app.kubernetes.io/instance="+release))
+		var got []string
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+			out, _ := exec.Command("dig", "@"+ip, "-p", "1053", "+norec", "+noall", "+answer", "+additional",
+				"+tries=1", "+time=1", "k8s.example.com.", "NS").CombinedOutput()
+			got = answers(string(out))
+			slices.Sort(got)
+			if slices.Equal(got, want) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: NS answer and glue\n got %q\nwant %q", release, got, want)
+			}
+		}
+		t.Logf("%s (%s) answers NS with both nameservers and both glue records", release, ip)
+	}
+}
