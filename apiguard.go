@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"time"
 
@@ -389,7 +388,7 @@ func (r *relay) relist() (watch.Interface, error) {
 // guard returns the apiGuard of informer w. Its state drives kind_enabled
 // (the nameservers' own Services excepted) and the contact metric.
 func (c *controller) guard(w *watched, list listFunc, watchFn watchFunc) *apiGuard {
-	zones := strings.Join(c.g.Zones, " ")
+	zones := c.cfg.zonesLabel
 	onChange := func(allowed bool, err error) {
 		if w.retired.Load() {
 			return // replaced by the informer of a newer version, which reports
@@ -407,7 +406,7 @@ func (c *controller) guard(w *watched, list listFunc, watchFn watchFunc) *apiGua
 	return &apiGuard{
 		kind: w.kind.name, list: list, watch: watchFn,
 		newObject: func() runtime.Object { return w.version.object.DeepCopyObject() },
-		timing:    c.guardTiming,
+		timing:    c.cfg.timing.guard,
 		state:     newKindState(onChange),
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwv1a2 "sigs.k8s.io/gateway-api/apis/v1alpha2"
 	gwv1a3 "sigs.k8s.io/gateway-api/apis/v1alpha3"
@@ -205,4 +206,28 @@ func (k *kind) newList() runtime.Object {
 		return &unstructured.UnstructuredList{}
 	}
 	return k.list.DeepCopyObject()
+}
+
+// restConfig returns the client configuration: the kubeconfig when given, else
+// the in-cluster configuration, else the default kubeconfig loading rules
+// (KUBECONFIG, ~/.kube/config).
+func restConfig(kubeconfig, context string) (*rest.Config, error) {
+	var cfg *rest.Config
+	var err error
+	if kubeconfig != "" {
+		rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: kubeconfig}
+		overrides := &clientcmd.ConfigOverrides{CurrentContext: context}
+		cfg, err = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides).ClientConfig()
+	} else if cfg, err = rest.InClusterConfig(); err != nil {
+		cfg, err = clientcmd.NewNonInteractiveDeferredLoadingClientConfig(clientcmd.NewDefaultClientConfigLoadingRules(), nil).ClientConfig()
+		if err != nil {
+			err = fmt.Errorf("not running in a cluster and no kubeconfig found: %w", err)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	cfg.UserAgent = "k8s_gateway"
+	cfg.QPS, cfg.Burst = 50, 100
+	return cfg, nil
 }

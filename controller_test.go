@@ -32,29 +32,30 @@ import (
 // nameserver's Service in kube-system. Objects that a label selector must hide
 // are created before the controller starts, so that only the list sees them.
 
-// k8sShortTimings shortens the controller's waits for one test. The
-// controllers of the test must be stopped before it ends (k8sStartGateway
-// registers that), so that no goroutine reads the variables when they are
-// restored.
-func k8sShortTimings(t *testing.T) {
-	t.Helper()
-	wait, reprobe, retry := startupWait, reprobeInterval, defaultGuardTiming
-	startupWait, reprobeInterval = 5*time.Second, 50*time.Millisecond
-	defaultGuardTiming = guardTiming{retryInitial: 10 * time.Millisecond, retryMax: 20 * time.Millisecond, throttledMax: 20 * time.Millisecond}
-	t.Cleanup(func() { startupWait, reprobeInterval, defaultGuardTiming = wait, reprobe, retry })
+// k8sTiming is the timing of the controllers of the tests: short waits, so
+// that re-probes and retries happen within a test.
+var k8sTiming = timing{
+	startupWait: 5 * time.Second, reprobe: 50 * time.Millisecond,
+	guard: guardTiming{retryInitial: 10 * time.Millisecond, retryMax: 20 * time.Millisecond, throttledMax: 20 * time.Millisecond},
 }
 
 // k8sNewGateway configures a Gateway for zones, publishing Ingresses and
 // Services unless configure says otherwise, and its controller on client.
 func k8sNewGateway(client kubernetes.Interface, zones []string, configure func(*Gateway)) *Gateway {
+	return k8sNewGatewayAPI(fakeAPI{core: client}, zones, configure)
+}
+
+// k8sNewGatewayAPI is k8sNewGateway on any API.
+func k8sNewGatewayAPI(api apiClient, zones []string, configure func(*Gateway)) *Gateway {
 	g := newGateway()
 	g.Zones = zones
 	g.resources = []string{"Ingress", "Service"}
+	g.timing = k8sTiming
 	if configure != nil {
 		configure(g)
 	}
 	g.init()
-	g.ctrl = newController(g, fakeAPI{client})
+	g.ctrl = newController(g.controllerConfig(), api, g.index)
 	return g
 }
 
@@ -62,9 +63,15 @@ func k8sNewGateway(client kubernetes.Interface, zones []string, configure func(*
 // it synced, and stops it when the test ends.
 func k8sStartGateway(t *testing.T, client kubernetes.Interface, zones []string, configure func(*Gateway)) *Gateway {
 	t.Helper()
-	g := k8sNewGateway(client, zones, configure)
-	t.Cleanup(g.ctrl.stop)
-	if err := g.ctrl.start(); err != nil {
+	return k8sStartGatewayAPI(t, fakeAPI{core: client}, zones, configure)
+}
+
+// k8sStartGatewayAPI is k8sStartGateway on any API.
+func k8sStartGatewayAPI(t *testing.T, api apiClient, zones []string, configure func(*Gateway)) *Gateway {
+	t.Helper()
+	g := k8sNewGatewayAPI(api, zones, configure)
+	t.Cleanup(g.stop)
+	if err := g.start(); err != nil {
 		t.Fatalf("start: %v", err)
 	}
 	if !g.Ready() {
@@ -104,7 +111,6 @@ func k8sNamedService(namespace, name string, lb ...string) *corev1.Service {
 const k8sNX = "NXDOMAIN answer=[] extra=[]"
 
 func TestControllerPipeline(t *testing.T) {
-	k8sShortTimings(t)
 	ctx := context.Background()
 	// One Ingress exists before the start: the first list must bring it.
 	client := fake.NewSimpleClientset(k8sNamedIngress("default", "old", []string{"old.example.com"}, "192.0.2.9"))
@@ -116,8 +122,8 @@ func TestControllerPipeline(t *testing.T) {
 	if got, want := k8sAnswer(g, "old.example.com.", dns.TypeA), "no reply, rcode SERVFAIL"; got != want {
 		t.Errorf("before start: got %s, want %s", got, want)
 	}
-	t.Cleanup(g.ctrl.stop)
-	if err := g.ctrl.start(); err != nil {
+	t.Cleanup(g.stop)
+	if err := g.start(); err != nil {
 		t.Fatal(err)
 	}
 	if !g.Ready() {
@@ -171,18 +177,17 @@ func TestControllerPipeline(t *testing.T) {
 	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sNX)
 	k8sAnswers(t, g, "old.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"old.example.com. 60 IN A 192.0.2.9"}))
 
-	g.ctrl.stop()
+	g.stop()
 	if g.Ready() {
 		t.Error("ready after stop")
 	}
-	g.ctrl.stop() // a second stop is harmless
+	g.stop() // a second stop is harmless
 }
 
 // TestControllerNameserverGlue checks that the nameserver's own Service
 // (apex dns1.kube-system: Service dns1 in kube-system) publishes the NS names
 // and glue even when Services are not among the resources.
 func TestControllerNameserverGlue(t *testing.T) {
-	k8sShortTimings(t)
 	ctx := context.Background()
 	// Each nameserver's namespace holds only its Service (see the top of the
 	// file: the fake ignores the metadata.name field selector).
@@ -223,7 +228,6 @@ func TestControllerNameserverGlue(t *testing.T) {
 // TestControllerTwoGateways runs two plugin instances with different zones
 // and options on one client: neither sees the other's zones or filters.
 func TestControllerTwoGateways(t *testing.T) {
-	k8sShortTimings(t)
 	client := fake.NewSimpleClientset()
 	g1 := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) {
 		g.ingressClasses = []string{"nginx"}
@@ -257,7 +261,6 @@ func TestControllerTwoGateways(t *testing.T) {
 // the kind is disabled, Services still answer, the plugin becomes ready, and
 // the Ingresses are picked up once the API server allows them.
 func TestControllerForbiddenKind(t *testing.T) {
-	k8sShortTimings(t)
 	client := fake.NewSimpleClientset(
 		k8sNamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"),
 		k8sNamedService("apps", "db", "192.0.2.20"),
@@ -299,18 +302,16 @@ func TestControllerForbiddenKind(t *testing.T) {
 // start gives up after startupWait, the plugin answers SERVFAIL and is not
 // ready, and stop ends the retries at once.
 func TestControllerUnreachableAPI(t *testing.T) {
-	k8sShortTimings(t)
-	startupWait = 200 * time.Millisecond
 	client := fake.NewSimpleClientset()
 	client.PrependReactor("list", "*", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
 		return true, nil, apierrors.NewServiceUnavailable("etcd is down")
 	})
-	g := k8sNewGateway(client, []string{"example.com."}, nil)
+	g := k8sNewGateway(client, []string{"example.com."}, func(g *Gateway) { g.timing.startupWait = 200 * time.Millisecond })
 	begin := time.Now()
-	if err := g.ctrl.start(); err != nil {
+	if err := g.start(); err != nil {
 		t.Fatal(err)
 	}
-	if d := time.Since(begin); d < startupWait {
+	if d := time.Since(begin); d < g.timing.startupWait {
 		t.Errorf("start returned after %s, before startupWait", d)
 	}
 	if g.Ready() {
@@ -321,7 +322,7 @@ func TestControllerUnreachableAPI(t *testing.T) {
 	}
 	stopped := make(chan struct{})
 	go func() {
-		g.ctrl.stop()
+		g.stop()
 		close(stopped)
 	}()
 	select {
@@ -334,7 +335,6 @@ func TestControllerUnreachableAPI(t *testing.T) {
 // TestControllerFilters checks the serviceLabelSelectors and namespaces
 // options, and that neither hides the nameserver's own Service.
 func TestControllerFilters(t *testing.T) {
-	k8sShortTimings(t)
 	exposed := k8sNamedService("apps", "exposed", "192.0.2.1")
 	exposed.Labels = map[string]string{"expose": "yes"}
 	otherNS := k8sNamedService("other", "exposed", "192.0.2.2")
@@ -357,11 +357,12 @@ func TestControllerFilters(t *testing.T) {
 // a Corefile reload does (a new instance is started, the old one stopped) and
 // checks that no goroutine is left behind.
 func TestControllerStopLeavesNoGoroutines(t *testing.T) {
-	k8sShortTimings(t)
 	client := fake.NewSimpleClientset(k8sNamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"),
 		k8sNamedService("kube-system", "dns1", "192.0.2.53"))
 	forbidding := fake.NewSimpleClientset(k8sNamedService("apps", "db", "192.0.2.20"))
+	var probes atomic.Int64
 	forbidding.PrependReactor("list", "ingresses", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
+		probes.Add(1)
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"}, "", errors.New("RBAC"))
 	})
 	cycle := func(i int) {
@@ -369,17 +370,24 @@ func TestControllerStopLeavesNoGoroutines(t *testing.T) {
 		if i%2 == 1 { // with a disabled kind, so that the re-probe loop runs
 			c, name, want = forbidding, "db.apps.example.com.", "192.0.2.20"
 		}
+		before := probes.Load()
 		g := k8sNewGateway(c, []string{"example.com."}, nil)
-		if err := g.ctrl.start(); err != nil {
+		if err := g.start(); err != nil {
 			t.Fatal(err)
 		}
 		if got, w := k8sAnswer(g, name, dns.TypeA), k8sExpect(t, "NOERROR", []string{name + " 60 IN A " + want}); got != w {
 			t.Errorf("cycle %d: got %s, want %s", i, got, w)
 		}
 		if i%2 == 1 {
-			time.Sleep(2 * reprobeInterval) // let a re-probe run
+			// Let a re-probe run.
+			k8sEventually(t, "a re-probe", func() string {
+				if probes.Load() < before+2 {
+					return fmt.Sprintf("%d probes", probes.Load()-before)
+				}
+				return ""
+			})
 		}
-		g.ctrl.stop()
+		g.stop()
 	}
 	cycle(0) // warm up: packages start their own goroutines once
 	cycle(1)

@@ -2,8 +2,7 @@ package gateway
 
 import (
 	"context"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
-	"k8s.io/client-go/tools/record"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -11,13 +10,29 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	k8stesting "k8s.io/client-go/testing"
+	"k8s.io/client-go/tools/record"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // fakeAPI serves the controller from a client-go clientset, normally the
-// fake one: Ingresses, IngressClasses, Services and Namespaces.
-type fakeAPI struct{ core kubernetes.Interface }
+// fake one: Ingresses, IngressClasses, Services and Namespaces; and, when gw is set, the
+// Gateway API kinds from an object tracker.
+type fakeAPI struct {
+	core kubernetes.Interface
+	gw   k8stesting.ObjectTracker
+}
+
+// newGatewayTracker returns an object tracker for the Gateway API kinds.
+func newGatewayTracker() k8stesting.ObjectTracker {
+	return k8stesting.NewObjectTracker(apiScheme, apiCodecs.UniversalDecoder())
+}
 
 func (f fakeAPI) reads(k *kind) bool {
+	if f.gw != nil && k.groupVersion == gwv1.GroupVersion.String() {
+		return true
+	}
 	return k.name == "Ingress" || k.name == "IngressClass" || k.name == "Service" || k.name == "Namespace"
 }
 
@@ -27,6 +42,13 @@ func (f fakeAPI) eventSink() (record.EventSink, error) {
 }
 
 func (f fakeAPI) listWatch(k *kind, ns string) (listFunc, watchFunc) {
+	if f.gw != nil && k.groupVersion == gwv1.GroupVersion.String() {
+		gvr, gvk := gwv1.SchemeGroupVersion.WithResource(k.resource), gwv1.SchemeGroupVersion.WithKind(k.name)
+		return func(_ context.Context, o metav1.ListOptions) (runtime.Object, error) {
+				return f.gw.List(gvr, gvk, ns, o)
+			},
+			func(_ context.Context, o metav1.ListOptions) (watch.Interface, error) { return f.gw.Watch(gvr, ns, o) }
+	}
 	switch k.name {
 	case "Ingress":
 		return typedListWatch[*networkingv1.IngressList](f.core.NetworkingV1().Ingresses(ns))
@@ -45,6 +67,15 @@ func (f fakeAPI) serverGroups(context.Context) (*metav1.APIGroupList, error) {
 }
 
 func (f fakeAPI) servedResources(_ context.Context, groupVersion string) ([]string, error) {
+	if f.gw != nil && groupVersion == gwv1.GroupVersion.String() {
+		var names []string
+		for _, k := range slices.Concat(kinds, routeContextKinds) {
+			if k.groupVersion == groupVersion {
+				names = append(names, k.resource)
+			}
+		}
+		return names, nil
+	}
 	list, err := f.core.Discovery().ServerResourcesForGroupVersion(groupVersion)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ package gateway
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -44,11 +45,16 @@ type Gateway struct {
 	kubeconfig     string
 	kubecontext    string
 
-	index *index.Index
-	ctrl  *controller
-	ready atomic.Bool
-	now   func() time.Time                  // the clock of the zones' serials; time.Now when nil
-	xfer  atomic.Pointer[transfer.Transfer] // the server's transfer plugin, for NOTIFY
+	index  *index.Index
+	ctrl   *controller
+	timing timing
+	stopCh chan struct{} // closed by stop
+	// noStartupWait: start returns at once instead of waiting for the sync.
+	noStartupWait bool
+	wg            sync.WaitGroup
+	ready         atomic.Bool
+	now           func() time.Time                  // the clock of the zones' serials; time.Now when nil
+	xfer          atomic.Pointer[transfer.Transfer] // the server's transfer plugin, for NOTIFY
 	// events emits Kubernetes Events while the controller runs, with the events option.
 	events atomic.Pointer[events]
 }
@@ -61,6 +67,7 @@ func newGateway() *Gateway {
 		resources:      supportedResources(),
 		labelSelectors: map[string]string{},
 		delegations:    map[string][]string{},
+		timing:         defaultTiming,
 	}
 }
 

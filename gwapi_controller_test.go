@@ -87,20 +87,7 @@ func gwcCreate(t *testing.T, c gwclient.Interface, objs ...any) {
 // gwcStart starts a controller publishing routes of kinds for example.com.
 func gwcStart(t *testing.T, api *gwFakeAPI, kinds ...string) *Gateway {
 	t.Helper()
-	k8sShortTimings(t)
-	g := newGateway()
-	g.Zones = []string{"example.com."}
-	g.resources = kinds
-	g.init()
-	g.ctrl = newController(g, api)
-	t.Cleanup(g.ctrl.stop)
-	if err := g.ctrl.start(); err != nil {
-		t.Fatal(err)
-	}
-	if !g.Ready() {
-		t.Fatal("not ready after start")
-	}
-	return g
+	return k8sStartGatewayAPI(t, api, []string{"example.com."}, func(g *Gateway) { g.resources = kinds })
 }
 
 // TestControllerListenerSetHops: a change of the Gateway, or of a
@@ -112,7 +99,7 @@ func TestControllerListenerSetHops(t *testing.T) {
 	gw := lstAllow(gwtGateway("infra", "shared", []string{"192.0.2.1"}), gwv1.NamespacesFromAll, nil)
 	ls := lstSet("tenant", "ls", "infra", "shared", metav1.ConditionTrue, gwtHTTP("web", "*.tenant.example.com"))
 	rt := gwtRoute("HTTPRoute", []string{"app.tenant.example.com"}, lstRef("tenant", "ls")).inNS("tenant").object().(*gwv1.HTTPRoute)
-	api := &gwFakeAPI{fakeAPI: fakeAPI{core}, gw: gwfake.NewSimpleClientset(),
+	api := &gwFakeAPI{fakeAPI: fakeAPI{core: core}, gw: gwfake.NewSimpleClientset(),
 		served: map[string][]string{"gateway.networking.k8s.io/v1": {"listenersets"}}}
 	gwcCreate(t, api.gw, gw, ls, rt)
 	g := gwcStart(t, api, "HTTPRoute")
@@ -186,7 +173,7 @@ func TestControllerVersionSwitch(t *testing.T) {
 	}
 	dbOld, dbNew := tcp("db", "db.example.com")
 	staleOld, _ := tcp("stale", "stale.example.com")
-	api := &gwFakeAPI{fakeAPI: fakeAPI{fake.NewClientset()}, gw: gwfake.NewSimpleClientset(),
+	api := &gwFakeAPI{fakeAPI: fakeAPI{core: fake.NewClientset()}, gw: gwfake.NewSimpleClientset(),
 		served: map[string][]string{
 			"gateway.networking.k8s.io/v1":       {"gateways"},
 			"gateway.networking.k8s.io/v1alpha2": {"tcproutes"},

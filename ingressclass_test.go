@@ -77,7 +77,6 @@ func TestIngressClassAllowedDefault(t *testing.T) {
 // watches IngressClasses, and a class-less Ingress appears and goes as its
 // default class comes and goes; without ingressClasses it watches none.
 func TestControllerDefaultIngressClass(t *testing.T) {
-	k8sShortTimings(t)
 	client := fake.NewSimpleClientset(k8sNamedIngress("apps", "web", []string{"www.example.com"}, "192.0.2.1"))
 	g := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) { g.ingressClasses = []string{"nginx"} })
 	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sNX)

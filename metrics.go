@@ -1,8 +1,6 @@
 package gateway
 
 import (
-	"strings"
-
 	"github.com/coredns/coredns/plugin"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
@@ -54,8 +52,7 @@ var (
 )
 
 // setKindMetrics records which kinds run, at which version, and which are disabled.
-func setKindMetrics(g *Gateway, running, disabled []*watched) {
-	zones := strings.Join(g.Zones, " ")
+func setKindMetrics(zones string, running, disabled []*watched) {
 	set := func(w *watched, version string, v float64) {
 		// The nameservers' own Services are not the Service kind: leave them out.
 		if w.nameserver {

@@ -70,7 +70,7 @@ func TestKindMetrics(t *testing.T) {
 	} {
 		g := &Gateway{Zones: []string{"metrics-" + c.desc + "."}}
 		for i := range c.running {
-			setKindMetrics(g, c.running[i], c.disabled[i])
+			setKindMetrics(g.Zones[0], c.running[i], c.disabled[i])
 		}
 		if got := kindSeries(t, g.Zones[0]); !maps.Equal(got, c.want) {
 			t.Errorf("%s: kind_enabled = %v, want %v", c.desc, got, c.want)

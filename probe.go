@@ -33,7 +33,7 @@ func (c *controller) probeAll(ws []*watched) []error {
 			errs[r.i] = r.err
 			pending--
 			if r.err == nil && deadline == nil {
-				timer := time.NewTimer(startupWait)
+				timer := time.NewTimer(c.cfg.timing.startupWait)
 				defer timer.Stop()
 				deadline = timer.C
 			}

@@ -19,8 +19,6 @@ import (
 // end of the startup wait, the Ingress kind shows as disabled and starts
 // once it lists again.
 func TestProbeAllTransientErrorDelaysOnlyItsKind(t *testing.T) {
-	k8sShortTimings(t)
-	startupWait = 300 * time.Millisecond
 	client := fake.NewSimpleClientset(
 		k8sNamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"),
 		k8sNamedService("apps", "db", "192.0.2.20"),
@@ -34,9 +32,9 @@ func TestProbeAllTransientErrorDelaysOnlyItsKind(t *testing.T) {
 		return false, nil, nil
 	})
 	zones := []string{"probeall.example.com.", "example.com."}
-	g := k8sNewGateway(client, zones, func(g *Gateway) { g.Zones = zones })
-	t.Cleanup(g.ctrl.stop)
-	if err := g.ctrl.start(); err != nil {
+	g := k8sNewGateway(client, zones, func(g *Gateway) { g.Zones, g.timing.startupWait = zones, 300*time.Millisecond })
+	t.Cleanup(g.stop)
+	if err := g.start(); err != nil {
 		t.Fatal(err)
 	}
 	k8sEventually(t, "ready", func() string {
@@ -65,8 +63,6 @@ func TestProbeAllTransientErrorDelaysOnlyItsKind(t *testing.T) {
 // TestProbeAllWaitsWhileNothingWorks: with every kind failing, probeAll
 // does not give up at the startup wait (there is nothing to serve).
 func TestProbeAllWaitsWhileNothingWorks(t *testing.T) {
-	k8sShortTimings(t)
-	startupWait = 50 * time.Millisecond
 	client := fake.NewSimpleClientset(k8sNamedService("apps", "db", "192.0.2.20"))
 	var calls atomic.Int32
 	client.PrependReactor("list", "*", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
@@ -75,7 +71,7 @@ func TestProbeAllWaitsWhileNothingWorks(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	g := k8sNewGateway(client, []string{"example.com."}, nil)
+	g := k8sNewGateway(client, []string{"example.com."}, func(g *Gateway) { g.timing.startupWait = 50 * time.Millisecond })
 	t.Cleanup(g.ctrl.stop)
 	g.ctrl.stopCh = make(chan struct{})
 	errs := g.ctrl.probeAll(g.ctrl.watches())

@@ -44,7 +44,7 @@ func setup(c *caddy.Controller) error {
 		return plugin.Error(pluginName, err)
 	}
 	g.init()
-	g.ctrl = newController(g, api)
+	g.ctrl = newController(g.controllerConfig(), api, g.index)
 
 	// The first start of the process must not wait for the API server:
 	// CoreDNS listens only once every OnStartup has returned, and a server
@@ -52,7 +52,7 @@ func setup(c *caddy.Controller) error {
 	// reload the old instance keeps answering meanwhile, so waiting for the
 	// sync there saves a moment of SERVFAIL.
 	c.OnFirstStartup(func() error {
-		g.ctrl.noStartupWait = true
+		g.noStartupWait = true
 		return nil
 	})
 	c.OnStartup(func() error {
@@ -61,10 +61,10 @@ func setup(c *caddy.Controller) error {
 			g.xfer.Store(t)
 		}
 		// The first publication after the sync sends NOTIFY (see Index.Flush).
-		return g.ctrl.start()
+		return g.start()
 	})
 	c.OnShutdown(func() error {
-		g.ctrl.stop()
+		g.stop()
 		return nil
 	})
 	dnsserver.GetConfig(c).AddPlugin(func(next plugin.Handler) plugin.Handler {

@@ -45,16 +45,16 @@ func namespaceDomains(meta metav1.Object) ([]string, []string) {
 
 // delegate applies a Namespace's domains annotation to the index.
 func (c *controller) delegate(meta metav1.Object, deleted bool) {
-	if c.g.ownership != index.Delegated {
+	if c.cfg.ownership != index.Delegated {
 		return
 	}
 	key := "Namespace/" + meta.GetName()
 	if deleted {
 		c.logWarnings(key, nil)
-		c.g.index.SetDomains(meta.GetName(), nil)
+		c.out.SetDomains(meta.GetName(), nil)
 		return
 	}
 	domains, warnings := namespaceDomains(meta)
 	c.logWarnings(key, warnings)
-	c.g.index.SetDomains(meta.GetName(), domains)
+	c.out.SetDomains(meta.GetName(), domains)
 }

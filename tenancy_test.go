@@ -35,7 +35,6 @@ func k8sTenantNamespace(name, domains string) *corev1.Namespace {
 }
 
 func TestControllerOwnershipFirst(t *testing.T) {
-	k8sShortTimings(t)
 	ctx := context.Background()
 	client := fake.NewSimpleClientset()
 	g := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) {
@@ -59,7 +58,6 @@ func TestControllerOwnershipFirst(t *testing.T) {
 }
 
 func TestControllerOwnershipDelegated(t *testing.T) {
-	k8sShortTimings(t)
 	ctx := context.Background()
 	client := fake.NewSimpleClientset(k8sTenantNamespace("team-a", "a.example.com, A.example.org"), k8sTenantNamespace("team-b", ""))
 	g := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) {
@@ -150,7 +148,6 @@ func TestNamespaceDomains(t *testing.T) {
 }
 
 func TestControllerRejectionEvents(t *testing.T) {
-	k8sShortTimings(t)
 	ctx := context.Background()
 	client := fake.NewSimpleClientset()
 	k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) {
@@ -214,7 +211,6 @@ func TestControllerRejectionEvents(t *testing.T) {
 
 // Under union, a conflict between namespaces names no object to either.
 func TestControllerConflictEventsAcrossNamespaces(t *testing.T) {
-	k8sShortTimings(t)
 	ctx := context.Background()
 	client := fake.NewSimpleClientset()
 	k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) {

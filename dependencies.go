@@ -1,0 +1,195 @@
+package gateway
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// Index names of the Gateway API informers: routes by the Gateways and
+// ListenerSets they name as parents, ListenerSets by their Gateway.
+const (
+	gatewayIndex     = "gateway"
+	listenerSetIndex = "listenerset"
+)
+
+// routeContextKinds are the kinds the records of routes depend on: routes
+// publish through Gateways and ListenerSets, which admit them by namespace
+// labels. The controller watches them whenever it watches routes, and a
+// change of one recomputes the routes that depend on it (refreshDependents).
+var routeContextKinds = []*kind{gatewayKind, listenerSetKind, namespaceKind}
+
+// dependent reports whether the kind's records depend on other objects, or
+// other objects' records on it: the Gateway API family, and Ingresses and
+// IngressClasses when ingressClasses is set.
+func (c *controller) dependent(k *kind) bool {
+	return k.route != nil || slices.Contains(routeContextKinds, k) || k == ingressClassKind ||
+		k.name == "Ingress" && len(c.cfg.sources.ingressClasses) > 0
+}
+
+// refreshDependents recomputes the routes that depend on a Gateway, a
+// ListenerSet or a Namespace: those that name it as a parent, or are in it,
+// and those that name a ListenerSet that depends on it in turn (attached to
+// the Gateway, or in the Namespace, whose labels allowedListeners read); and
+// the Ingresses when an IngressClass changed.
+func (c *controller) refreshDependents(k *kind, meta metav1.Object) {
+	key := meta.GetNamespace() + "/" + meta.GetName()
+	switch k {
+	case ingressClassKind:
+		c.mu.Lock()
+		w := c.informers["Ingress"]
+		c.mu.Unlock()
+		if w == nil {
+			return
+		}
+		for _, obj := range w.informer.GetStore().List() {
+			if m, ok := obj.(metav1.Object); ok {
+				c.publish(w, m, obj)
+			}
+		}
+		return
+	case gatewayKind:
+		c.refreshRoutes(gatewayIndex, key)
+		for _, ls := range c.listenerSets(gatewayIndex, key) {
+			c.refreshRoutes(listenerSetIndex, ls)
+		}
+	case listenerSetKind:
+		c.refreshRoutes(listenerSetIndex, key)
+	case namespaceKind:
+		c.refreshRoutes(cache.NamespaceIndex, meta.GetName())
+		for _, ls := range c.listenerSets(cache.NamespaceIndex, meta.GetName()) {
+			c.refreshRoutes(listenerSetIndex, ls)
+		}
+	}
+}
+
+// routeInformers returns the running informers of route kinds.
+func (c *controller) routeInformers() []*watched {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var routes []*watched
+	for _, w := range c.informers {
+		if w.kind.route != nil {
+			routes = append(routes, w)
+		}
+	}
+	return routes
+}
+
+// refreshRoutes recomputes the routes whose index entry is value.
+func (c *controller) refreshRoutes(index, value string) {
+	for _, w := range c.routeInformers() {
+		objs, _ := w.informer.GetIndexer().ByIndex(index, value)
+		for _, obj := range objs {
+			if m, ok := obj.(metav1.Object); ok {
+				c.publish(w, m, obj)
+			}
+		}
+	}
+}
+
+// refreshAllRoutes recomputes every route.
+func (c *controller) refreshAllRoutes() {
+	c.routeMu.Lock()
+	defer c.routeMu.Unlock()
+	for _, w := range c.routeInformers() {
+		for _, obj := range w.informer.GetStore().List() {
+			if m, ok := obj.(metav1.Object); ok {
+				c.publish(w, m, obj)
+			}
+		}
+	}
+}
+
+// listenerSets returns the namespace/name keys of the ListenerSets whose
+// index entry is value.
+func (c *controller) listenerSets(index, value string) []string {
+	c.mu.Lock()
+	w := c.informers[listenerSetKind.name]
+	c.mu.Unlock()
+	if w == nil {
+		return nil
+	}
+	objs, _ := w.informer.GetIndexer().ByIndex(index, value)
+	keys := make([]string, 0, len(objs))
+	for _, obj := range objs {
+		if m, ok := obj.(metav1.Object); ok {
+			keys = append(keys, m.GetNamespace()+"/"+m.GetName())
+		}
+	}
+	return keys
+}
+
+// listenerSet implements sourceContext.
+func (c *controller) listenerSet(namespace, name string) *listenerSet {
+	c.mu.Lock()
+	w := c.informers[listenerSetKind.name]
+	c.mu.Unlock()
+	if w == nil {
+		return nil
+	}
+	obj, ok, _ := w.informer.GetStore().GetByKey(namespace + "/" + name)
+	if !ok {
+		return nil
+	}
+	if _, ok := obj.(*gwv1.ListenerSet); !ok {
+		return nil
+	}
+	return w.version.listenerSet(obj)
+}
+
+// gateway implements sourceContext.
+func (c *controller) gateway(namespace, name string) *gwv1.Gateway {
+	c.mu.Lock()
+	w := c.informers[gatewayKind.name]
+	c.mu.Unlock()
+	if w == nil {
+		return nil
+	}
+	obj, ok, _ := w.informer.GetStore().GetByKey(namespace + "/" + name)
+	if !ok {
+		return nil
+	}
+	gw, _ := obj.(*gwv1.Gateway)
+	return gw
+}
+
+// defaultIngressClass implements sourceContext.
+func (c *controller) defaultIngressClass() string {
+	c.mu.Lock()
+	w := c.informers[ingressClassKind.name]
+	c.mu.Unlock()
+	if w == nil {
+		return ""
+	}
+	var classes []*networkingv1.IngressClass
+	for _, obj := range w.informer.GetStore().List() {
+		if ic, ok := obj.(*networkingv1.IngressClass); ok {
+			classes = append(classes, ic)
+		}
+	}
+	return defaultIngressClass(classes)
+}
+
+// namespaceLabels implements sourceContext.
+func (c *controller) namespaceLabels(name string) (map[string]string, bool) {
+	c.mu.Lock()
+	w := c.informers[namespaceKind.name]
+	c.mu.Unlock()
+	if w == nil {
+		return nil, false
+	}
+	obj, ok, _ := w.informer.GetStore().GetByKey(name)
+	if !ok {
+		return nil, false
+	}
+	ns, ok := obj.(*corev1.Namespace)
+	if !ok {
+		return nil, false
+	}
+	return ns.Labels, true
+}

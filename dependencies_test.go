@@ -1,0 +1,93 @@
+package gateway
+
+import (
+	"context"
+	"testing"
+
+	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+)
+
+// TestControllerRouteDependencies runs the Gateway API kinds through the
+// controller: a route publishes through its Gateway; a Gateway change
+// recomputes its routes; a Namespace change recomputes the routes a listener
+// admits by its labels; deleting the Gateway withdraws them.
+func TestControllerRouteDependencies(t *testing.T) {
+	ctx := context.Background()
+	apps := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps", Labels: map[string]string{"expose": "yes"}}}
+	core := fake.NewSimpleClientset(apps)
+	tracker := newGatewayTracker()
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"expose": "yes"}}
+	gw := gwtGateway("infra", "gw", []string{"192.0.2.1"}, gwtFrom(gwtHTTP("http", "*.example.com"), gwv1.NamespacesFromSelector, sel))
+	route := gwtRoute("HTTPRoute", []string{"www.example.com"}, gwtRefNS(gwtRef("gw"), "infra")).inNS("apps").object().(*gwv1.HTTPRoute)
+	gatewaysGVR := gwv1.SchemeGroupVersion.WithResource("gateways")
+	if err := tracker.Create(gatewaysGVR, gw, "infra"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tracker.Create(gwv1.SchemeGroupVersion.WithResource("httproutes"), route, "apps"); err != nil {
+		t.Fatal(err)
+	}
+	g := k8sStartGatewayAPI(t, fakeAPI{core: core, gw: tracker}, []string{"example.com."}, func(g *Gateway) {
+		g.resources = []string{"HTTPRoute"}
+	})
+	www := func(addr string) string {
+		return k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A " + addr})
+	}
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, www("192.0.2.1"))
+
+	// The Gateway's new address reaches the route.
+	gw = gw.DeepCopy()
+	gw.Status.Addresses[0].Value = "192.0.2.2"
+	if err := tracker.Update(gatewaysGVR, gw, "infra"); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, www("192.0.2.2"))
+
+	// The namespace loses the label the listener selects: the route is no
+	// longer admitted; it gets it back: admitted again.
+	setLabel := func(v string) {
+		t.Helper()
+		ns := apps.DeepCopy()
+		ns.Labels["expose"] = v
+		if _, err := core.CoreV1().Namespaces().Update(ctx, ns, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setLabel("no")
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sNX)
+	setLabel("yes")
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, www("192.0.2.2"))
+
+	// Without its Gateway the route publishes nothing.
+	if err := tracker.Delete(gatewaysGVR, "infra", "gw"); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sNX)
+}
+
+// TestRouteDependenciesWatched: watching a route kind watches every kind
+// that routes depend on, without a label selector.
+func TestRouteDependenciesWatched(t *testing.T) {
+	g := newGateway()
+	g.Zones = []string{"example.com."}
+	g.resources = []string{"TCPRoute"}
+	g.labelSelector = "team=a"
+	c := newController(g.controllerConfig(), fakeAPI{core: fake.NewSimpleClientset(), gw: newGatewayTracker()}, nil)
+	selectors := map[string]string{}
+	for _, w := range c.watches() {
+		var o metav1.ListOptions
+		w.options(&o)
+		selectors[w.kind.name] = o.LabelSelector
+	}
+	if selectors["TCPRoute"] != "team=a" {
+		t.Errorf("TCPRoute selector %q", selectors["TCPRoute"])
+	}
+	for _, k := range routeContextKinds {
+		if sel, ok := selectors[k.name]; !ok || sel != "" {
+			t.Errorf("%s: watched %v, selector %q", k.name, ok, sel)
+		}
+	}
+}

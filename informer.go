@@ -1,0 +1,217 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+)
+
+// switchVersion replaces the informer of w by one that reads version v, and
+// returns it once it has synced: the records stay published meanwhile.
+func (c *controller) switchVersion(w *watched, v *kind) (*watched, bool) {
+	nw := &watched{kind: w.kind, version: v, namespace: w.namespace, options: w.options, key: w.key, records: w.records}
+	if !c.waitForSync([]cache.InformerSynced{c.startInformer(nw, false)}) {
+		return nil, false
+	}
+	c.mu.Lock()
+	c.informers[w.kind.name] = nw
+	c.mu.Unlock()
+	w.retired.Store(true)
+	close(w.stop)
+	// Withdraw what only the old informer had (deleted meanwhile).
+	for _, obj := range w.informer.GetStore().List() {
+		if _, ok, _ := nw.informer.GetStore().Get(obj); !ok {
+			c.remove(nw, obj)
+		}
+	}
+	if w.kind == listenerSetKind {
+		// Another kind of object altogether (XListenerSet → ListenerSet):
+		// every route through a ListenerSet may change.
+		c.refreshAllRoutes()
+	}
+	log.Infof("%s read at %s (was %s)", w.kind.name, v.groupVersion, w.version.groupVersion)
+	return nw, true
+}
+
+// syncPoll is how often waitForSync checks the informers; client-go's
+// WaitForCacheSync checks every 100 ms, a tenth of a second lost at startup.
+const syncPoll = 5 * time.Millisecond
+
+// waitForSync waits until every informer has synced, or the controller stops.
+func (c *controller) waitForSync(syncs []cache.InformerSynced) bool {
+	tick := time.NewTicker(syncPoll)
+	defer tick.Stop()
+	for {
+		if !slices.ContainsFunc(syncs, func(s cache.InformerSynced) bool { return !s() }) {
+			return true
+		}
+		select {
+		case <-c.stopCh:
+			return false
+		case <-tick.C:
+		}
+	}
+}
+
+var errStopped = errors.New("stopped")
+
+// probe lists one object of the kind, retrying transient errors until it
+// works, the error is permanent (not served, forbidden), or the controller stops.
+// The waits are the guard's (see apiGuard), so that a server started while
+// the API server is down syncs within about a second of its return.
+func (c *controller) probe(w *watched, giveUp <-chan struct{}) error {
+	for n := 0; ; n++ {
+		err := c.probeOnce(w)
+		if err == nil || apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsUnauthorized(err) || errors.Is(err, errNotServed) {
+			return err
+		}
+		wait := c.cfg.timing.guard.backoff(n, err)
+		if n == 0 {
+			log.Warningf("listing %s: %v; retrying until it works", w.kind.name, err)
+		}
+		select {
+		case <-c.stopCh:
+			return errStopped
+		case <-giveUp:
+			return fmt.Errorf("%w: %v", errSlow, err)
+		case <-time.After(wait):
+		}
+	}
+}
+
+func (c *controller) probeOnce(w *watched) error {
+	if len(w.kind.older) > 0 {
+		v, err := c.servedVersion(w.kind)
+		if err != nil {
+			return err
+		}
+		if v == nil {
+			return notServedError(w.kind)
+		}
+		w.version = v
+	}
+	return c.listOnce(w)
+}
+
+// listOnce lists one object of the version of w.
+func (c *controller) listOnce(w *watched) error {
+	list, _ := c.api.listWatch(w.version, w.namespace)
+	opts := metav1.ListOptions{Limit: 1}
+	w.options(&opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := list(ctx, opts)
+	if apierrors.IsNotFound(err) {
+		return c.notServed(w.version, err)
+	}
+	return err
+}
+
+// notServed explains a kind the API server does not serve: which versions of
+// its group it does serve, if any (a CRD of another Gateway API release).
+func (c *controller) notServed(k *kind, err error) error {
+	group, version, found := strings.Cut(k.groupVersion, "/")
+	if !found {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	groups, derr := c.api.serverGroups(ctx)
+	if derr != nil {
+		return err
+	}
+	for _, g := range groups.Groups {
+		if g.Name != group {
+			continue
+		}
+		var versions []string
+		for _, v := range g.Versions {
+			versions = append(versions, v.Version)
+		}
+		return fmt.Errorf("%w: %s is served only at versions %s, not %s (install CRDs that serve %s)", err, group, strings.Join(versions, ", "), version, k.groupVersion)
+	}
+	return fmt.Errorf("%w: API group %s is not installed", err, group)
+}
+
+// startInformer starts the informer of w and returns its synced function.
+// With register, lookups of the kind (Gateways, ListenerSets, Namespaces)
+// read its store from now on.
+func (c *controller) startInformer(w *watched, register bool) cache.InformerSynced {
+	list, watchFn := c.api.listWatch(w.version, w.namespace)
+	guard := c.guard(w, list, watchFn)
+	w.api = guard.state
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			w.options(&o)
+			return guard.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			w.options(&o)
+			return guard.Watch(ctx, o)
+		},
+	}
+	indexers := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
+	if conv := w.kind.route; conv != nil {
+		indexers[gatewayIndex] = func(obj any) ([]string, error) { return routeGateways(conv(obj)), nil }
+		indexers[listenerSetIndex] = func(obj any) ([]string, error) { return routeListenerSets(conv(obj)), nil }
+	}
+	if conv := w.version.listenerSet; conv != nil {
+		indexers[gatewayIndex] = func(obj any) ([]string, error) {
+			if ns, name, ok := conv(obj).gatewayKey(); ok {
+				return []string{ns + "/" + name}, nil
+			}
+			return nil, nil
+		}
+	}
+	// Like the generated informers, tell the reflector whether the client
+	// supports WatchList: client-go's fake clients do not, and an informer
+	// that waits for WatchList's initial-events bookmark on them never syncs.
+	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, c.api),
+		w.version.object, cache.SharedIndexInformerOptions{Indexers: indexers})
+	_ = inf.SetTransform(w.version.transform)
+	guard.known = inf.GetStore().List
+	w.informer = inf
+	w.stop = make(chan struct{})
+	if w.namespace == "" && register {
+		c.mu.Lock()
+		c.informers[w.kind.name] = w
+		c.mu.Unlock()
+	}
+	if w.version != w.kind || len(w.kind.older) > 0 {
+		log.Infof("%s read at %s", w.kind.name, w.version.groupVersion)
+	}
+	reg, _ := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.update(w, obj) },
+		UpdateFunc: func(_, obj any) { c.update(w, obj) },
+		DeleteFunc: func(obj any) { c.remove(w, obj) },
+	})
+	unregister := func() {}
+	if !w.nameserver {
+		unregister = registerGuard(guard.state, c.cfg.zonesLabel, w.kind.name)
+	}
+	stop := make(chan struct{})
+	c.wg.Add(2)
+	go func() {
+		defer c.wg.Done()
+		defer close(stop)
+		select {
+		case <-c.stopCh:
+		case <-w.stop:
+		}
+	}()
+	go func() {
+		defer c.wg.Done()
+		defer unregister()
+		inf.Run(stop)
+	}()
+	return reg.HasSynced
+}
