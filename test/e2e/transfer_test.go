@@ -194,14 +194,18 @@ func sameAnswers(t *testing.T, s *server, peers []*daemon, queries []question) {
 	for {
 		var diffs []string
 		for _, q := range queries {
+			// A transfer or serial bump can land between dig and the Go
+			// client: a disagreement is retried like a difference.
 			want, err := s.ask(q.name, q.qtype)
 			if err != nil {
-				t.Fatalf("plugin: %v", err)
+				diffs = append(diffs, fmt.Sprintf("plugin: %v", err))
+				continue
 			}
 			for _, p := range peers {
 				got, err := p.ask(q.name, q.qtype)
 				if err != nil {
-					t.Fatalf("%s: %v", p.name, err)
+					diffs = append(diffs, fmt.Sprintf("%s: %v", p.name, err))
+					continue
 				}
 				if got.String() != want.String() {
 					diffs = append(diffs, fmt.Sprintf("%s %s: %s answers\n%s\nthe plugin\n%s", q.name, dns.TypeToString[q.qtype], p.name, got, want))
