@@ -38,16 +38,16 @@ fuzz:
 
 ## e2e: the built binary against a real kube-apiserver and etcd (hack/cluster.sh), checked with dig
 e2e:
-	$(GO) test -tags e2e -count=1 -timeout 60m -v ./test/e2e
+	hack/gotest.sh $(GO) test -tags e2e -count=1 -timeout 60m -v ./test/e2e
 
 ## e2e-node: the image (Dockerfile, podman), the chart (helm) and the manifest as pods on a real node (needs root; hack/node.sh)
 e2e-node:
-	$(GO) test -tags e2e -count=1 -timeout 30m -v ./test/node
+	hack/gotest.sh $(GO) test -tags e2e -count=1 -timeout 30m -v ./test/node
 
 ## chaos: the fault suite: the built binary under query load while the control plane, RBAC, CRDs,
 ## the Corefile and the input break and recover (a control plane of its own); writes nothing
 chaos:
-	$(GO) test -tags chaos -count=1 -timeout 15m -v ./test/chaos
+	hack/gotest.sh $(GO) test -tags chaos -count=1 -timeout 15m -v ./test/chaos
 
 ## bench: k8s_gateway vs stock CoreDNS (file, whoami) and Knot with dnsperf at 1k/10k/100k names; writes docs/benchmarks.md
 bench:
