@@ -306,23 +306,32 @@ const (
 	knotTransfer = `refresh, remote 127\.0\.0\.1@\d+, zone updated`
 )
 
-// notifiedTransfers checks the log of a secondary: every zone transfer after
-// the first skip ones follows a NOTIFY received since the transfer before. It
-// returns the number of transfers.
+// notifiedTransfers checks the log of a secondary: each zone transfer after
+// the first skip ones is paid for by a NOTIFY logged before it that no
+// earlier transfer used. Two NOTIFYs may both be logged before the first of
+// their transfers (a refresh is still running when the second arrives), and
+// a secondary may fold several NOTIFYs into one transfer; what can never
+// happen without a refresh timer is more transfers than NOTIFYs. It returns
+// the number of transfers.
 func notifiedTransfers(t *testing.T, d *daemon, skip int, notify, transfer string) int {
 	t.Helper()
 	notifyRE, transferRE := regexp.MustCompile(notify), regexp.MustCompile(transfer)
-	n, notified := 0, false
+	n, unused := 0, 0
 	for _, line := range strings.Split(d.output(), "\n") {
 		switch {
 		case notifyRE.MatchString(line):
-			notified = true
+			unused++
 		case transferRE.MatchString(line):
 			n++
-			if n > skip && !notified {
-				t.Errorf("%s: transfer without a NOTIFY before it: %s", d.name, line)
+			if n <= skip {
+				unused = 0 // those NOTIFYs went to the startup transfers
+				continue
 			}
-			notified = false
+			if unused == 0 {
+				t.Errorf("%s: transfer without a NOTIFY before it: %s", d.name, line)
+				continue
+			}
+			unused--
 		}
 	}
 	return n
@@ -408,8 +417,10 @@ spec:
 	if got := soaSerial(lone.server); got != initialSerial {
 		t.Errorf("the secondary without NOTIFY moved from serial %d to %d: a refresh timer fired", initialSerial, got)
 	}
-	if r, err := lone.ask(alias, dns.TypeA); err != nil || r.Rcode != "NXDOMAIN" {
-		t.Errorf("the secondary without NOTIFY knows %s: %s %v", alias, r, err)
+	// It does not have the alias created after its transfer (a wildcard of
+	// another test's objects, still being deleted, may cover the name).
+	if r, err := lone.ask(alias, dns.TypeCNAME); err != nil || strings.Contains(r.String(), "lb-1234.elb.example.net") {
+		t.Errorf("the secondary without NOTIFY knows the alias %s: %s %v", alias, r, err)
 	}
 
 	// Every transfer after the first (at startup) came from a NOTIFY.
