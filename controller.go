@@ -44,15 +44,16 @@ type sink interface {
 // controllerConfig is what a controller reads from its cluster, and how.
 type controllerConfig struct {
 	sources        sourceConfig
-	resources      []string          // kinds to publish
-	labelSelector  string            // for every published kind ...
-	labelSelectors map[string]string // ... unless set for the kind here
-	namespaces     []string          // publish only from these; all when empty
-	nameservers    []string          // "namespace/name" of the nameservers' own Services
-	reverse        bool              // reverse zones are configured: publish PTR records
-	ownership      index.Policy      // with Delegated, Namespaces carry their domains
-	prefix         string            // prefix of the object keys: the cluster's name and "/", or ""
-	zonesLabel     string            // the zones label of its metrics
+	resources      []string            // kinds to publish
+	labelSelector  string              // for every published kind ...
+	labelSelectors map[string]string   // ... unless set for the kind here
+	namespaces     []string            // publish only from these; all when empty
+	nameservers    []string            // "namespace/name" of the nameservers' own Services
+	reverse        bool                // reverse zones are configured: publish PTR records
+	ownership      index.Policy        // with Delegated, Namespaces carry their domains
+	delegations    map[string][]string // with Delegated: namespace → domains of the Corefile
+	prefix         string              // prefix of the object keys: the cluster's name and "/", or ""
+	zonesLabel     string              // the zones label of its metrics
 	timing         timing
 }
 

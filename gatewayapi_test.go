@@ -29,6 +29,7 @@ type gwtContext struct {
 	listenerSets map[string]*gwv1.ListenerSet
 	lsVersion    *kind // the version ListenerSets are read at; nil: v1
 	namespaces   map[string]map[string]string
+	delegated    map[string][]string // namespace → domains; nil: every namespace may publish anywhere
 }
 
 func (c *gwtContext) gateway(namespace, name string) *gwv1.Gateway {
@@ -53,6 +54,18 @@ func (c *gwtContext) namespaceLabels(name string) (map[string]string, bool) {
 }
 
 func (c *gwtContext) defaultIngressClass() string { return "" }
+
+func (c *gwtContext) mayPublish(namespace, name string) bool {
+	if c.delegated == nil {
+		return true
+	}
+	for _, d := range c.delegated[namespace] {
+		if dns.IsSubDomain(d, name) {
+			return true
+		}
+	}
+	return false
+}
 
 // gwtNewContext returns a context holding gws and the namespaces ns
 // (name → labels). The namespaces "default" and "infra" always exist.
@@ -395,7 +408,7 @@ func gwtCheck(t *testing.T, what string, res result, want, warn []string) {
 func gwtSlimContext(t *testing.T, c *gwtContext) *gwtContext {
 	t.Helper()
 	out := &gwtContext{gateways: map[string]*gwv1.Gateway{}, listenerSets: map[string]*gwv1.ListenerSet{},
-		lsVersion: c.lsVersion, namespaces: c.namespaces}
+		lsVersion: c.lsVersion, namespaces: c.namespaces, delegated: c.delegated}
 	for k, gw := range c.gateways {
 		slim, err := slimGateway(gw.DeepCopy())
 		if err != nil {
@@ -422,6 +435,7 @@ type gwtCase struct {
 	listenerSets []*gwv1.ListenerSet
 	experimental bool                         // ListenerSets are read as XListenerSets
 	ns           map[string]map[string]string // namespaces besides default and infra
+	delegated    map[string][]string          // the delegated policy's domains; nil: another policy
 	route        gwtR
 	want         []string
 	warn         []string
@@ -436,6 +450,7 @@ func gwtRun(t *testing.T, tests []gwtCase) {
 				tc.cfg(cfg)
 			}
 			ctx := gwtNewContext(tc.gateways, tc.ns)
+			ctx.delegated = tc.delegated
 			ctx.listenerSets = map[string]*gwv1.ListenerSet{}
 			for _, ls := range tc.listenerSets {
 				ctx.listenerSets[ls.Namespace+"/"+ls.Name] = ls

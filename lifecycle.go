@@ -33,6 +33,7 @@ func (g *Gateway) controllerConfig() controllerConfig {
 		nameservers:    g.nameserverServices(),
 		reverse:        len(forwardZones(g.Zones)) < len(g.Zones),
 		ownership:      g.ownership,
+		delegations:    g.delegations,
 		zonesLabel:     strings.Join(g.Zones, " "),
 		timing:         g.timing,
 	}

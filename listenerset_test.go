@@ -289,6 +289,31 @@ func TestRouteRecordsListenerSet(t *testing.T) {
 			want:         a("app.tenant.example.com.", "app.infra.example.com."),
 		},
 		{
+			// Under the delegated policy a ListenerSet adds listeners only for
+			// its own namespace's domains, whatever the route's namespace.
+			name: "delegated: hostnames of the ListenerSet's namespace", gateways: all,
+			listenerSets: set(metav1.ConditionTrue, gwtHTTP("web", "*.example.com")),
+			delegated:    map[string][]string{"tenant": {"tenant.example.com."}},
+			route:        route("HTTPRoute", []string{"app.tenant.example.com", "app.other.example.com"}, ref),
+			want:         a("app.tenant.example.com."),
+			warn:         []string{"app.other.example.com.: not published through ListenerSet tenant/ls: outside the domains delegated to namespace tenant"},
+		},
+		{
+			name: "delegated: a route of another namespace through a tenant's ListenerSet", gateways: all,
+			listenerSets: set(metav1.ConditionTrue, gwtFrom(gwtHTTP("web", "*.example.com"), gwv1.NamespacesFromAll, nil)),
+			delegated:    map[string][]string{"tenant": {"tenant.example.com."}, "other": {"other.example.com."}},
+			ns:           map[string]map[string]string{"other": {}},
+			route:        gwtRoute("HTTPRoute", []string{"app.tenant.example.com", "app.other.example.com"}, ref).inNS("other"),
+			want:         a("app.tenant.example.com."),
+			warn:         []string{"app.other.example.com.: not published through ListenerSet tenant/ls"},
+		},
+		{
+			name: "delegated: a namespace without domains adds no names", gateways: all, listenerSets: set(metav1.ConditionTrue, tenantHTTP),
+			delegated: map[string][]string{"other": {"tenant.example.com."}},
+			route:     route("HTTPRoute", []string{"app.tenant.example.com"}, ref),
+			warn:      []string{"app.tenant.example.com.: not published through ListenerSet tenant/ls"},
+		},
+		{
 			name: "XListenerSet ref while ListenerSets are read", gateways: all, listenerSets: set(metav1.ConditionTrue, tenantHTTP),
 			route: route("HTTPRoute", []string{"app.tenant.example.com"}, gwtRefNS(gwtRefGK(gwtRef("ls"), experimentalGroup, "XListenerSet"), "tenant")),
 		},

@@ -194,4 +194,8 @@ type sourceContext interface {
 	// defaultIngressClass returns the name of the cluster's default
 	// IngressClass, or "" (asked only when ingressClasses is set).
 	defaultIngressClass() string
+	// mayPublish reports whether objects of namespace may publish at name:
+	// always, unless the ownership policy is delegated and name is outside
+	// the namespace's domains.
+	mayPublish(namespace, name string) bool
 }

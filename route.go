@@ -55,6 +55,9 @@ func routeRecords(rt *route, ctx sourceContext, c *sourceConfig) result {
 			}
 			names = append(names, narrowNames(extra, hostname)...)
 		}
+		if p.listenerSet != "" {
+			names = listenerSetNames(&r, names, p, ctx)
+		}
 		for _, name := range names {
 			nt := byName[name]
 			if nt == nil {
@@ -91,6 +94,23 @@ type parent struct {
 	listeners []gwv1.Listener
 	namespace string // of the Gateway or ListenerSet: what allowedRoutes' Same means
 	targets   targets
+	// listenerSet is "namespace/name" of the ListenerSet, or "" for a Gateway.
+	listenerSet string
+}
+
+// listenerSetNames keeps the names that the ListenerSet's namespace may
+// publish at: a tenant's ListenerSet adds listeners to a shared Gateway only
+// for hostnames of its own, whatever the namespace of the route using them.
+func listenerSetNames(r *result, names []string, p parent, ctx sourceContext) []string {
+	kept := names[:0]
+	for _, name := range names {
+		if ctx.mayPublish(p.namespace, name) {
+			kept = append(kept, name)
+			continue
+		}
+		r.warnf("%s: not published through ListenerSet %s: outside the domains delegated to namespace %s", name, p.listenerSet, p.namespace)
+	}
+	return kept
 }
 
 // resolveParent returns the parent a parentRef names, when it publishes the
@@ -126,7 +146,8 @@ func resolveParent(r *result, rt *route, ref gwv1.ParentReference, ctx sourceCon
 		if !ok {
 			t = gatewayTargets(r, gw)
 		}
-		return parent{listeners: ls.gatewayListeners(), namespace: ls.meta.Namespace, targets: t}, true
+		return parent{listeners: ls.gatewayListeners(), namespace: ls.meta.Namespace, targets: t,
+			listenerSet: ls.meta.Namespace + "/" + ls.meta.Name}, true
 	}
 	return parent{}, false // e.g. a Service parent (GAMMA): no external address
 }

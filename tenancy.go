@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
@@ -57,4 +58,35 @@ func (c *controller) delegate(meta metav1.Object, deleted bool) {
 	domains, warnings := namespaceDomains(meta)
 	c.logWarnings(key, warnings)
 	c.out.SetDomains(meta.GetName(), domains)
+}
+
+// mayPublish implements sourceContext: under the delegated policy, a
+// namespace may publish only at or below the domains the Corefile or its
+// Namespace's annotation gives it.
+func (c *controller) mayPublish(namespace, name string) bool {
+	if c.cfg.ownership != index.Delegated {
+		return true
+	}
+	within := func(domains []string) bool {
+		return slices.ContainsFunc(domains, func(d string) bool { return dns.IsSubDomain(d, name) })
+	}
+	if within(c.cfg.delegations[namespace]) {
+		return true
+	}
+	c.mu.Lock()
+	w := c.informers[namespaceKind.name]
+	c.mu.Unlock()
+	if w == nil {
+		return false
+	}
+	obj, ok, _ := w.informer.GetStore().GetByKey(namespace)
+	if !ok {
+		return false
+	}
+	meta, ok := obj.(metav1.Object)
+	if !ok {
+		return false
+	}
+	domains, _ := namespaceDomains(meta)
+	return within(domains)
 }

@@ -100,6 +100,42 @@ func TestControllerOwnershipDelegated(t *testing.T) {
 	k8sAnswers(t, g, "shop.a.example.com.", dns.TypeA, k8sNX)
 }
 
+// TestControllerMayPublish: the domains a namespace may publish at under
+// each policy, from the Corefile and from its Namespace's annotation.
+func TestControllerMayPublish(t *testing.T) {
+	client := fake.NewSimpleClientset(k8sTenantNamespace("team-a", "a.example.com"), k8sTenantNamespace("team-b", ""))
+	tests := []struct {
+		namespace, name string
+		union, want     bool // under union (and first), and under delegated
+	}{
+		{"team-a", "www.a.example.com.", true, true},
+		{"team-a", "a.example.com.", true, true},
+		{"team-a", "*.a.example.com.", true, true},
+		{"team-a", "www.example.com.", true, false},
+		{"team-b", "www.a.example.com.", true, false},
+		{"team-c", "www.c.example.com.", true, true}, // the Corefile's delegate
+		{"team-c", "www.a.example.com.", true, false},
+		{"unknown", "www.a.example.com.", true, false},
+	}
+	for _, policy := range []index.Policy{index.Union, index.Delegated} {
+		g := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) {
+			g.resources = []string{"Service"}
+			g.ownership = policy
+			g.delegations = map[string][]string{"team-c": {"c.example.com."}}
+		})
+		for _, tt := range tests {
+			want := tt.union
+			if policy == index.Delegated {
+				want = tt.want
+			}
+			if got := g.ctrl.mayPublish(tt.namespace, tt.name); got != want {
+				t.Errorf("%s: mayPublish(%s, %s) = %v, want %v", policy, tt.namespace, tt.name, got, want)
+			}
+		}
+		g.stop()
+	}
+}
+
 func TestClaimOf(t *testing.T) {
 	created := metav1.NewTime(time.Unix(1700000000, 0))
 	route := &metav1.ObjectMeta{Namespace: "team-b", Name: "r", CreationTimestamp: created}

@@ -13,8 +13,11 @@ import (
 	"github.com/miekg/dns"
 )
 
-// Listener hears what an index does. Its methods are called without the
-// index's lock held, and must not call Update or Flush.
+// Listener hears what an index does. SerialChanged (and a
+// RejectionListener's Rejected) are called after the index's lock is
+// released; Conflict (and a ConflictListener's Conflicted) are called while
+// the update that caused them holds it, so they must return quickly. None may
+// call back into the index.
 type Listener interface {
 	// SerialChanged is called after the serial of zone changed, one call at
 	// a time, the last one for a zone with its current serial.

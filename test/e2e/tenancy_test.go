@@ -246,3 +246,76 @@ func TestTenancyDelegated(t *testing.T) {
 	s.start()
 	s.eventually(t, time.Second, shop, dns.TypeA, positive(shop+" 30 IN A 192.0.2.10"))
 }
+
+// TestTenancyDelegatedListenerSet: under the delegated policy a tenant's
+// ListenerSet on a shared Gateway adds listeners only for the tenant's own
+// domains. A route of another tenant, in that tenant's domain, attached to it
+// gets nothing; attached to its own tenant's ListenerSet it is published.
+func TestTenancyDelegatedListenerSet(t *testing.T) {
+	installGatewayAPI(t, false)
+	s := startServer(t, "test/e2e/testdata/Corefile.tenancy", kubeconfig, "K8SGW_OWNERSHIP=delegated")
+	gwNS, tenant, other := namespace(t), namespace(t), namespace(t)
+	for _, ns := range []string{tenant, other} {
+		kubectl(t, "", "annotate", "--overwrite", "namespace", ns, "k8s-gateway.dns/domains="+ns+".tenants.example.com")
+	}
+	gatewayClass(t, gwNS)
+	kubectlRetry(t, 30*time.Second, fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: shared, namespace: %[1]s}
+spec:
+  gatewayClassName: %[1]s
+  allowedListeners: {namespaces: {from: All}}
+  listeners:
+  - {name: http, protocol: HTTP, port: 80, hostname: "*.shared.example.com"}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: broad, namespace: %[2]s}
+spec:
+  parentRef: {name: shared, namespace: %[1]s}
+  listeners:
+  - {name: web, protocol: HTTP, port: 80, hostname: "*.tenants.example.com", allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {name: own, namespace: %[3]s}
+spec:
+  parentRef: {name: shared, namespace: %[1]s}
+  listeners:
+  - {name: web, protocol: HTTP, port: 80, hostname: "*.tenants.example.com"}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: through-tenant, namespace: %[3]s}
+spec:
+  parentRefs: [{group: gateway.networking.k8s.io, kind: ListenerSet, name: broad, namespace: %[2]s}]
+  hostnames: [a.%[3]s.tenants.example.com]
+  rules: [{backendRefs: [{name: app, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: through-own, namespace: %[3]s}
+spec:
+  parentRefs: [{group: gateway.networking.k8s.io, kind: ListenerSet, name: own}]
+  hostnames: [b.%[3]s.tenants.example.com]
+  rules: [{backendRefs: [{name: app, port: 80}]}]
+`, gwNS, tenant, other), "apply", "-f", "-")
+	setGatewayAddresses(t, gwNS, "shared", "192.0.2.150")
+	setListenerSetAccepted(t, tenant, "broad", "True")
+	setListenerSetAccepted(t, other, "own", "True")
+	setRouteStatus(t, other, "httproutes", "through-tenant", gwapiParent{gateway: "broad", namespace: tenant, kind: "ListenerSet", accepted: "True"})
+	setRouteStatus(t, other, "httproutes", "through-own", gwapiParent{gateway: "own", kind: "ListenerSet", accepted: "True"})
+
+	own, through := "b."+other+".tenants.example.com.", "a."+other+".tenants.example.com."
+	s.eventually(t, 10*time.Second, own, dns.TypeA, gwapiA(own, "192.0.2.150"))
+	s.eventually(t, time.Second, through, dns.TypeA, nxdomain)
+	waitLog(t, s, 5*time.Second, through+": not published through ListenerSet "+tenant+"/broad: outside the domains delegated to namespace "+tenant)
+
+	// The administrator delegates the other tenant's domain to the
+	// ListenerSet's namespace too: the route publishes through it.
+	kubectl(t, "", "annotate", "--overwrite", "namespace", tenant,
+		"k8s-gateway.dns/domains="+tenant+".tenants.example.com,"+other+".tenants.example.com")
+	s.eventually(t, 5*time.Second, through, dns.TypeA, gwapiA(through, "192.0.2.150"))
+	transferredOnly(t, s, "192.0.2.150", own, through)
+}
