@@ -159,7 +159,7 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 	// A referral is not authoritative, but CNAMEs of the zone before it are
 	// (RFC 1035 §4.1.1: AA is about the first owner name of the answer).
 	m.Authoritative = res != index.Delegation || len(answer) > 0
-	m.Answer, m.Ns, m.Extra = answer, ns, extra
+	m.Answer, m.Ns, m.Extra = withQueryCase(answer, qname, r.Question[0].Name), ns, extra
 	if res == index.NameError {
 		m.Rcode = dns.RcodeNameError
 	}
