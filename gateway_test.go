@@ -319,12 +319,14 @@ var lookupCases = []test.Case{
 	{Qname: "c.example.com.", Qtype: dns.TypeANY, Ns: qtRRs(soaCom)},
 	{Qname: "w.example.com.", Qtype: dns.TypeANY, Ns: qtRRs(soaCom)},
 
-	// Case: the question keeps its case (checked by qtCheck), the owners are lower case.
-	{Qname: "WwW.ExAmPlE.CoM.", Qtype: dns.TypeA, Answer: qtRRs(wwwA1, wwwA2)},
-	{Qname: "X.W.Example.COM.", Qtype: dns.TypeA, Answer: qtRRs("x.w.example.com. 60 IN A 192.0.2.50")},
-	{Qname: "ALIAS.example.com.", Qtype: dns.TypeA, Answer: qtRRs("alias.example.com. 300 IN CNAME www.example.com.", wwwA1, wwwA2)},
+	// Case: the question keeps its case (checked by qtCheck), and so do the
+	// answers' owners that are the query name (RFC 4343 §4.1); every other
+	// name is as published.
+	{Qname: "WwW.ExAmPlE.CoM.", Qtype: dns.TypeA, Answer: qtRRs("WwW.ExAmPlE.CoM. 60 IN A 192.0.2.1", "WwW.ExAmPlE.CoM. 60 IN A 192.0.2.2")},
+	{Qname: "X.W.Example.COM.", Qtype: dns.TypeA, Answer: qtRRs("X.W.Example.COM. 60 IN A 192.0.2.50")},
+	{Qname: "ALIAS.example.com.", Qtype: dns.TypeA, Answer: qtRRs("ALIAS.example.com. 300 IN CNAME www.example.com.", wwwA1, wwwA2)},
 	{Qname: "MISSING.Example.Com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
-	{Qname: "EXAMPLE.COM.", Qtype: dns.TypeSOA, Answer: qtRRs(soaCom)},
+	{Qname: "EXAMPLE.COM.", Qtype: dns.TypeSOA, Answer: qtRRs("EXAMPLE.COM. 60 IN SOA dns1.kube-system.example.com. hostmaster.example.com. 0 300 60 604800 60")},
 }
 
 func TestLookup(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -149,7 +150,7 @@ func qtFillSerials(g *Gateway, tc test.Case) test.Case {
 		for i, rr := range out {
 			if soa, ok := rr.(*dns.SOA); ok && soa.Serial == 0 {
 				c := dns.Copy(soa).(*dns.SOA)
-				if zi := slices.Index(g.Zones, soa.Hdr.Name); zi >= 0 {
+				if zi := slices.Index(g.Zones, strings.ToLower(soa.Hdr.Name)); zi >= 0 {
 					c.Serial = s.Serial(zi)
 				}
 				out[i] = c
