@@ -27,10 +27,12 @@ type timing struct {
 	// guard are the retry waits of the informers' list and watch calls, and
 	// of the first probe.
 	guard guardTiming
+	// persist is when the copies of the persist option are written.
+	persist persistTiming
 }
 
 // defaultTiming is the timing of a running plugin.
-var defaultTiming = timing{startupWait: 5 * time.Second, reprobe: 10 * time.Second, guard: defaultGuardTiming}
+var defaultTiming = timing{startupWait: 5 * time.Second, reprobe: 10 * time.Second, guard: defaultGuardTiming, persist: defaultPersistTiming}
 
 // sink receives the records of objects; *index.Index is one.
 type sink interface {

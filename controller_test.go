@@ -36,7 +36,8 @@ import (
 // that re-probes and retries happen within a test.
 var k8sTiming = timing{
 	startupWait: 5 * time.Second, reprobe: 50 * time.Millisecond,
-	guard: guardTiming{retryInitial: 10 * time.Millisecond, retryMax: 20 * time.Millisecond, throttledMax: 20 * time.Millisecond},
+	guard:   guardTiming{retryInitial: 10 * time.Millisecond, retryMax: 20 * time.Millisecond, throttledMax: 20 * time.Millisecond},
+	persist: persistTiming{interval: 10 * time.Millisecond, refresh: time.Hour},
 }
 
 // k8sNewGateway configures a Gateway for zones, publishing Ingresses and

@@ -44,6 +44,7 @@ type Gateway struct {
 	emitEvents     bool                // the events option: Events on rejected objects
 	kubeconfig     string
 	kubecontext    string
+	persistDir     string // the persist option: the copies of the zones on disk; "" without
 
 	index  *index.Index
 	ctrl   *controller
@@ -57,6 +58,8 @@ type Gateway struct {
 	xfer          atomic.Pointer[transfer.Transfer] // the server's transfer plugin, for NOTIFY
 	// events emits Kubernetes Events while the controller runs, with the events option.
 	events atomic.Pointer[events]
+	// copies are the zones read from persistDir, answered until the informers sync.
+	copies atomic.Pointer[zoneCopies]
 }
 
 // newGateway returns a Gateway with the defaults of the original plugin.
@@ -73,6 +76,12 @@ func newGateway() *Gateway {
 
 // init prepares the index and NS records once the configuration is complete.
 func (g *Gateway) init() {
+	var serials []uint32
+	if g.persistDir != "" {
+		var zc *zoneCopies
+		zc, serials = g.loadCopies(g.persistDir)
+		g.copies.Store(zc)
+	}
 	g.index = index.New(index.Config{
 		Zones:    g.Zones,
 		SOA:      g.newSOA,
@@ -81,6 +90,7 @@ func (g *Gateway) init() {
 		Now:      g.now,
 		Policy:   g.ownership,
 		Domains:  g.delegations,
+		Serials:  serials,
 	})
 }
 
@@ -118,8 +128,15 @@ func (l indexListener) Conflicted(c index.Conflict) {
 // Name implements plugin.Handler.
 func (g *Gateway) Name() string { return pluginName }
 
-// Ready implements ready.Readiness: true once every enabled kind has synced.
-func (g *Gateway) Ready() bool { return g.ready.Load() }
+// Ready implements ready.Readiness: true once every enabled kind has synced,
+// and before that while every zone has a fresh copy from disk (see persist).
+func (g *Gateway) Ready() bool {
+	if g.ready.Load() {
+		return true
+	}
+	zc := g.copies.Load()
+	return zc != nil && zc.allFresh(g.clock())
+}
 
 // ServeDNS implements plugin.Handler.
 func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg) (int, error) {
@@ -140,11 +157,12 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 	if c := state.QClass(); c != dns.ClassINET && c != dns.ClassANY {
 		return dns.RcodeRefused, nil
 	}
-	if !g.ready.Load() {
+	snap := g.snapshot(zi)
+	if snap == nil {
 		return dns.RcodeServerFailure, nil
 	}
 
-	answer, ns, extra, res := g.index.Snapshot().Lookup(zi, qname, qtype)
+	answer, ns, extra, res := snap.Lookup(zi, qname, qtype)
 	switch res {
 	case index.ServerFailure:
 		return dns.RcodeServerFailure, nil

@@ -85,6 +85,18 @@ func (g *Gateway) publishWhenSynced(published chan<- struct{}) {
 	close(published)
 	log.Infof("synced %d kinds for zones %s: published %d names %s after the informers started",
 		g.ctrl.kinds, strings.Join(g.Zones, " "), g.index.Snapshot().Len(), time.Since(started).Round(time.Millisecond))
+	if zc := g.copies.Swap(nil); zc != nil {
+		zc.index.Close()
+		log.Infof("persist: switched from the copies on disk to live data")
+	}
+	if g.persistDir != "" {
+		p, stop := newPersister(g.persistDir, g.Zones, g.timing.persist, g.clock, g.index.Snapshot), g.stopCh
+		g.wg.Add(1)
+		go func() {
+			defer g.wg.Done()
+			p.run(stop)
+		}()
+	}
 	// Decoding the initial lists is the process's biggest burst of garbage,
 	// several times the size of what it keeps; give it back to the OS now
 	// instead of over the next minutes.

@@ -237,6 +237,15 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 			return argCountErr(c, "events", args)
 		}
 		g.emitEvents = true
+	case "persist":
+		args := c.RemainingArgs()
+		if len(args) != 1 {
+			return argCountErr(c, "persist DIR", args)
+		}
+		if err := checkPersistDir(args[0]); err != nil {
+			return c.Errf("persist: %v", err)
+		}
+		g.persistDir = args[0]
 	case "namespaces":
 		args := c.RemainingArgs()
 		if len(args) == 0 {

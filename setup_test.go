@@ -60,6 +60,7 @@ type k8sSetupView struct {
 	Ownership      string
 	Delegations    map[string][]string
 	Events         bool
+	Persist        string
 }
 
 func k8sView(g *Gateway) k8sSetupView {
@@ -67,7 +68,7 @@ func k8sView(g *Gateway) k8sSetupView {
 		Zones: g.Zones, TTL: g.ttl, Apex: g.apex, Secondary: g.secondary,
 		Resources: g.resources, IngressClasses: g.ingressClasses, GatewayClasses: g.gatewayClasses,
 		Selectors: g.labelSelectors, LabelSelector: g.labelSelector, Namespaces: g.namespaces, Kubeconfig: g.kubeconfig, Kubecontext: g.kubecontext, Fall: g.Fall.Zones,
-		Ownership: g.ownership.String(), Delegations: g.delegations, Events: g.emitEvents,
+		Ownership: g.ownership.String(), Delegations: g.delegations, Events: g.emitEvents, Persist: g.persistDir,
 	}
 }
 
@@ -78,6 +79,7 @@ func TestParse(t *testing.T) {
 		t.Fatal(err)
 	}
 	missing := filepath.Join(t.TempDir(), "missing")
+	persistDir := filepath.Join(t.TempDir(), "zones") // created by parse
 
 	// defaults is what `k8s_gateway example.com` gives.
 	defaults := func() k8sSetupView {
@@ -235,6 +237,9 @@ func TestParse(t *testing.T) {
 		},
 		{name: "events", corefile: "k8s_gateway example.com {\n events\n}", want: func(v *k8sSetupView) { v.Events = true }},
 		{name: "events with an argument", corefile: "k8s_gateway example.com {\n events on\n}", err: []string{"Testfile:2", "for events"}},
+		{name: "persist", corefile: "k8s_gateway example.com {\n persist " + persistDir + "\n}", want: func(v *k8sSetupView) { v.Persist = persistDir }},
+		{name: "persist without a directory", corefile: "k8s_gateway example.com {\n persist\n}", err: []string{"Testfile:2", "persist DIR"}},
+		{name: "persist in a file", corefile: "k8s_gateway example.com {\n ttl 30\n persist " + garbage + "\n}", err: []string{"Testfile:3", "persist:", garbage}},
 		{name: "ownership first", corefile: "k8s_gateway example.com {\n ownership first\n}", want: func(v *k8sSetupView) { v.Ownership = "first" }},
 		{name: "unknown ownership", corefile: "k8s_gateway example.com {\n ownership mine\n}", err: []string{"Testfile:2", `unknown ownership policy "mine"`}},
 		{name: "ownership without argument", corefile: "k8s_gateway example.com {\n ownership\n}", err: []string{"Testfile:2", "ownership union|first|delegated"}},

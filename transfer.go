@@ -27,10 +27,10 @@ func (g *Gateway) Transfer(zone string, serial uint32) (<-chan []dns.RR, error) 
 	if zi < 0 {
 		return nil, transfer.ErrNotAuthoritative
 	}
-	if !g.ready.Load() {
+	s := g.snapshot(zi)
+	if s == nil {
 		return nil, errNotSynced
 	}
-	s := g.index.Snapshot()
 	soa := s.SOA(zi)
 	ch := make(chan []dns.RR, 2)
 	if serial != 0 && !index.SerialLess(serial, s.Serial(zi)) {

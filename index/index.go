@@ -44,6 +44,11 @@ type Config struct {
 	// Domains are the domains delegated to each namespace by configuration
 	// (lower-cased, fully qualified), for the Delegated policy.
 	Domains map[string][]string
+	// Serials are the serials the zones start at, in the order of Zones,
+	// instead of the clock's time: those of a copy of the zones on disk.
+	// A zero or missing one starts at the clock's time. The first Flush
+	// moves a zone past the serial it started at, even within its second.
+	Serials []uint32
 }
 
 // Index holds the records that objects publish and hands immutable snapshots
@@ -72,6 +77,7 @@ type Index struct {
 	changed   []bool                       // zones changed since the last publish
 	serials   []uint32                     // current serial per zone
 	pending   []bool                       // zones whose data changed without a new serial
+	restored  []bool                       // zones whose serial came from Config.Serials, until it changes
 	tick      *time.Timer                  // bumps pending serials on the next second
 	conflicts map[string]string            // owner name → last logged conflict
 	cuts      int                          // names below an apex with NS records
@@ -100,6 +106,7 @@ func New(cfg Config) *Index {
 		changed:   make([]bool, len(cfg.Zones)),
 		serials:   make([]uint32, len(cfg.Zones)),
 		pending:   make([]bool, len(cfg.Zones)),
+		restored:  make([]bool, len(cfg.Zones)),
 		conflicts: map[string]string{},
 
 		policy:        cfg.Policy,
@@ -119,6 +126,9 @@ func New(cfg Config) *Index {
 	now := uint32(ix.now().Unix())
 	for i, z := range cfg.Zones {
 		ix.serials[i] = now
+		if i < len(cfg.Serials) && cfg.Serials[i] != 0 {
+			ix.serials[i], ix.restored[i] = cfg.Serials[i], true
+		}
 		ix.setNode(seed, &node{name: z})
 		// A nested zone makes the names between its apex and its parent's
 		// empty non-terminals of the parent, for good.
@@ -137,7 +147,7 @@ func New(cfg Config) *Index {
 				ix.nsNames = append(ix.nsNames, strings.ToLower(n.Ns))
 			}
 		}
-		s.zones[i] = zoneState{name: z, serial: now, soa: []dns.RR{cfg.SOA(z, now)}, ns: ns[:len(ns):len(ns)]}
+		s.zones[i] = zoneState{name: z, serial: ix.serials[i], soa: []dns.RR{cfg.SOA(z, ix.serials[i])}, ns: ns[:len(ns):len(ns)]}
 	}
 	for i := range s.shards {
 		s.shards[i] = maps.Clone(ix.nodes[i])
@@ -247,6 +257,16 @@ func (ix *Index) Flush() {
 		}
 	}
 	ix.announce(notify)
+}
+
+// Seal publishes everything applied so far with the zones' current serials
+// (see Config.Serials), without going live: later updates are not published.
+// It makes a fixed view, such as a copy of the zones read from disk.
+func (ix *Index) Seal() {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.snap.Store(ix.nextSnapshotLocked())
+	clear(ix.changed)
 }
 
 // Close stops the serial timer.
@@ -396,13 +416,7 @@ func (ix *Index) publishLocked(force bool) []int {
 		return nil
 	}
 	old := ix.snap.Load()
-	s := &Snapshot{seed: old.seed, shards: old.shards, zoneNames: old.zoneNames, parents: old.parents, zones: old.zones, cuts: ix.cuts > 0}
-	for i := range ix.dirty {
-		if ix.dirty[i] {
-			s.shards[i] = maps.Clone(ix.nodes[i])
-			ix.dirty[i] = false
-		}
-	}
+	s := ix.nextSnapshotLocked()
 	var notify []int
 	now := uint32(ix.now().Unix())
 	for zi, changed := range ix.changed {
@@ -413,14 +427,16 @@ func (ix *Index) publishLocked(force bool) []int {
 		switch {
 		case SerialLess(ix.serials[zi], now):
 			ix.serials[zi] = now
-		case force:
+		case force || ix.restored[zi]:
+			// A restored serial may be the clock's time or later: the
+			// zone's new content must never have it.
 			ix.serials[zi]++
 		default:
 			ix.pending[zi] = true
 			ix.scheduleTick()
 			continue
 		}
-		ix.pending[zi] = false
+		ix.pending[zi], ix.restored[zi] = false, false
 		notify = append(notify, zi)
 	}
 	if len(notify) > 0 {
@@ -433,6 +449,20 @@ func (ix *Index) publishLocked(force bool) []int {
 	}
 	ix.snap.Store(s)
 	return notify
+}
+
+// nextSnapshotLocked returns the published snapshot with the changed shards
+// of the writer's copy.
+func (ix *Index) nextSnapshotLocked() *Snapshot {
+	old := ix.snap.Load()
+	s := &Snapshot{seed: old.seed, shards: old.shards, zoneNames: old.zoneNames, parents: old.parents, zones: old.zones, cuts: ix.cuts > 0}
+	for i := range ix.dirty {
+		if ix.dirty[i] {
+			s.shards[i] = maps.Clone(ix.nodes[i])
+			ix.dirty[i] = false
+		}
+	}
+	return s
 }
 
 // scheduleTick arranges for pending serials to be bumped on the next second.

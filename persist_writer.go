@@ -1,0 +1,97 @@
+package gateway
+
+import (
+	"time"
+
+	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+)
+
+// persistTiming is when the copies on disk are written.
+type persistTiming struct {
+	// interval is how often the writer looks for zones whose serial changed:
+	// a zone is written at most once per interval.
+	interval time.Duration
+	// refresh is how old a copy may get before it is written again without
+	// a change, so that its write time tells when its data was last known
+	// to be live, not when the zone last changed.
+	refresh time.Duration
+}
+
+var defaultPersistTiming = persistTiming{interval: time.Second, refresh: soaRefresh * time.Second}
+
+// persister writes the live zones to their copies on disk, off the query
+// path: a zone whose serial changed at most once per interval, and every
+// zone at least once per refresh.
+type persister struct {
+	dir      string
+	zones    []string
+	timing   persistTiming
+	now      func() time.Time
+	snapshot func() *index.Snapshot
+
+	written   []uint32    // per zone, the serial of its copy on disk
+	writtenAt []time.Time // per zone, when it was written; zero: never
+	failed    []string    // per zone, the last error logged
+}
+
+func newPersister(dir string, zones []string, t persistTiming, now func() time.Time, snapshot func() *index.Snapshot) *persister {
+	return &persister{
+		dir: dir, zones: zones, timing: t, now: now, snapshot: snapshot,
+		written:   make([]uint32, len(zones)),
+		writtenAt: make([]time.Time, len(zones)),
+		failed:    make([]string, len(zones)),
+	}
+}
+
+// run writes the zones that are due every interval until stop is closed,
+// and then once more.
+func (p *persister) run(stop <-chan struct{}) {
+	tick := time.NewTicker(p.timing.interval)
+	defer tick.Stop()
+	p.writeDue()
+	for {
+		select {
+		case <-stop:
+			p.writeDue()
+			return
+		case <-tick.C:
+			p.writeDue()
+		}
+	}
+}
+
+// writeDue writes the copy of every zone whose serial changed since it was
+// last written, or whose copy is older than refresh. It never replaces a
+// copy with a newer serial (another instance's, during a reload).
+func (p *persister) writeDue() {
+	s := p.snapshot()
+	now := p.now()
+	for zi, zone := range p.zones {
+		serial := s.Serial(zi)
+		if serial == p.written[zi] && now.Sub(p.writtenAt[zi]) < p.timing.refresh {
+			continue
+		}
+		path := copyPath(p.dir, zone)
+		if onDisk, err := copySerial(path); err == nil && index.SerialLess(serial, onDisk) {
+			p.written[zi], p.writtenAt[zi] = serial, now
+			log.Debugf("persist: %s has serial %d, newer than %d: not replaced", path, onDisk, serial)
+			continue
+		}
+		soa := s.SOA(zi)[0].(*dns.SOA)
+		records := append(append([]dns.RR{}, s.NS(zi)...), s.Records(zi)...)
+		if err := writeZoneCopy(path, zone, soa, records, now); err != nil {
+			if msg := err.Error(); msg != p.failed[zi] {
+				p.failed[zi] = msg
+				log.Errorf("persist: writing the copy of zone %s: %v; retrying every %s", zone, err, p.timing.interval)
+			}
+			continue
+		}
+		if p.failed[zi] != "" {
+			log.Infof("persist: wrote the copy of zone %s to %s again", zone, path)
+			p.failed[zi] = ""
+		}
+		p.written[zi], p.writtenAt[zi] = serial, now
+	}
+}
