@@ -181,6 +181,9 @@ authentication:
 authorization: {mode: AlwaysAllow}
 serializeImagePulls: false
 localStorageCapacityIsolation: false
+# Pods see a changed ConfigMap within seconds (default 1m), as the chart's
+# in-place reload test needs.
+syncFrequency: 10s
 EOF
 }
 

@@ -63,13 +63,20 @@ func TestChart(t *testing.T) {
 		t.Fatalf("pod %s restarted %s times", pod, r)
 	}
 
-	// helm upgrade with a new ttl: served by the rolled-out pod.
+	// helm upgrade with a new ttl: the same pod serves it after the reload
+	// plugin loaded the updated ConfigMap (kubelet's syncFrequency is 10s
+	// on the test node; reload checks every 30s).
+	upgraded := time.Now()
 	helm(t, "upgrade", release, filepath.Join(repoRoot, "charts/k8s-gateway"), "--namespace", ns,
 		"--reuse-values", "--set", "ttl=120", "--wait", "--timeout", "180s")
-	waitRolledOut(t, ns, "gw-k8s-gateway")
-	pod = onePod(t, ns, selector)
-	ip = podIP(t, ns, pod)
-	eventually(t, 60*time.Second, ip, "1053", name, "120 IN A 192.0.2.40")
+	eventually(t, 120*time.Second, ip, "1053", name, "120 IN A 192.0.2.40")
+	t.Logf("helm upgrade → new ttl served in place: %s after the upgrade", time.Since(upgraded).Round(time.Second))
+	if now := onePod(t, ns, selector); now != pod {
+		t.Fatalf("helm upgrade replaced pod %s by %s: the reload plugin should load the Corefile in place", pod, now)
+	}
+	if r := kubectl(t, "", "-n", ns, "get", "pod", pod, "-o", "jsonpath={.status.containerStatuses[0].restartCount}"); r != "0" {
+		t.Fatalf("pod %s restarted %s times across the upgrade", pod, r)
+	}
 	eventually(t, 30*time.Second, nodeAddr, nodePort, name, "120 IN A 192.0.2.40")
 
 	// A deleted pod is replaced, and the replacement answers the same.
