@@ -350,6 +350,8 @@ func chartLocalCorefile(t *testing.T, data map[string]string) string {
 			line = indent + name + " 127.0.0.1:" + strconv.Itoa(freePort(t)) + block
 		case name == "lameduck":
 			line = indent + "lameduck 100ms"
+		case name == "persist":
+			line = indent + "persist " + filepath.Join(dir, "persist")
 		case name == "k8s_gateway" && block != "":
 			out = append(out, line, indent+"    kubeconfig {$KUBECONFIG}")
 			continue
@@ -764,6 +766,62 @@ tenancy:
 			},
 		},
 		{
+			name: "persistence",
+			values: `domain: example.com
+watchedResources: [Service]
+persistence: {enabled: true}
+`,
+			check: func(t *testing.T, ns string, m chartManifest, cf chartCorefile) {
+				if _, opts := cf[0].gateway(t); !slices.Equal(opts["persist"], []string{"/var/lib/k8s-gateway"}) {
+					t.Errorf("persist option %q, want /var/lib/k8s-gateway", opts["persist"])
+				}
+				pod := chartGet[appsv1.Deployment](t, m, "Deployment", "").Spec.Template.Spec
+				if sc := pod.SecurityContext; sc == nil || sc.FSGroup == nil || *sc.FSGroup != 65532 {
+					t.Errorf("pod securityContext %+v, want fsGroup 65532", sc)
+				}
+				vol := pod.Volumes[slices.IndexFunc(pod.Volumes, func(v corev1.Volume) bool { return v.Name == "zone-copies" })]
+				if vol.EmptyDir == nil || vol.EmptyDir.SizeLimit == nil || vol.EmptyDir.SizeLimit.String() != "64Mi" {
+					t.Errorf("volume %+v, want an emptyDir of 64Mi", vol)
+				}
+				mounts := pod.Containers[0].VolumeMounts
+				if !slices.ContainsFunc(mounts, func(vm corev1.VolumeMount) bool {
+					return vm.Name == "zone-copies" && vm.MountPath == "/var/lib/k8s-gateway" && !vm.ReadOnly
+				}) {
+					t.Errorf("volume mounts %+v", mounts)
+				}
+			},
+			dns: func(t *testing.T, ns, other string, s *server) {
+				s.eventually(t, 5*time.Second, "example.com.", dns.TypeNS, positive("example.com. 60 IN NS k8s-gateway."+ns+".example.com."))
+				copyFile := filepath.Join(filepath.Dir(s.corefile), "persist", "example.com.zone")
+				for begin := time.Now(); copySerial(t, copyFile) != soaSerial(s); time.Sleep(20 * time.Millisecond) {
+					if time.Since(begin) > 10*time.Second {
+						t.Fatalf("no copy of the zone's serial %d in %s", soaSerial(s), copyFile)
+					}
+				}
+			},
+		},
+		{
+			name: "persistence-claim",
+			values: `domain: example.com
+watchedResources: [Service]
+podSecurityContext: {runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 2000}
+persistence: {enabled: true, mountPath: /data, existingClaim: dns-copies}
+`,
+			check: func(t *testing.T, ns string, m chartManifest, cf chartCorefile) {
+				if _, opts := cf[0].gateway(t); !slices.Equal(opts["persist"], []string{"/data"}) {
+					t.Errorf("persist option %q, want /data", opts["persist"])
+				}
+				pod := chartGet[appsv1.Deployment](t, m, "Deployment", "").Spec.Template.Spec
+				if sc := pod.SecurityContext; sc == nil || sc.FSGroup == nil || *sc.FSGroup != 2000 {
+					t.Errorf("pod securityContext %+v, want the given fsGroup 2000", sc)
+				}
+				vol := pod.Volumes[slices.IndexFunc(pod.Volumes, func(v corev1.Volume) bool { return v.Name == "zone-copies" })]
+				if vol.PersistentVolumeClaim == nil || vol.PersistentVolumeClaim.ClaimName != "dns-copies" || vol.EmptyDir != nil {
+					t.Errorf("volume %+v, want the claim dns-copies", vol)
+				}
+			},
+		},
+		{
 			name: "zone-files",
 			values: `domain: example.com
 fallthrough: {enabled: true}
@@ -965,6 +1023,7 @@ zoneFiles: [{filename: db.mixed, domains: "example.com example.net", contents: "
 `, []string{"zoneFiles[0] (db.mixed): its domains must be either all zones of `domain`"}},
 		{"zone-file-name", "domain: example.com\nzoneFiles: [{filename: Corefile, domains: example.net, contents: x}]\n", []string{"at '/zoneFiles/0/filename'"}},
 		{"reverse-zones-relative-apex", "domain: 2.0.192.in-addr.arpa\n", []string{"domain has only reverse zones", "apex and secondary must be absolute names"}},
+		{"persistence-relative-path", "domain: example.com\npersistence: {enabled: true, mountPath: data}\n", []string{"at '/persistence/mountPath': 'data' does not match pattern"}},
 		{"servicemonitor-without-prometheus", "domain: example.com\nextraZonePlugins: [{name: errors}]\nserviceMonitor: {enabled: true}\n", []string{
 			"serviceMonitor.enabled needs the prometheus plugin in extraZonePlugins"}},
 	} {

@@ -271,6 +271,9 @@ it, for fallthrough); one server block per other zone file.
         {{- if .Values.tenancy.events }}
         events
         {{- end }}
+        {{- if .Values.persistence.enabled }}
+        persist {{ .Values.persistence.mountPath }}
+        {{- end }}
     }
 {{- range $inBlock }}
     file /etc/coredns/{{ .filename }} {{ join " " .domains }}
