@@ -185,6 +185,69 @@ func TestChaos(t *testing.T) {
 		l.summarize(t, fmt.Sprintf("first answer %s after start; API /readyz %s, plugin ready %s after the API's first answer; change timed from the later", ms(first), ms(readyz.Sub(back)), ms(ready.Sub(back))), true)
 	})
 
+	t.Run("started-while-api-down-with-copy", func(t *testing.T) {
+		ns := namespace(t)
+		lbService(t, ns, "a", "192.0.2.1", nil)
+		dir := t.TempDir()
+		copyFile := filepath.Join(dir, "example.com.zone")
+		p := newPlugin(t, corefile("        persist "+dir), kubeconfig)
+		// A first run writes the copy.
+		p.start()
+		p.waitReady(60 * time.Second)
+		for begin := time.Now(); ; time.Sleep(20 * time.Millisecond) {
+			if b, _ := os.ReadFile(copyFile); strings.Contains(string(b), "a."+ns+".example.com.\t30\tIN\tA\t192.0.2.1") {
+				break
+			}
+			if time.Since(begin) > 10*time.Second {
+				t.Fatalf("no copy of a.%s in %s after 10 s", ns, copyFile)
+			}
+		}
+		p.stop()
+		kill(t, "kube-apiserver")
+		start := time.Now()
+		p.start()
+		// The copy from the first moment: the right answer, authoritative,
+		// and ready.
+		first := time.Duration(0)
+		c := &dns.Client{Timeout: 200 * time.Millisecond}
+		for time.Since(start) < 5*time.Second {
+			m := new(dns.Msg)
+			m.SetQuestion("a."+ns+".example.com.", dns.TypeA)
+			if in, _, err := c.Exchange(m, p.addr()); err == nil {
+				if in.Rcode != dns.RcodeSuccess || !in.Authoritative || len(in.Answer) != 1 || in.Answer[0].(*dns.A).A.String() != "192.0.2.1" {
+					t.Errorf("first answer without the API:\n%s\nwant 192.0.2.1 with AA from the copy", in)
+				}
+				first = time.Since(start)
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if first == 0 {
+			t.Fatalf("no answer within 5s of starting while the API server is down:\n%s", p.output())
+		}
+		p.waitReady(5 * time.Second)
+		ready := time.Since(start)
+		l := newLoad(p.addr())
+		// The first sync comes 1 to 5 s after the API server, as in
+		// started-while-api-down; the copy is answered meanwhile.
+		l.maxDelay = 10 * time.Second
+		l.expect("a."+ns+".example.com", "192.0.2.1", time.Time{})
+		l.start()
+		time.Sleep(outage)
+		wait := upAsync(t)
+		changeAddress(t, l, ns, "a", "198.51.100.1")
+		readyz := wait()
+		l.mu.Lock()
+		for _, c := range l.changes {
+			if readyz.After(c.made) {
+				c.made = readyz
+			}
+		}
+		l.mu.Unlock()
+		p.alive()
+		l.summarize(t, fmt.Sprintf("plugin started with the API server killed and a copy on disk: first answer (the copy's, AA) %s and ready %s after the start; change timed from the later of the write and /readyz", ms(first), ms(ready)), false)
+	})
+
 	t.Run("rbac-revoked-and-restored", func(t *testing.T) {
 		sa := serviceAccount(t)
 		f := setUp(t, "", tokenKubeconfig(t, sa))
