@@ -2,6 +2,7 @@ package index
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,5 +83,17 @@ func TestIndexSeal(t *testing.T) {
 	ix.Update("copy", nil)
 	if ix.Snapshot() != s {
 		t.Fatal("an update after Seal was published")
+	}
+}
+
+// TestCanonicalKey: the keys sort names as RFC 4034 §6.1 does (its example,
+// lower-cased, without the escaped labels).
+func TestCanonicalKey(t *testing.T) {
+	want := []string{"example.", "a.example.", "yljkjljk.a.example.", "z.a.example.", "zabc.a.example.", "z.example.", "*.z.example."}
+	got := slices.Clone(want)
+	slices.Reverse(got)
+	slices.SortFunc(got, func(a, b string) int { return strings.Compare(canonicalKey(a), canonicalKey(b)) })
+	if !slices.Equal(got, want) {
+		t.Errorf("sorted %q, want %q", got, want)
 	}
 }

@@ -2,7 +2,8 @@ package index
 
 import (
 	"hash/maphash"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/miekg/dns"
 )
@@ -82,14 +83,44 @@ func (s *Snapshot) Records(zi int) []dns.RR {
 		}
 	}
 	nodes = append(nodes, s.delegations(zi)...)
-	sort.Slice(nodes, func(i, j int) bool { return canonicalLess(nodes[i].name, nodes[j].name) })
-	var rrs []dns.RR
-	for _, n := range nodes {
+	// RFC 4034 §6.1 order, label by label from the right, by a key made
+	// once per name rather than by splitting names in every comparison.
+	keyed := make([]keyedNode, len(nodes))
+	size := 0
+	for i, n := range nodes {
+		keyed[i] = keyedNode{canonicalKey(n.name), n}
 		for _, set := range n.sets {
+			size += len(set.rrs)
+		}
+	}
+	slices.SortFunc(keyed, func(a, b keyedNode) int { return strings.Compare(a.key, b.key) })
+	rrs := make([]dns.RR, 0, size)
+	for _, k := range keyed {
+		for _, set := range k.n.sets {
 			rrs = append(rrs, set.rrs...)
 		}
 	}
 	return rrs
+}
+
+// keyedNode is a node with its canonicalKey.
+type keyedNode struct {
+	key string
+	n   *node
+}
+
+// canonicalKey returns a key whose byte order is the canonical order of
+// names (RFC 4034 §6.1): the labels from the right, each followed by a zero byte, which sorts before
+// every byte of a label.
+func canonicalKey(name string) string {
+	labels := dns.SplitDomainName(name)
+	var b strings.Builder
+	b.Grow(len(name) + 1)
+	for i := len(labels) - 1; i >= 0; i-- {
+		b.WriteString(labels[i])
+		b.WriteByte(0)
+	}
+	return b.String()
 }
 
 // delegations returns the NS RRsets of the zones nested in zi, at their
@@ -123,15 +154,4 @@ func (s *Snapshot) delegations(zi int) []*node {
 		}
 	}
 	return nodes
-}
-
-// canonicalLess orders names as RFC 4034 §6.1 does: label by label from the right.
-func canonicalLess(a, b string) bool {
-	la, lb := dns.SplitDomainName(a), dns.SplitDomainName(b)
-	for i, j := len(la)-1, len(lb)-1; i >= 0 && j >= 0; i, j = i-1, j-1 {
-		if la[i] != lb[j] {
-			return la[i] < lb[j]
-		}
-	}
-	return len(la) < len(lb)
 }
