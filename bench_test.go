@@ -110,3 +110,24 @@ func BenchmarkIndexUpdateNewName(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkPersistWrite: one write of the copy of a zone of benchNames names,
+// as the persister makes it after a change, and one read at startup.
+func BenchmarkPersistWrite(b *testing.B) {
+	g := benchGateway(b)
+	dir := b.TempDir()
+	p := newPersister(dir, g.Zones, defaultPersistTiming, g.clock, g.index.Snapshot)
+	b.Run("write", func(b *testing.B) {
+		for b.Loop() {
+			p.written[0] = 0
+			p.writeDue()
+		}
+	})
+	b.Run("read", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := readZoneCopy(copyPath(dir, "example.com."), "example.com."); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

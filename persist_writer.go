@@ -23,7 +23,9 @@ var defaultPersistTiming = persistTiming{interval: time.Second, refresh: soaRefr
 
 // persister writes the live zones to their copies on disk, off the query
 // path: a zone whose serial changed at most once per interval, and every
-// zone at least once per refresh.
+// zone at least once per refresh. It spends at most a tenth of its time
+// writing: after a round that took d, the next comes 10·d later at the
+// earliest (a zone of 100,000 names takes about 0.4 s).
 type persister struct {
 	dir      string
 	zones    []string
@@ -50,14 +52,22 @@ func newPersister(dir string, zones []string, t persistTiming, now func() time.T
 func (p *persister) run(stop <-chan struct{}) {
 	tick := time.NewTicker(p.timing.interval)
 	defer tick.Stop()
-	p.writeDue()
+	var resume time.Time // no round before
+	round := func() {
+		start := time.Now()
+		p.writeDue()
+		resume = start.Add(10 * time.Since(start))
+	}
+	round()
 	for {
 		select {
 		case <-stop:
 			p.writeDue()
 			return
 		case <-tick.C:
-			p.writeDue()
+			if time.Now().After(resume) {
+				round()
+			}
 		}
 	}
 }
