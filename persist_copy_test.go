@@ -73,6 +73,10 @@ func TestPersistServesCopy(t *testing.T) {
 			t.Errorf("AXFR %s from the copy:\n%s\nwant\n%s", zone, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
+	// IXFR from the copy's serial: the single SOA (RFC 1995 §2).
+	if got := xtTransfer(t, g, "example.com.", serial); len(got) != 1 || got[0].(*dns.SOA).Serial != serial {
+		t.Errorf("IXFR=%d from the copy: %q, want its SOA alone", serial, xtStrings(got))
+	}
 	// The live index starts past the copies' serials.
 	g.index.Flush()
 	for zi := range zones {
