@@ -60,6 +60,8 @@ type Gateway struct {
 	events atomic.Pointer[events]
 	// copies are the zones read from persistDir, answered until the informers sync.
 	copies atomic.Pointer[zoneCopies]
+	// unregisterCopies takes the plugin off the copy metric; nil when not on it.
+	unregisterCopies func()
 }
 
 // newGateway returns a Gateway with the defaults of the original plugin.

@@ -53,6 +53,9 @@ func (g *Gateway) start() error {
 		}
 	}
 	g.stopCh = make(chan struct{})
+	if g.persistDir != "" {
+		g.unregisterCopies = registerCopies(g)
+	}
 	published := make(chan struct{})
 	g.ctrl.start()
 	g.wg.Add(1)
@@ -112,6 +115,10 @@ func (g *Gateway) stop() {
 	g.ctrl.stop()
 	g.wg.Wait()
 	g.stopCh = nil
+	if g.unregisterCopies != nil {
+		g.unregisterCopies()
+		g.unregisterCopies = nil
+	}
 	g.ready.Store(false)
 	g.index.Close()
 	if e := g.events.Swap(nil); e != nil {

@@ -42,6 +42,7 @@ func (g *Gateway) loadCopies(dir string) (*zoneCopies, []uint32) {
 			continue
 		}
 		serials[zi] = c.serial
+		copyWritten.WithLabelValues(zone).Set(float64(c.written.Unix()))
 		if !now.Before(c.expires()) {
 			log.Warningf("persist: the copy of zone %s in %s, written %s, is older than its SOA expire (%d s): not served",
 				zone, path, c.written.Format(time.RFC3339), c.soa.Expire)

@@ -103,5 +103,6 @@ func (p *persister) writeDue() {
 			p.failed[zi] = ""
 		}
 		p.written[zi], p.writtenAt[zi] = serial, now
+		copyWritten.WithLabelValues(zone).Set(float64(now.Unix()))
 	}
 }

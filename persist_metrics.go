@@ -1,0 +1,70 @@
+package gateway
+
+import (
+	"sync"
+
+	"github.com/coredns/coredns/plugin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+)
+
+// The metrics of the persist option.
+
+var copyWritten = promauto.NewGaugeVec(prometheus.GaugeOpts{
+	Namespace: plugin.Namespace,
+	Subsystem: "k8s_gateway",
+	Name:      "copy_written_timestamp_seconds",
+	Help:      "Unix time the copy of each zone on disk (persist) was written, as read at startup or last written.",
+}, []string{"zone"})
+
+// Plugins with the persist option, for the copy metric.
+var (
+	persistingMu sync.Mutex
+	persisting   = map[*Gateway]struct{}{}
+)
+
+// registerCopies adds g to the copy metric until the returned function is called.
+func registerCopies(g *Gateway) func() {
+	persistingMu.Lock()
+	persisting[g] = struct{}{}
+	persistingMu.Unlock()
+	return func() {
+		persistingMu.Lock()
+		delete(persisting, g)
+		persistingMu.Unlock()
+	}
+}
+
+// copyCollector exports, per zone, 1 while the zone is answered from its
+// copy on disk (before the informers sync, until the copy's SOA expire), else 0.
+type copyCollector struct{ desc *prometheus.Desc }
+
+func (c copyCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c copyCollector) Collect(ch chan<- prometheus.Metric) {
+	persistingMu.Lock()
+	defer persistingMu.Unlock()
+	// A zone of two instances (during a reload) is answered from a copy
+	// when either answers from one.
+	answered := map[string]float64{}
+	for g := range persisting {
+		zc, now := g.copies.Load(), g.clock()
+		for zi, zone := range g.Zones {
+			v := 0.0
+			if !g.ready.Load() && zc != nil && zc.fresh(zi, now) {
+				v = 1
+			}
+			answered[zone] = max(answered[zone], v)
+		}
+	}
+	for zone, v := range answered {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, v, zone)
+	}
+}
+
+func init() {
+	prometheus.MustRegister(copyCollector{prometheus.NewDesc(
+		prometheus.BuildFQName(plugin.Namespace, "k8s_gateway", "copy_answered"),
+		"1 while a zone is answered from its copy on disk (persist): before the informers sync, until the copy's SOA expire.",
+		[]string{"zone"}, nil)})
+}
