@@ -38,7 +38,8 @@ import (
 //
 // The jitter spreads the retries of many replicas and kinds over time.
 type apiGuard struct {
-	kind  string // for log lines
+	kind  string // for metrics
+	what  string // for log lines: the kind, and the namespace if one
 	list  listFunc
 	watch watchFunc
 	// known returns the objects the informer holds, to find the ones that
@@ -201,7 +202,7 @@ func (g *apiGuard) List(ctx context.Context, o metav1.ListOptions) (runtime.Obje
 		}
 		g.state.failure(err)
 		if n == 0 {
-			log.Warningf("listing %s: %v; retrying until it works", g.kind, err)
+			log.Warningf("listing %s: %v; retrying until it works", g.what, err)
 		}
 		if werr := wait(ctx, g.timing.backoff(n, err)); werr != nil {
 			return nil, err
@@ -394,17 +395,16 @@ func (c *controller) guard(w *watched, list listFunc, watchFn watchFunc) *apiGua
 			return // replaced by the informer of a newer version, which reports
 		}
 		if allowed {
-			log.Infof("%s: the API server answers again", w.kind.name)
+			log.Infof("%s: the API server answers again", w.what())
 		} else {
-			log.Warningf("%s: the API server refuses it: %v; retrying", w.kind.name, err)
+			log.Warningf("%s: the API server refuses it: %v; retrying", w.what(), err)
 		}
 		if !w.nameserver {
-			kindEnabled.DeletePartialMatch(prometheus.Labels{"zones": zones, "kind": w.kind.name})
-			kindEnabled.WithLabelValues(zones, w.kind.name, w.version.groupVersion).Set(map[bool]float64{true: 1, false: 0}[allowed])
+			setKindEnabled(zones, w, w.version.groupVersion, map[bool]float64{true: 1, false: 0}[allowed])
 		}
 	}
 	return &apiGuard{
-		kind: w.kind.name, list: list, watch: watchFn,
+		kind: w.kind.name, what: w.what(), list: list, watch: watchFn,
 		newObject: func() runtime.Object { return w.version.object.DeepCopyObject() },
 		timing:    c.cfg.timing.guard,
 		state:     newKindState(onChange),

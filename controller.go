@@ -68,8 +68,8 @@ type controller struct {
 	out sink
 
 	mu        sync.Mutex
-	warnings  map[string]string   // object key → last warnings logged
-	informers map[string]*watched // running informers by kind name
+	warnings  map[string]string        // object key → last warnings logged
+	informers map[informerKey]*watched // running informers (registry.go)
 	stopCh    chan struct{}
 	wg        sync.WaitGroup
 	syncedCh  chan struct{} // closed once every enabled kind has synced
@@ -108,28 +108,50 @@ func newController(cfg controllerConfig, api apiClient, out sink) *controller {
 		api:       api,
 		out:       out,
 		warnings:  map[string]string{},
-		informers: map[string]*watched{},
+		informers: map[informerKey]*watched{},
 		syncedCh:  make(chan struct{}),
 	}
 }
 
-// watches returns the informers the configuration asks for.
+// what names the informer in log lines: its kind, and its namespace if it
+// reads only one.
+func (w *watched) what() string {
+	if w.namespace == "" || w.nameserver {
+		return w.kind.name
+	}
+	return w.kind.name + " in namespace " + w.namespace
+}
+
+// watches returns the informers the configuration asks for: with the
+// namespaces option, one per listed namespace for each namespaced kind, so
+// that Roles in those namespaces are all the reading it needs.
 func (c *controller) watches() []*watched {
 	var ws []*watched
 	routes := false
+	scopes := []string{""}
+	if len(c.cfg.namespaces) > 0 {
+		scopes = slices.Compact(slices.Sorted(slices.Values(c.cfg.namespaces)))
+	}
 	add := func(k *kind, sel string) {
-		w := &watched{
-			kind:    k,
-			version: k,
-			options: func(o *metav1.ListOptions) { o.LabelSelector = sel },
-			key: func(o metav1.Object) string {
-				return c.cfg.prefix + k.name + "/" + o.GetNamespace() + "/" + o.GetName()
-			},
+		in := scopes
+		if k.cluster {
+			in = []string{""}
 		}
-		if k.records != nil {
-			w.records = func(obj any) result { return k.records(obj, &c.cfg.sources, c) }
+		for _, ns := range in {
+			w := &watched{
+				kind:      k,
+				version:   k,
+				namespace: ns,
+				options:   func(o *metav1.ListOptions) { o.LabelSelector = sel },
+				key: func(o metav1.Object) string {
+					return c.cfg.prefix + k.name + "/" + o.GetNamespace() + "/" + o.GetName()
+				},
+			}
+			if k.records != nil {
+				w.records = func(obj any) result { return k.records(obj, &c.cfg.sources, c) }
+			}
+			ws = append(ws, w)
 		}
-		ws = append(ws, w)
 	}
 	for _, name := range c.cfg.resources {
 		k := kindByName(name)
@@ -220,14 +242,14 @@ func (c *controller) run() {
 		case errors.Is(err, errStopped):
 			return
 		default:
-			log.Warningf("%s disabled: %v; retrying every %s", w.kind.name, err, c.cfg.timing.reprobe)
+			log.Warningf("%s disabled: %v; retrying every %s", w.what(), err, c.cfg.timing.reprobe)
 			disabled = append(disabled, w)
 		}
 	}
 	if !c.waitForSync(syncs) {
 		return
 	}
-	c.kinds = len(syncs)
+	c.kinds = countKinds(running)
 	close(c.syncedCh)
 	setKindMetrics(c.cfg.zonesLabel, running, disabled)
 
@@ -245,7 +267,7 @@ func (c *controller) run() {
 				still = append(still, w)
 				continue
 			}
-			log.Infof("%s enabled", w.kind.name)
+			log.Infof("%s enabled", w.what())
 			c.startInformer(w, true)
 			running = append(running, w)
 		}
@@ -270,7 +292,7 @@ func (c *controller) run() {
 			// XListenerSet and ListenerSet are two), else the informer
 			// would never sync: keep the old one and try again later.
 			if err := c.listOnce(&watched{kind: w.kind, version: v, namespace: w.namespace, options: w.options}); err != nil {
-				log.Warningf("%s: cannot read %s yet, still reading %s: %v", w.kind.name, v.groupVersion, w.version.groupVersion, err)
+				log.Warningf("%s: cannot read %s yet, still reading %s: %v", w.what(), v.groupVersion, w.version.groupVersion, err)
 				continue
 			}
 			nw, ok := c.switchVersion(w, v)
@@ -281,6 +303,16 @@ func (c *controller) run() {
 		}
 		setKindMetrics(c.cfg.zonesLabel, running, disabled)
 	}
+}
+
+// countKinds returns how many kinds ws read: with the namespaces option a
+// kind has several informers.
+func countKinds(ws []*watched) int {
+	names := map[string]bool{}
+	for _, w := range ws {
+		names[w.kind.name] = true
+	}
+	return len(names)
 }
 
 // update publishes the records of an added or changed object.

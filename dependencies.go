@@ -40,15 +40,11 @@ func (c *controller) refreshDependents(k *kind, meta metav1.Object) {
 	key := meta.GetNamespace() + "/" + meta.GetName()
 	switch k {
 	case ingressClassKind:
-		c.mu.Lock()
-		w := c.informers["Ingress"]
-		c.mu.Unlock()
-		if w == nil {
-			return
-		}
-		for _, obj := range w.informer.GetStore().List() {
-			if m, ok := obj.(metav1.Object); ok {
-				c.publish(w, m, obj)
+		for _, w := range c.running("Ingress") {
+			for _, obj := range w.informer.GetStore().List() {
+				if m, ok := obj.(metav1.Object); ok {
+					c.publish(w, m, obj)
+				}
 			}
 		}
 		return
@@ -108,17 +104,13 @@ func (c *controller) refreshAllRoutes() {
 // listenerSets returns the namespace/name keys of the ListenerSets whose
 // index entry is value.
 func (c *controller) listenerSets(index, value string) []string {
-	c.mu.Lock()
-	w := c.informers[listenerSetKind.name]
-	c.mu.Unlock()
-	if w == nil {
-		return nil
-	}
-	objs, _ := w.informer.GetIndexer().ByIndex(index, value)
-	keys := make([]string, 0, len(objs))
-	for _, obj := range objs {
-		if m, ok := obj.(metav1.Object); ok {
-			keys = append(keys, m.GetNamespace()+"/"+m.GetName())
+	var keys []string
+	for _, w := range c.running(listenerSetKind.name) {
+		objs, _ := w.informer.GetIndexer().ByIndex(index, value)
+		for _, obj := range objs {
+			if m, ok := obj.(metav1.Object); ok {
+				keys = append(keys, m.GetNamespace()+"/"+m.GetName())
+			}
 		}
 	}
 	return keys
@@ -126,16 +118,7 @@ func (c *controller) listenerSets(index, value string) []string {
 
 // listenerSet implements sourceContext.
 func (c *controller) listenerSet(namespace, name string) *listenerSet {
-	c.mu.Lock()
-	w := c.informers[listenerSetKind.name]
-	c.mu.Unlock()
-	if w == nil {
-		return nil
-	}
-	obj, ok, _ := w.informer.GetStore().GetByKey(namespace + "/" + name)
-	if !ok {
-		return nil
-	}
+	w, obj := c.getObject(listenerSetKind.name, namespace, name)
 	if _, ok := obj.(*gwv1.ListenerSet); !ok {
 		return nil
 	}
@@ -144,25 +127,14 @@ func (c *controller) listenerSet(namespace, name string) *listenerSet {
 
 // gateway implements sourceContext.
 func (c *controller) gateway(namespace, name string) *gwv1.Gateway {
-	c.mu.Lock()
-	w := c.informers[gatewayKind.name]
-	c.mu.Unlock()
-	if w == nil {
-		return nil
-	}
-	obj, ok, _ := w.informer.GetStore().GetByKey(namespace + "/" + name)
-	if !ok {
-		return nil
-	}
+	_, obj := c.getObject(gatewayKind.name, namespace, name)
 	gw, _ := obj.(*gwv1.Gateway)
 	return gw
 }
 
 // defaultIngressClass implements sourceContext.
 func (c *controller) defaultIngressClass() string {
-	c.mu.Lock()
-	w := c.informers[ingressClassKind.name]
-	c.mu.Unlock()
+	w := c.informerFor(ingressClassKind.name, "")
 	if w == nil {
 		return ""
 	}
@@ -177,16 +149,7 @@ func (c *controller) defaultIngressClass() string {
 
 // namespaceLabels implements sourceContext.
 func (c *controller) namespaceLabels(name string) (map[string]string, bool) {
-	c.mu.Lock()
-	w := c.informers[namespaceKind.name]
-	c.mu.Unlock()
-	if w == nil {
-		return nil, false
-	}
-	obj, ok, _ := w.informer.GetStore().GetByKey(name)
-	if !ok {
-		return nil, false
-	}
+	_, obj := c.getObject(namespaceKind.name, "", name)
 	ns, ok := obj.(*corev1.Namespace)
 	if !ok {
 		return nil, false

@@ -190,7 +190,7 @@ func TestControllerVersionSwitch(t *testing.T) {
 	k8sEventually(t, "TCPRoute read at v1", func() string {
 		g.ctrl.mu.Lock()
 		defer g.ctrl.mu.Unlock()
-		if v := g.ctrl.informers["TCPRoute"].version.groupVersion; v != "gateway.networking.k8s.io/v1" {
+		if v := g.ctrl.informers[informerKey{kind: "TCPRoute"}].version.groupVersion; v != "gateway.networking.k8s.io/v1" {
 			return "read at " + v
 		}
 		return ""

@@ -22,9 +22,7 @@ func (c *controller) switchVersion(w *watched, v *kind) (*watched, bool) {
 	if !c.waitForSync([]cache.InformerSynced{c.startInformer(nw, false)}) {
 		return nil, false
 	}
-	c.mu.Lock()
-	c.informers[w.kind.name] = nw
-	c.mu.Unlock()
+	c.register(nw)
 	w.retired.Store(true)
 	close(w.stop)
 	// Withdraw what only the old informer had (deleted meanwhile).
@@ -38,7 +36,7 @@ func (c *controller) switchVersion(w *watched, v *kind) (*watched, bool) {
 		// every route through a ListenerSet may change.
 		c.refreshAllRoutes()
 	}
-	log.Infof("%s read at %s (was %s)", w.kind.name, v.groupVersion, w.version.groupVersion)
+	log.Infof("%s read at %s (was %s)", w.what(), v.groupVersion, w.version.groupVersion)
 	return nw, true
 }
 
@@ -76,7 +74,7 @@ func (c *controller) probe(w *watched, giveUp <-chan struct{}) error {
 		}
 		wait := c.cfg.timing.guard.backoff(n, err)
 		if n == 0 {
-			log.Warningf("listing %s: %v; retrying until it works", w.kind.name, err)
+			log.Warningf("listing %s: %v; retrying until it works", w.what(), err)
 		}
 		select {
 		case <-c.stopCh:
@@ -181,13 +179,11 @@ func (c *controller) startInformer(w *watched, register bool) cache.InformerSync
 	guard.known = inf.GetStore().List
 	w.informer = inf
 	w.stop = make(chan struct{})
-	if w.namespace == "" && register {
-		c.mu.Lock()
-		c.informers[w.kind.name] = w
-		c.mu.Unlock()
+	if register && !w.nameserver {
+		c.register(w)
 	}
 	if w.version != w.kind || len(w.kind.older) > 0 {
-		log.Infof("%s read at %s", w.kind.name, w.version.groupVersion)
+		log.Infof("%s read at %s", w.what(), w.version.groupVersion)
 	}
 	reg, _ := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { c.update(w, obj) },

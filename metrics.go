@@ -29,8 +29,8 @@ var (
 		Namespace: plugin.Namespace,
 		Subsystem: "k8s_gateway",
 		Name:      "kind_enabled",
-		Help:      "1 when the informer of a kind runs, at the group version given, 0 when the cluster does not serve it or RBAC forbids it.",
-	}, []string{"zones", "kind", "version"})
+		Help:      "1 when the informer of a kind runs, at the group version given, 0 when the cluster does not serve it or RBAC forbids it; by namespace with the namespaces option, else namespace \"\".",
+	}, []string{"zones", "kind", "namespace", "version"})
 	apiRequests = promauto.NewCounterVec(prometheus.CounterOpts{
 		Namespace: plugin.Namespace,
 		Subsystem: "k8s_gateway",
@@ -51,6 +51,13 @@ var (
 	}, []string{"zone"})
 )
 
+// setKindEnabled sets the kind_enabled series of informer w, replacing the
+// one of another version.
+func setKindEnabled(zones string, w *watched, version string, v float64) {
+	kindEnabled.DeletePartialMatch(prometheus.Labels{"zones": zones, "kind": w.kind.name, "namespace": w.namespace})
+	kindEnabled.WithLabelValues(zones, w.kind.name, w.namespace, version).Set(v)
+}
+
 // setKindMetrics records which kinds run, at which version, and which are disabled.
 func setKindMetrics(zones string, running, disabled []*watched) {
 	set := func(w *watched, version string, v float64) {
@@ -58,8 +65,7 @@ func setKindMetrics(zones string, running, disabled []*watched) {
 		if w.nameserver {
 			return
 		}
-		kindEnabled.DeletePartialMatch(prometheus.Labels{"zones": zones, "kind": w.kind.name})
-		kindEnabled.WithLabelValues(zones, w.kind.name, version).Set(v)
+		setKindEnabled(zones, w, version, v)
 	}
 	for _, w := range running {
 		if w.api != nil && !w.api.isAllowed() {

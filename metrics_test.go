@@ -8,7 +8,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-// kindSeries returns the kind_enabled series of zones: "kind version" → value.
+// kindSeries returns the kind_enabled series of zones: "kind version", or
+// "kind/namespace version" for an informer of one namespace → value.
 func kindSeries(t *testing.T, zones string) map[string]float64 {
 	t.Helper()
 	ch := make(chan prometheus.Metric, 100)
@@ -25,7 +26,11 @@ func kindSeries(t *testing.T, zones string) map[string]float64 {
 			l[p.GetName()] = p.GetValue()
 		}
 		if l["zones"] == zones {
-			out[l["kind"]+" "+l["version"]] = d.GetGauge().GetValue()
+			kind := l["kind"]
+			if l["namespace"] != "" {
+				kind += "/" + l["namespace"]
+			}
+			out[kind+" "+l["version"]] = d.GetGauge().GetValue()
 		}
 	}
 	return out
@@ -66,6 +71,12 @@ func TestKindMetrics(t *testing.T) {
 			running:  [][]*watched{nil, {{kind: tcp, version: tcpOld}}, {{kind: tcp, version: tcp}}},
 			disabled: [][]*watched{{{kind: tcp, version: tcp}}, nil, nil},
 			want:     map[string]float64{"TCPRoute gateway.networking.k8s.io/v1": 1},
+		},
+		{
+			desc:     "per namespace: one forbidden, the other at a new version",
+			running:  [][]*watched{{{kind: tcp, version: tcpOld, namespace: "a"}}, {{kind: tcp, version: tcp, namespace: "a"}}},
+			disabled: [][]*watched{{{kind: tcp, version: tcp, namespace: "b"}}, {{kind: tcp, version: tcp, namespace: "b"}}},
+			want:     map[string]float64{"TCPRoute/a gateway.networking.k8s.io/v1": 1, "TCPRoute/b ": 0},
 		},
 	} {
 		g := &Gateway{Zones: []string{"metrics-" + c.desc + "."}}

@@ -48,7 +48,7 @@ func TestProbeAllTransientErrorDelaysOnlyItsKind(t *testing.T) {
 	}
 	var m dto.Metric
 	k8sEventually(t, "kind_enabled{Ingress} 0", func() string {
-		if err := kindEnabled.WithLabelValues("probeall.example.com. example.com.", "Ingress", "").Write(&m); err != nil {
+		if err := kindEnabled.WithLabelValues("probeall.example.com. example.com.", "Ingress", "", "").Write(&m); err != nil {
 			return err.Error()
 		}
 		if m.GetGauge().GetValue() != 0 {

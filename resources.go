@@ -21,7 +21,10 @@ type kind struct {
 	object       runtime.Object
 	list         runtime.Object // an empty list of such objects
 	dynamic      bool           // read as unstructured objects, without Go types
-	transform    cache.TransformFunc
+	// cluster marks cluster-scoped kinds, read in one informer whatever the
+	// namespaces option says.
+	cluster   bool
+	transform cache.TransformFunc
 	// records returns what an object publishes; nil for kinds read only as
 	// context of other kinds (Namespace).
 	records func(obj any, c *sourceConfig, ctx sourceContext) result
@@ -112,7 +115,7 @@ var (
 	namespaceKind = &kind{
 		name: "Namespace", groupVersion: "v1", resource: "namespaces",
 		object: &corev1.Namespace{}, list: &corev1.NamespaceList{},
-		transform: slimNamespace,
+		transform: slimNamespace, cluster: true,
 	}
 )
 
@@ -121,7 +124,7 @@ var (
 var ingressClassKind = &kind{
 	name: "IngressClass", groupVersion: "networking.k8s.io/v1", resource: "ingressclasses",
 	object: &networkingv1.IngressClass{}, list: &networkingv1.IngressClassList{},
-	transform: slimIngressClass,
+	transform: slimIngressClass, cluster: true,
 }
 
 // routeKind returns a route kind read at gateway.networking.k8s.io/v1, or at

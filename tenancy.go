@@ -73,16 +73,7 @@ func (c *controller) mayPublish(namespace, name string) bool {
 	if within(c.cfg.delegations[namespace]) {
 		return true
 	}
-	c.mu.Lock()
-	w := c.informers[namespaceKind.name]
-	c.mu.Unlock()
-	if w == nil {
-		return false
-	}
-	obj, ok, _ := w.informer.GetStore().GetByKey(namespace)
-	if !ok {
-		return false
-	}
+	_, obj := c.getObject(namespaceKind.name, "", namespace)
 	meta, ok := obj.(metav1.Object)
 	if !ok {
 		return false

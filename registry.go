@@ -1,0 +1,61 @@
+package gateway
+
+// The running informers, by kind and namespace. With the namespaces option,
+// each namespaced kind has one informer per listed namespace; cluster-scoped
+// kinds (Namespace, IngressClass), and every kind without the option, have
+// one for all namespaces, registered under the namespace "".
+
+// informerKey names a running informer: its kind and namespace.
+type informerKey struct{ kind, namespace string }
+
+func keyOf(w *watched) informerKey { return informerKey{w.kind.name, w.namespace} }
+
+// register makes the lookups of w's kind read its store.
+func (c *controller) register(w *watched) {
+	c.mu.Lock()
+	c.informers[keyOf(w)] = w
+	c.mu.Unlock()
+}
+
+// informerFor returns the running informer of kind that holds the objects of
+// namespace: the one of that namespace, else the one of all namespaces; nil
+// when no informer reads that namespace.
+func (c *controller) informerFor(kind, namespace string) *watched {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if w := c.informers[informerKey{kind, namespace}]; w != nil {
+		return w
+	}
+	return c.informers[informerKey{kind, ""}]
+}
+
+// running returns every running informer of kind.
+func (c *controller) running(kind string) []*watched {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ws []*watched
+	for k, w := range c.informers {
+		if k.kind == kind {
+			ws = append(ws, w)
+		}
+	}
+	return ws
+}
+
+// getObject returns the object namespace/name of kind from the informer
+// that reads its namespace, or nil.
+func (c *controller) getObject(kind, namespace, name string) (*watched, any) {
+	w := c.informerFor(kind, namespace)
+	if w == nil {
+		return nil, nil
+	}
+	key := name
+	if namespace != "" {
+		key = namespace + "/" + name
+	}
+	obj, ok, _ := w.informer.GetStore().GetByKey(key)
+	if !ok {
+		return nil, nil
+	}
+	return w, obj
+}

@@ -1,0 +1,210 @@
+package gateway
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+	"testing"
+
+	"github.com/miekg/dns"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+)
+
+// TestWatchesPerNamespace: with the namespaces option, every namespaced kind
+// has one informer per listed namespace (each once, whatever the order or
+// repetitions), and the cluster-scoped kinds one for all namespaces.
+func TestWatchesPerNamespace(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		configure func(g *Gateway)
+		want      []string // kind/namespace
+	}{
+		{
+			name:      "without namespaces: one informer per kind",
+			configure: func(g *Gateway) {},
+			want:      []string{"Ingress/", "Service/"},
+		},
+		{
+			name:      "two namespaces, one repeated",
+			configure: func(g *Gateway) { g.namespaces = []string{"web", "apps", "web"} },
+			want:      []string{"Ingress/apps", "Ingress/web", "Service/apps", "Service/web"},
+		},
+		{
+			name: "ingressClasses: IngressClasses stay cluster-wide",
+			configure: func(g *Gateway) {
+				g.namespaces = []string{"apps"}
+				g.ingressClasses = []string{"nginx"}
+			},
+			want: []string{"Ingress/apps", "IngressClass/", "Service/apps"},
+		},
+		{
+			name: "routes: Gateways and ListenerSets per namespace, Namespaces cluster-wide",
+			configure: func(g *Gateway) {
+				g.resources = []string{"HTTPRoute"}
+				g.namespaces = []string{"apps", "infra"}
+			},
+			want: []string{"Gateway/apps", "Gateway/infra", "HTTPRoute/apps", "HTTPRoute/infra",
+				"ListenerSet/apps", "ListenerSet/infra", "Namespace/"},
+		},
+		{
+			name: "delegated ownership: Namespaces cluster-wide",
+			configure: func(g *Gateway) {
+				g.resources = []string{"Service"}
+				g.namespaces = []string{"apps"}
+				g.ownership = index.Delegated
+			},
+			want: []string{"Namespace/", "Service/apps"},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := k8sNewGatewayAPI(fakeAPI{core: fake.NewSimpleClientset(), gw: newGatewayTracker()}, []string{"example.com."}, c.configure)
+			var got []string
+			for _, w := range g.ctrl.watches() {
+				if !w.nameserver {
+					got = append(got, w.kind.name+"/"+w.namespace)
+				}
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, c.want) {
+				t.Errorf("informers %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// roleOnly makes a fake clientset behave as if the plugin had Roles in the
+// namespaces allowed only: a list or watch of Ingresses or Services anywhere
+// else, all namespaces included, is forbidden. It records the namespaces asked.
+type roleOnly struct {
+	allowed []string
+	mu      sync.Mutex
+	asked   map[string]bool // the namespaces asked for, "" for all
+}
+
+func (r *roleOnly) install(client *fake.Clientset) {
+	for _, res := range []string{"ingresses", "services"} {
+		forbid := func(a k8stesting.Action) error {
+			r.mu.Lock()
+			r.asked[a.GetNamespace()] = true
+			r.mu.Unlock()
+			if slices.Contains(r.allowed, a.GetNamespace()) {
+				return nil
+			}
+			return apierrors.NewForbidden(schema.GroupResource{Resource: res}, "", fmt.Errorf("no Role in namespace %q", a.GetNamespace()))
+		}
+		client.PrependReactor("list", res, func(a k8stesting.Action) (bool, k8sruntime.Object, error) {
+			err := forbid(a)
+			return err != nil, nil, err
+		})
+		client.PrependWatchReactor(res, func(a k8stesting.Action) (bool, watch.Interface, error) {
+			err := forbid(a)
+			return err != nil, nil, err
+		})
+	}
+}
+
+// TestControllerNamespaceScoped: with the namespaces option, the plugin
+// works with Roles in the listed namespaces alone. Objects of two listed
+// namespaces, created before and after the start, are published; an object
+// of an unlisted namespace is never published, nor asked for; a listed
+// namespace without a Role disables only its own informers, and says so in
+// kind_enabled.
+func TestControllerNamespaceScoped(t *testing.T) {
+	client := fake.NewSimpleClientset(
+		k8sNamedService("apps", "db", "192.0.2.1"),
+		k8sNamedService("web", "db", "192.0.2.2"),
+		k8sNamedService("other", "db", "192.0.2.3"),
+		k8sNamedService("kube-system", "dns1", "192.0.2.53"))
+	rbac := &roleOnly{allowed: []string{"apps", "web", "kube-system"}, asked: map[string]bool{}}
+	rbac.install(client)
+	zone := "nsscoped.example."
+	g := k8sStartGateway(t, client, []string{zone}, func(g *Gateway) {
+		g.namespaces = []string{"apps", "web", "locked"}
+	})
+	a := func(name, addr string) string {
+		return k8sExpect(t, "NOERROR", []string{name + " 60 IN A " + addr})
+	}
+	k8sAnswers(t, g, "db.apps."+zone, dns.TypeA, a("db.apps."+zone, "192.0.2.1"))
+	k8sAnswers(t, g, "db.web."+zone, dns.TypeA, a("db.web."+zone, "192.0.2.2"))
+
+	// Events of both namespaces reach the index.
+	k8sCreate(t, client, k8sNamedService("apps", "new", "192.0.2.11"))
+	k8sCreate(t, client, k8sNamedIngress("web", "www", []string{"www." + zone}, "192.0.2.12"))
+	k8sCreate(t, client, k8sNamedService("other", "new", "192.0.2.13"))
+	k8sAnswers(t, g, "new.apps."+zone, dns.TypeA, a("new.apps."+zone, "192.0.2.11"))
+	k8sAnswers(t, g, "www."+zone, dns.TypeA, a("www."+zone, "192.0.2.12"))
+	for _, name := range []string{"db.other." + zone, "new.other." + zone} {
+		if got := k8sAnswer(g, name, dns.TypeA); got != k8sNX {
+			t.Errorf("%s (unlisted namespace): %s", name, got)
+		}
+	}
+
+	rbac.mu.Lock()
+	asked := slices.Sorted(maps.Keys(rbac.asked))
+	rbac.mu.Unlock()
+	if want := []string{"apps", "kube-system", "locked", "web"}; !slices.Equal(asked, want) {
+		t.Errorf("Ingresses and Services listed or watched in namespaces %q, want %q", asked, want)
+	}
+
+	k8sEventually(t, "kind_enabled per namespace", func() string {
+		got := kindSeries(t, zone)
+		want := map[string]float64{
+			"Service/apps v1": 1, "Service/web v1": 1, "Service/locked ": 0,
+			"Ingress/apps networking.k8s.io/v1": 1, "Ingress/web networking.k8s.io/v1": 1, "Ingress/locked ": 0,
+		}
+		for k, v := range want {
+			if g, ok := got[k]; !ok || g != v {
+				return fmt.Sprintf("%v, want %v", got, want)
+			}
+		}
+		return ""
+	})
+}
+
+// TestControllerNamespaceScopedRoutes: with the namespaces option, a route
+// publishes through a Gateway of a listed namespace; a Gateway of an unlisted
+// namespace is not read, so routes attached to it publish nothing, and the
+// routes of an unlisted namespace are not read either.
+func TestControllerNamespaceScopedRoutes(t *testing.T) {
+	tracker := newGatewayTracker()
+	gatewaysGVR, routesGVR := gwv1.SchemeGroupVersion.WithResource("gateways"), gwv1.SchemeGroupVersion.WithResource("httproutes")
+	for _, gw := range []*gwv1.Gateway{
+		gwtGateway("infra", "gw", []string{"192.0.2.1"}, gwtFrom(gwtHTTP("http", "*.example.com"), gwv1.NamespacesFromAll, nil)),
+		gwtGateway("edge", "gw", []string{"192.0.2.2"}, gwtFrom(gwtHTTP("http", "*.example.com"), gwv1.NamespacesFromAll, nil)),
+	} {
+		if err := tracker.Create(gatewaysGVR, gw, gw.Namespace); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, r := range []struct{ ns, host, gwNS string }{
+		{"apps", "listed.example.com", "infra"},
+		{"apps", "edge.example.com", "edge"},
+		{"other", "other.example.com", "infra"},
+	} {
+		route := gwtRoute("HTTPRoute", []string{r.host}, gwtRefNS(gwtRef("gw"), r.gwNS)).inNS(r.ns).object().(*gwv1.HTTPRoute)
+		route.Name = r.host
+		if err := tracker.Create(routesGVR, route, r.ns); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := k8sStartGatewayAPI(t, fakeAPI{core: fake.NewSimpleClientset(), gw: tracker}, []string{"example.com."}, func(g *Gateway) {
+		g.resources = []string{"HTTPRoute"}
+		g.namespaces = []string{"apps", "infra"}
+	})
+	for _, c := range []struct{ name, want string }{
+		{"listed.example.com.", k8sExpect(t, "NOERROR", []string{"listed.example.com. 60 IN A 192.0.2.1"})},
+		{"edge.example.com.", k8sNX},
+		{"other.example.com.", k8sNX},
+	} {
+		k8sAnswers(t, g, c.name, dns.TypeA, c.want)
+	}
+}
