@@ -5,6 +5,7 @@ import (
 
 	"github.com/coredns/coredns/plugin/test"
 	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // TestNameserverNames: a relative apex or secondary is taken under each
@@ -65,5 +66,62 @@ func TestLookupReverseZoneNameservers(t *testing.T) {
 		{Qname: "dns1.kube-system.example.com.", Qtype: dns.TypeA, Answer: qtRRs("dns1.kube-system.example.com. 60 IN A 192.0.2.53")},
 	} {
 		qtCheck(t, g, tc)
+	}
+}
+
+func TestNameserverRecords(t *testing.T) {
+	cfg := &sourceConfig{zones: []string{"example.com.", "example.org."}, ttl: 60}
+	tests := []struct {
+		name string
+		svc  *corev1.Service
+		want []string
+		warn []string
+	}{
+		{
+			name: "load balancer addresses in every zone",
+			svc:  k8sNamedService("kube-system", "dns1", "192.0.2.53", "2001:db8::53"),
+			want: []string{
+				"dns1.kube-system.example.com. 60 IN A 192.0.2.53", "dns1.kube-system.example.com. 60 IN AAAA 2001:db8::53",
+				"dns1.kube-system.example.org. 60 IN A 192.0.2.53", "dns1.kube-system.example.org. 60 IN AAAA 2001:db8::53",
+			},
+		},
+		{
+			name: "hostname only: no glue, a warning",
+			svc:  k8sNamedService("kube-system", "dns1", "lb.example.net"),
+			warn: []string{"only hostnames", "lb.example.net."},
+		},
+		{
+			name: "hostnames are dropped next to addresses",
+			svc:  k8sNamedService("kube-system", "dns1", "lb.example.net", "192.0.2.53"),
+			want: []string{"dns1.kube-system.example.com. 60 IN A 192.0.2.53", "dns1.kube-system.example.org. 60 IN A 192.0.2.53"},
+		},
+		{
+			name: "target annotation",
+			svc:  k8sSvcAnnotate(k8sNamedService("kube-system", "dns1", "192.0.2.53"), "external-dns.kubernetes.io/target", "198.51.100.53"),
+			want: []string{"dns1.kube-system.example.com. 60 IN A 198.51.100.53", "dns1.kube-system.example.org. 60 IN A 198.51.100.53"},
+		},
+		{
+			name: "external IPs of a ClusterIP Service",
+			svc: func() *corev1.Service {
+				svc := k8sNamedService("kube-system", "dns1")
+				svc.Spec.Type = corev1.ServiceTypeClusterIP
+				svc.Spec.ExternalIPs = []string{"192.0.2.53"}
+				return svc
+			}(),
+			want: []string{"dns1.kube-system.example.com. 60 IN A 192.0.2.53", "dns1.kube-system.example.org. 60 IN A 192.0.2.53"},
+		},
+		{
+			name: "no addresses",
+			svc:  k8sNamedService("kube-system", "dns1"),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := nameserverRecords(tc.svc, cfg)
+			if d := k8sDiff(k8sStrings(r.rrs), k8sWant(t, tc.want...)); d != "" {
+				t.Error(d)
+			}
+			k8sCheckWarnings(t, r.warnings, tc.warn)
+		})
 	}
 }

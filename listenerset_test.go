@@ -329,47 +329,6 @@ func TestRouteRecordsListenerSet(t *testing.T) {
 	})
 }
 
-// TestRouteRecordsTCPUDPNames: TCPRoute and UDPRoute names follow one rule:
-// the hostname of a listener that matches hostnames, and the hostname
-// annotations narrowed by it; TCP and UDP listeners' hostnames are ignored.
-func TestRouteRecordsTCPUDPNames(t *testing.T) {
-	ip := []string{"192.0.2.1"}
-	gw := func(l gwv1.Listener) []*gwv1.Gateway { return []*gwv1.Gateway{gwtGateway("default", "gw", ip, l)} }
-	a := func(names ...string) []string {
-		var out []string
-		for _, n := range names {
-			out = append(out, n+" 60 IN A 192.0.2.1")
-		}
-		return out
-	}
-	gwtRun(t, []gwtCase{
-		{
-			name: "TCPRoute on a TLS listener takes its hostname", gateways: gw(gwtListener("tls", gwv1.TLSProtocolType, 443, "db.example.com")),
-			route: gwtRoute("TCPRoute", nil, gwtRef("gw")),
-			want:  a("db.example.com."),
-		},
-		{
-			name: "TCPRoute annotation narrowed by a TLS listener", gateways: gw(gwtListener("tls", gwv1.TLSProtocolType, 443, "*.db.example.com")),
-			route: gwtRoute("TCPRoute", nil, gwtRef("gw")).annotated("coredns.io/hostname", "a.db.example.com,b.example.com"),
-			want:  a("*.db.example.com.", "a.db.example.com."),
-		},
-		{
-			name: "TCPRoute on a TCP listener: its hostname is ignored", gateways: gw(gwtListener("tcp", gwv1.TCPProtocolType, 5432, "db.example.com")),
-			route: gwtRoute("TCPRoute", nil, gwtRef("gw")).annotated("coredns.io/hostname", "pg.example.com"),
-			want:  a("pg.example.com."),
-		},
-		{
-			name: "TCPRoute on a TCP listener without annotation", gateways: gw(gwtListener("tcp", gwv1.TCPProtocolType, 5432, "db.example.com")),
-			route: gwtRoute("TCPRoute", nil, gwtRef("gw")),
-		},
-		{
-			name: "UDPRoute on a UDP listener: its hostname is ignored", gateways: gw(gwtListener("udp", gwv1.UDPProtocolType, 53, "dns.example.com")),
-			route: gwtRoute("UDPRoute", nil, gwtRef("gw")).annotated("coredns.io/hostname", "resolver.example.com"),
-			want:  a("resolver.example.com."),
-		},
-	})
-}
-
 // TestRouteListenerSets: the ListenerSet index of the route informers.
 func TestRouteListenerSets(t *testing.T) {
 	r := gwtRoute("HTTPRoute", nil,
