@@ -2,6 +2,8 @@ package index
 
 import (
 	"fmt"
+	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -27,11 +29,65 @@ func qtRRs(ss ...string) []dns.RR {
 }
 
 // qtClock is a settable clock for Config.Now.
-type qtClock struct{ ns atomic.Int64 }
+type qtClock struct {
+	ns atomic.Int64
+
+	mu     sync.Mutex
+	timers []*qtTimer // armed and not stopped, in the order armed
+}
 
 func (c *qtClock) now() time.Time      { return time.Unix(0, c.ns.Load()) }
 func (c *qtClock) set(t time.Time)     { c.ns.Store(t.UnixNano()) }
 func (c *qtClock) add(d time.Duration) { c.ns.Add(int64(d)) }
+
+// qtTimer is a timer of a qtClock: it fires only when the test says so.
+type qtTimer struct {
+	c  *qtClock
+	at time.Time
+	f  func()
+}
+
+// afterFunc implements Config.AfterFunc.
+func (c *qtClock) afterFunc(d time.Duration, f func()) Timer {
+	t := &qtTimer{c: c, at: c.now().Add(d), f: f}
+	c.mu.Lock()
+	c.timers = append(c.timers, t)
+	c.mu.Unlock()
+	return t
+}
+
+func (t *qtTimer) Stop() bool {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	n := len(t.c.timers)
+	t.c.timers = slices.DeleteFunc(t.c.timers, func(o *qtTimer) bool { return o == t })
+	return len(t.c.timers) < n
+}
+
+// armed is the number of timers armed and neither fired nor stopped.
+func (c *qtClock) armed() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.timers)
+}
+
+// fire sets the clock to the time of the first armed timer and runs it; it
+// reports whether there was one.
+func (c *qtClock) fire() bool {
+	c.mu.Lock()
+	if len(c.timers) == 0 {
+		c.mu.Unlock()
+		return false
+	}
+	t := c.timers[0]
+	c.timers = c.timers[1:]
+	c.mu.Unlock()
+	if c.now().Before(t.at) {
+		c.set(t.at)
+	}
+	t.f()
+	return true
+}
 
 // testListener is a Listener made of functions; either may be nil.
 type testListener struct {

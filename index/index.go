@@ -27,6 +27,12 @@ type Listener interface {
 	Conflict(name, message string)
 }
 
+// Timer is a timer that the index armed.
+type Timer interface {
+	// Stop prevents the timer from firing; see time.Timer.Stop.
+	Stop() bool
+}
+
 // Config is what an index is made from.
 type Config struct {
 	// Zones are lower-cased and fully qualified.
@@ -39,6 +45,9 @@ type Config struct {
 	Listener Listener
 	// Now is the clock of the serials; time.Now when nil.
 	Now func() time.Time
+	// AfterFunc arms the timer that publishes the serial of changes made
+	// within a second that already has one; time.AfterFunc when nil.
+	AfterFunc func(d time.Duration, f func()) Timer
 	// Policy decides which namespaces may publish at a name (Union when zero).
 	Policy Policy
 	// Domains are the domains delegated to each namespace by configuration
@@ -66,6 +75,7 @@ type Index struct {
 	listener   Listener
 	announceMu sync.Mutex // serializes SerialChanged calls
 	now        func() time.Time
+	afterFunc  func(d time.Duration, f func()) Timer
 
 	mu        sync.Mutex
 	live      bool                         // publish on every change (set by Flush)
@@ -78,7 +88,7 @@ type Index struct {
 	serials   []uint32                     // current serial per zone
 	pending   []bool                       // zones whose data changed without a new serial
 	restored  []bool                       // zones whose serial came from Config.Serials, until it changes
-	tick      *time.Timer                  // bumps pending serials on the next second
+	tick      Timer                        // bumps pending serials on the next second
 	conflicts map[string]string            // owner name → last logged conflict
 	cuts      int                          // names below an apex with NS records
 
@@ -100,6 +110,7 @@ func New(cfg Config) *Index {
 		newSOA:    cfg.SOA,
 		listener:  cfg.Listener,
 		now:       cfg.Now,
+		afterFunc: cfg.AfterFunc,
 		objects:   map[string][]dns.RR{},
 		owners:    map[string][]contribution{},
 		children:  map[string]int{},
@@ -117,6 +128,9 @@ func New(cfg Config) *Index {
 	}
 	if ix.now == nil {
 		ix.now = time.Now
+	}
+	if ix.afterFunc == nil {
+		ix.afterFunc = func(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 	}
 	for i := range ix.nodes {
 		ix.nodes[i] = map[string]*node{}
@@ -472,7 +486,7 @@ func (ix *Index) scheduleTick() {
 	}
 	now := ix.now()
 	wait := now.Truncate(time.Second).Add(time.Second).Sub(now)
-	ix.tick = time.AfterFunc(wait, func() {
+	ix.tick = ix.afterFunc(wait, func() {
 		ix.mu.Lock()
 		ix.tick = nil
 		for zi, p := range ix.pending {

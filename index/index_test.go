@@ -35,7 +35,7 @@ func newTestIndex(t testing.TB, zones ...string) (*Index, *qtClock) {
 	t.Helper()
 	clk := &qtClock{}
 	clk.set(time.Now().Truncate(time.Second))
-	ix := New(Config{Zones: zones, SOA: indexSOA, NS: indexNS, Now: clk.now})
+	ix := New(Config{Zones: zones, SOA: indexSOA, NS: indexNS, Now: clk.now, AfterFunc: clk.afterFunc})
 	clk.add(10 * time.Second)
 	t.Cleanup(ix.Close)
 	return ix, clk
@@ -504,15 +504,15 @@ func (w *serialWatch) take() []string {
 	return got
 }
 
-// waitSerial waits up to two seconds for the serial of zone zi to become want.
-func waitSerial(t *testing.T, ix *Index, zi int, want uint32) {
+// fireSerial fires the index's armed timer (the next second comes) and
+// checks that the serial of zone zi is then want.
+func fireSerial(t *testing.T, clk *qtClock, ix *Index, zi int, want uint32) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for ix.Snapshot().zones[zi].serial != want {
-		if time.Now().After(deadline) {
-			t.Fatalf("serial is %d, want %d", ix.Snapshot().zones[zi].serial, want)
-		}
-		time.Sleep(time.Millisecond)
+	if !clk.fire() {
+		t.Fatalf("no timer armed for the pending serial")
+	}
+	if got := ix.Snapshot().zones[zi].serial; got != want {
+		t.Fatalf("serial is %d after the timer, want %d", got, want)
 	}
 }
 
@@ -601,17 +601,16 @@ func TestIndexSerial(t *testing.T) {
 	}
 	// More changes within the same second share that timer.
 	ix.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.5"))
-	waitSerial(t, ix, 0, s0+21)
+	fireSerial(t, clk, ix, 0, s0+21)
 	if serial(1) != s0+10 {
 		t.Errorf("the other zone's serial moved: %d", serial(1))
 	}
 	if got := w.take(); !slices.Equal(got, []string{fmt.Sprintf("example.com. %d", s0+21)}) {
 		t.Errorf("announced %q", got)
 	}
-	// The timer is done: nothing more changes.
-	time.Sleep(20 * time.Millisecond)
-	if serial(0) != s0+21 {
-		t.Errorf("serial moved again to %d", serial(0))
+	// The timer is done: no other is armed.
+	if n := clk.armed(); n != 0 {
+		t.Errorf("%d timers armed after the serial was published", n)
 	}
 
 	// The clock stepping back never makes the serial go back: a change gets
@@ -621,7 +620,7 @@ func TestIndexSerial(t *testing.T) {
 	if serial(0) != s0+21 {
 		t.Fatalf("serial %d right after a change with the clock behind", serial(0))
 	}
-	waitSerial(t, ix, 0, s0+22)
+	fireSerial(t, clk, ix, 0, s0+22)
 
 	// Both zones changed by one object in a later second.
 	clk.set(time.Unix(int64(s0+30), 0))
@@ -651,7 +650,7 @@ func TestIndexSerialWrap(t *testing.T) {
 	}
 	clk.set(time.Unix(1<<32, 999_000_000))
 	ix.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.3"))
-	waitSerial(t, ix, 0, 1)
+	fireSerial(t, clk, ix, 0, 1)
 }
 
 func TestSerialLess(t *testing.T) {
@@ -684,8 +683,13 @@ func TestIndexClose(t *testing.T) {
 	s := ix.Snapshot().zones[0].serial
 	clk.set(time.Unix(int64(s), 900_000_000))
 	ix.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.2")) // arms a 100ms timer
+	if clk.armed() != 1 {
+		t.Fatalf("%d timers armed, want 1", clk.armed())
+	}
 	ix.Close()
-	time.Sleep(150 * time.Millisecond)
+	if clk.fire() {
+		t.Error("the timer was not stopped by Close")
+	}
 	if got := ix.Snapshot().zones[0].serial; got != s {
 		t.Errorf("serial moved after Close: %d → %d", s, got)
 	}
