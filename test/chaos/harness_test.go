@@ -3,10 +3,11 @@
 package chaos
 
 import (
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
+
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -33,9 +34,9 @@ type plugin struct {
 	readyPort   int
 	metricsPort int
 
-	mu  sync.Mutex
-	cmd *exec.Cmd
-	out *bytes.Buffer
+	mu   sync.Mutex
+	proc *harness.Process // nil while stopped
+	last *harness.Process // the latest, for its output
 }
 
 // corefile is the server block of the suite: the zone example.com from the
@@ -83,15 +84,15 @@ func (p *plugin) addr() string { return fmt.Sprintf("127.0.0.1:%d", p.port) }
 // start runs the binary; it does not wait for readiness.
 func (p *plugin) start() {
 	p.t.Helper()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.out = &bytes.Buffer{}
-	p.cmd = exec.Command(corednsBin, "-conf", p.corefile)
-	p.cmd.Env = p.env
-	p.cmd.Stdout, p.cmd.Stderr = lockedWriter{&p.mu, p.out}, lockedWriter{&p.mu, p.out}
-	if err := p.cmd.Start(); err != nil {
+	cmd := exec.Command(corednsBin, "-conf", p.corefile)
+	cmd.Env = p.env
+	proc, err := harness.Start(cmd)
+	if err != nil {
 		p.t.Fatalf("starting coredns: %v", err)
 	}
+	p.mu.Lock()
+	p.proc, p.last = proc, proc
+	p.mu.Unlock()
 }
 
 func (p *plugin) waitReady(timeout time.Duration) {
@@ -114,9 +115,9 @@ func (p *plugin) waitReady(timeout time.Duration) {
 func (p *plugin) alive() {
 	p.t.Helper()
 	p.mu.Lock()
-	cmd := p.cmd
+	proc := p.proc
 	p.mu.Unlock()
-	if cmd == nil || cmd.Process.Signal(syscall.Signal(0)) != nil {
+	if proc == nil || proc.Exited() {
 		p.t.Fatalf("coredns is not running:\n%s", p.output())
 	}
 	if out := p.output(); strings.Contains(out, "panic:") || strings.Contains(out, "goroutine ") {
@@ -127,43 +128,34 @@ func (p *plugin) alive() {
 func (p *plugin) signal(sig syscall.Signal) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.cmd != nil {
-		p.cmd.Process.Signal(sig)
+	if p.proc != nil {
+		p.proc.Cmd.Process.Signal(sig)
 	}
 }
 
 func (p *plugin) stop() {
 	p.mu.Lock()
-	cmd := p.cmd
-	p.cmd = nil
+	proc := p.proc
+	p.proc = nil
 	p.mu.Unlock()
-	if cmd == nil {
-		return
-	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		cmd.Process.Kill()
-		<-done
+	if proc != nil {
+		proc.Stop(10 * time.Second)
 	}
 }
 
 func (p *plugin) output() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.out == nil {
+	if p.last == nil {
 		return ""
 	}
-	return p.out.String()
+	return p.last.Out.String()
 }
 
 // rss is the resident memory of the process in KiB.
 func (p *plugin) rss() int {
 	p.mu.Lock()
-	pid := p.cmd.Process.Pid
+	pid := p.proc.Cmd.Process.Pid
 	p.mu.Unlock()
 	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	m := regexp.MustCompile(`VmRSS:\s+(\d+) kB`).FindSubmatch(data)
@@ -202,34 +194,7 @@ func (p *plugin) metric(name string, filters ...string) float64 {
 	return sum
 }
 
-type lockedWriter struct {
-	mu *sync.Mutex
-	b  *bytes.Buffer
-}
-
-func (w lockedWriter) Write(b []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(b)
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	for range 50 {
-		l, err := net.ListenPacket("udp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := l.LocalAddr().(*net.UDPAddr).Port
-		l.Close()
-		if tl, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
-			tl.Close()
-			return port
-		}
-	}
-	t.Fatal("no free port")
-	return 0
-}
+func freePort(t *testing.T) int { return harness.FreePort(t) }
 
 // ---- objects ----------------------------------------------------------------
 

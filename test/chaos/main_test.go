@@ -12,12 +12,11 @@
 package chaos
 
 import (
-	"bufio"
-	"bytes"
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
+
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -30,7 +29,7 @@ var (
 	kubeconfig string
 	kubectlBin string
 	corednsBin string
-	clusterEnv []string
+	cluster    *harness.Cluster
 	clusterDir string
 	etcdPort   string
 	client     kubernetes.Interface
@@ -39,7 +38,7 @@ var (
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
-	root, err := filepath.Abs("../..")
+	root, err := harness.Root()
 	if err != nil {
 		return fail(err)
 	}
@@ -49,46 +48,25 @@ func run(m *testing.M) int {
 		return fail(err)
 	}
 	defer os.RemoveAll(tmp)
-	corednsBin = filepath.Join(tmp, "coredns")
-	build := exec.Command("go", "build", "-o", corednsBin, "./cmd/coredns")
-	build.Dir, build.Stdout, build.Stderr = repoRoot, os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fail(fmt.Errorf("building coredns: %w", err))
-	}
-	// A control plane of its own: the scenarios kill and pause it.
-	clusterDir = envOr("K8SGW_CHAOS_CLUSTER_DIR", cacheDir()+"/chaos-cluster")
-	etcdPort = envOr("K8SGW_CHAOS_ETCD_PORT", "24190")
-	clusterEnv = append(os.Environ(),
-		"K8SGW_CLUSTER_DIR="+clusterDir,
-		"K8SGW_APISERVER_PORT="+envOr("K8SGW_CHAOS_APISERVER_PORT", "26843"),
-		"K8SGW_ETCD_PORT="+etcdPort,
-	)
-	if err := clusterScript("up"); err != nil {
+	if corednsBin, err = harness.BuildCoreDNS(repoRoot, tmp); err != nil {
 		return fail(err)
 	}
+	// A control plane of its own: the scenarios kill and pause it.
+	clusterDir = harness.EnvOr("K8SGW_CHAOS_CLUSTER_DIR", harness.CacheDir()+"/chaos-cluster")
+	etcdPort = harness.EnvOr("K8SGW_CHAOS_ETCD_PORT", "24190")
+	cluster = harness.NewCluster(repoRoot,
+		"K8SGW_CLUSTER_DIR="+clusterDir,
+		"K8SGW_APISERVER_PORT="+harness.EnvOr("K8SGW_CHAOS_APISERVER_PORT", "26843"),
+		"K8SGW_ETCD_PORT="+etcdPort,
+	)
+	err = cluster.Up()
 	if os.Getenv("K8SGW_CHAOS_KEEP_CLUSTER") == "" {
-		defer clusterScript("down")
+		defer cluster.Down()
 	}
-	out, err := exec.Command(filepath.Join(repoRoot, "hack/cluster.sh"), "env").Output()
 	if err != nil {
 		return fail(err)
 	}
-	_ = out
-	cmd := exec.Command(filepath.Join(repoRoot, "hack/cluster.sh"), "env")
-	cmd.Env = clusterEnv
-	if out, err = cmd.Output(); err != nil {
-		return fail(err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		line := strings.TrimPrefix(sc.Text(), "export ")
-		if v, ok := strings.CutPrefix(line, "KUBECONFIG="); ok {
-			kubeconfig = strings.Trim(v, `"'`)
-		}
-		if v, ok := strings.CutPrefix(line, "KUBECTL="); ok {
-			kubectlBin = strings.Trim(v, `"'`)
-		}
-	}
+	kubeconfig, kubectlBin = cluster.Kubeconfig, cluster.Kubectl
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		return fail(err)
@@ -109,32 +87,8 @@ func run(m *testing.M) int {
 	return code
 }
 
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
-func cacheDir() string {
-	if d := os.Getenv("K8SGW_CACHE"); d != "" {
-		return d
-	}
-	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
-		return d + "/k8s_gateway"
-	}
-	home, _ := os.UserHomeDir()
-	return home + "/.cache/k8s_gateway"
-}
-
-func clusterScript(args ...string) error {
-	cmd := exec.Command(filepath.Join(repoRoot, "hack/cluster.sh"), args...)
-	cmd.Env, cmd.Stdout, cmd.Stderr = clusterEnv, os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("hack/cluster.sh %s: %w", strings.Join(args, " "), err)
-	}
-	return nil
-}
+// clusterScript runs hack/cluster.sh for the suite's control plane.
+func clusterScript(args ...string) error { return cluster.Script(args...) }
 
 func kubectl(t *testing.T, stdin string, args ...string) string {
 	t.Helper()

@@ -3,7 +3,8 @@
 package e2e
 
 import (
-	"bytes"
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
+
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -15,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -78,9 +78,9 @@ type server struct {
 	port      int
 	readyPort int
 
-	mu  sync.Mutex
-	cmd *exec.Cmd
-	out *bytes.Buffer
+	mu   sync.Mutex
+	proc *harness.Process // nil while stopped
+	last *harness.Process // the latest, for its output
 }
 
 // startServer runs coredns with the Corefile at path (relative to the
@@ -115,13 +115,14 @@ func startServerBinary(t *testing.T, binary, corefile, kubecfg string, env ...st
 
 func (s *server) start() {
 	s.t.Helper()
-	s.mu.Lock()
-	s.out = &bytes.Buffer{}
-	s.cmd = exec.Command(s.binary, "-conf", s.corefile)
-	s.cmd.Env = s.env
-	s.cmd.Stdout, s.cmd.Stderr = lockedWriter{&s.mu, s.out}, lockedWriter{&s.mu, s.out}
-	err := s.cmd.Start()
-	s.mu.Unlock()
+	cmd := exec.Command(s.binary, "-conf", s.corefile)
+	cmd.Env = s.env
+	proc, err := harness.Start(cmd)
+	if err == nil {
+		s.mu.Lock()
+		s.proc, s.last = proc, proc
+		s.mu.Unlock()
+	}
 	if err != nil {
 		s.t.Fatalf("starting coredns: %v", err)
 	}
@@ -146,57 +147,25 @@ func (s *server) waitReady(timeout time.Duration) {
 
 func (s *server) stop() {
 	s.mu.Lock()
-	cmd := s.cmd
-	s.cmd = nil
+	proc := s.proc
+	s.proc = nil
 	s.mu.Unlock()
-	if cmd == nil || cmd.Process == nil {
-		return
-	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		cmd.Process.Kill()
-		<-done
+	if proc != nil {
+		proc.Stop(10 * time.Second)
 	}
 }
 
+// output is what the latest run of the server printed.
 func (s *server) output() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.out.String()
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	b  *bytes.Buffer
-}
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	for range 50 {
-		l, err := net.ListenPacket("udp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		port := l.LocalAddr().(*net.UDPAddr).Port
-		l.Close()
-		if tl, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
-			tl.Close()
-			return port
-		}
+	if s.last == nil {
+		return ""
 	}
-	t.Fatal("no free port")
-	return 0
+	return s.last.Out.String()
 }
+
+func freePort(t *testing.T) int { return harness.FreePort(t) }
 
 // reply is a DNS answer reduced to what the tests compare.
 type reply struct {

@@ -69,7 +69,7 @@ spec: {type: LoadBalancer, ports: [{port: 80}]}
 	}
 	down.stop()
 
-	if clusterEnv == nil {
+	if cluster == nil {
 		t.Skip("the cluster was not started by these tests; not stopping its API server")
 	}
 	// A change the copy does not have, then the API server goes down and

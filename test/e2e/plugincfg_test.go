@@ -3,6 +3,8 @@
 package e2e
 
 import (
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -36,7 +38,7 @@ func TestPluginCfg(t *testing.T) {
 	// A fixed directory per checkout: CoreDNS's Makefile builds without
 	// -trimpath, so the Go build cache is reused only under the same path.
 	sum := sha256.Sum256([]byte(repoRoot))
-	work := filepath.Join(cacheDir(), "plugincfg-"+hex.EncodeToString(sum[:4]))
+	work := filepath.Join(harness.CacheDir(), "plugincfg-"+hex.EncodeToString(sum[:4]))
 	src := filepath.Join(work, "coredns")
 	if err := os.RemoveAll(src); err != nil {
 		t.Fatal(err)

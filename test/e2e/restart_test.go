@@ -34,7 +34,7 @@ spec: {type: LoadBalancer, ports: [{port: 80}]}
 // TestAPIServerRestart: while the API server is down the plugin answers from
 // what it knows; once it is back, changes made since reach DNS.
 func TestAPIServerRestart(t *testing.T) {
-	if clusterEnv == nil {
+	if cluster == nil {
 		t.Skip("the cluster was not started by these tests; not restarting its API server")
 	}
 	s := startServer(t, "examples/Corefile", kubeconfig)

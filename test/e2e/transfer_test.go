@@ -3,7 +3,8 @@
 package e2e
 
 import (
-	"bytes"
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
+
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,8 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -47,32 +46,21 @@ type daemon struct {
 	name    string
 	dir     string // its working directory, a t.TempDir()
 	*server        // for queries (only port is set)
-
-	mu  sync.Mutex
-	out bytes.Buffer
-	cmd *exec.Cmd
+	proc    *harness.Process
 }
 
 // startDaemon runs bin with args in dir and stops it when the test ends.
 func startDaemon(t *testing.T, name, dir string, port int, bin string, args ...string) *daemon {
 	t.Helper()
-	d := &daemon{name: name, dir: dir, server: &server{t: t, port: port}}
-	d.cmd = exec.Command(bin, args...)
-	d.cmd.Dir = dir
-	d.cmd.Stdout, d.cmd.Stderr = lockedWriter{&d.mu, &d.out}, lockedWriter{&d.mu, &d.out}
-	if err := d.cmd.Start(); err != nil {
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	proc, err := harness.Start(cmd)
+	if err != nil {
 		t.Fatalf("starting %s: %v", name, err)
 	}
-	done := make(chan struct{})
-	go func() { d.cmd.Wait(); close(done) }()
+	d := &daemon{name: name, dir: dir, server: &server{t: t, port: port}, proc: proc}
 	t.Cleanup(func() {
-		d.cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			d.cmd.Process.Kill()
-			<-done
-		}
+		proc.Stop(10 * time.Second)
 		if t.Failed() {
 			t.Logf("%s output:\n%s", name, d.output())
 		}
@@ -80,11 +68,7 @@ func startDaemon(t *testing.T, name, dir string, port int, bin string, args ...s
 	return d
 }
 
-func (d *daemon) output() string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.out.String()
-}
+func (d *daemon) output() string { return d.proc.Out.String() }
 
 // renderConfig reads a file of the repository and fills its {$NAME} placeholders.
 func renderConfig(t *testing.T, file string, vars map[string]string) string {

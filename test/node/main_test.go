@@ -11,6 +11,8 @@
 package node
 
 import (
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
+
 	"fmt"
 	"os"
 	"os/exec"
@@ -29,7 +31,7 @@ var (
 	kubectlBin string
 	helmBin    string
 	nodeAddr   = "10.244.0.1" // hack/node.sh's NODE_ADDR
-	clusterEnv []string
+	cluster    *harness.Cluster
 )
 
 func TestMain(m *testing.M) { os.Exit(run(m)) }
@@ -39,31 +41,30 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, "node e2e: SKIPPED: a node needs root (network namespaces, cgroups, iptables, mounts); this runs as uid", os.Geteuid())
 		return 0
 	}
-	root, err := filepath.Abs("../..")
+	root, err := harness.Root()
 	if err != nil {
 		return fail(err)
 	}
 	repoRoot = root
-	cache := cacheDir()
-	clusterEnv = append(os.Environ(),
+	cache := harness.CacheDir()
+	cluster = harness.NewCluster(repoRoot,
 		"K8SGW_NODE=1",
-		"K8SGW_CLUSTER_DIR="+envOr("K8SGW_NODE_E2E_CLUSTER_DIR", cache+"/e2e-node-cluster"),
-		"K8SGW_APISERVER_PORT="+envOr("K8SGW_NODE_E2E_APISERVER_PORT", "26943"),
-		"K8SGW_ETCD_PORT="+envOr("K8SGW_NODE_E2E_ETCD_PORT", "24290"),
-		"K8SGW_KCM_PORT="+envOr("K8SGW_NODE_E2E_KCM_PORT", "26944"),
-		"K8SGW_NODE_PORT_BASE="+envOr("K8SGW_NODE_E2E_PORT_BASE", "27250"),
+		"K8SGW_CLUSTER_DIR="+harness.EnvOr("K8SGW_NODE_E2E_CLUSTER_DIR", cache+"/e2e-node-cluster"),
+		"K8SGW_APISERVER_PORT="+harness.EnvOr("K8SGW_NODE_E2E_APISERVER_PORT", "26943"),
+		"K8SGW_ETCD_PORT="+harness.EnvOr("K8SGW_NODE_E2E_ETCD_PORT", "24290"),
+		"K8SGW_KCM_PORT="+harness.EnvOr("K8SGW_NODE_E2E_KCM_PORT", "26944"),
+		"K8SGW_NODE_PORT_BASE="+harness.EnvOr("K8SGW_NODE_E2E_PORT_BASE", "27250"),
 	)
 	start := time.Now()
-	if err := script("up"); err != nil {
-		script("down")
+	err = cluster.Up()
+	if err != nil || os.Getenv("K8SGW_NODE_E2E_KEEP") == "" {
+		defer cluster.Down()
+	}
+	if err != nil {
 		return fail(err)
 	}
 	fmt.Fprintf(os.Stderr, "node e2e: control plane and node Ready in %s\n", time.Since(start).Round(100*time.Millisecond))
-	if os.Getenv("K8SGW_NODE_E2E_KEEP") == "" {
-		defer script("down")
-	}
-	kubeconfig = strings.TrimSpace(envFrom("KUBECONFIG"))
-	kubectlBin = strings.TrimSpace(envFrom("KUBECTL"))
+	kubeconfig, kubectlBin = cluster.Kubeconfig, cluster.Kubectl
 	helmBin = filepath.Join(filepath.Dir(kubectlBin), "helm")
 	if out, err := exec.Command(filepath.Join(repoRoot, "hack/helm.sh")).Output(); err == nil && len(out) > 0 {
 		helmBin = strings.TrimSpace(string(out))
@@ -86,45 +87,8 @@ func run(m *testing.M) int {
 	return m.Run()
 }
 
-func script(args ...string) error {
-	cmd := exec.Command(filepath.Join(repoRoot, "hack/cluster.sh"), args...)
-	cmd.Env, cmd.Stdout, cmd.Stderr = clusterEnv, os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("hack/cluster.sh %s: %w", strings.Join(args, " "), err)
-	}
-	return nil
-}
-
-// envFrom returns a variable that `hack/cluster.sh env` exports.
-func envFrom(name string) string {
-	cmd := exec.Command(filepath.Join(repoRoot, "hack/cluster.sh"), "env")
-	cmd.Env = clusterEnv
-	out, _ := cmd.Output()
-	for _, line := range strings.Split(string(out), "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimPrefix(line, "export "), name+"="); ok {
-			return strings.Trim(v, `"'`)
-		}
-	}
-	return ""
-}
-
-func envOr(name, def string) string {
-	if v := os.Getenv(name); v != "" {
-		return v
-	}
-	return def
-}
-
-func cacheDir() string {
-	if d := os.Getenv("K8SGW_CACHE"); d != "" {
-		return d
-	}
-	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
-		return d + "/k8s_gateway"
-	}
-	home, _ := os.UserHomeDir()
-	return home + "/.cache/k8s_gateway"
-}
+// script runs hack/cluster.sh for the node's cluster.
+func script(args ...string) error { return cluster.Script(args...) }
 
 func fail(err error) int {
 	fmt.Fprintln(os.Stderr, "node e2e:", err)

@@ -1,0 +1,104 @@
+// Package harness holds what the suites outside the plugin package (test/e2e,
+// test/node, test/chaos) share: the real control plane of hack/cluster.sh,
+// the coredns binary under test, free loopback ports and a buffer that
+// daemons write their logs to.
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// Cluster is one control plane run by hack/cluster.sh, told apart from
+// others by its state dir and ports (the K8SGW_* settings it was made with).
+type Cluster struct {
+	root string
+	env  []string
+
+	Kubeconfig string // its admin kubeconfig, once Up
+	Kubectl    string // kubectl matching its API server, once Up
+}
+
+// NewCluster returns the cluster of the repository at root with settings
+// ("K8SGW_CLUSTER_DIR=...", "K8SGW_APISERVER_PORT=...", ...), not started.
+func NewCluster(root string, settings ...string) *Cluster {
+	return &Cluster{root: root, env: append(os.Environ(), settings...)}
+}
+
+// Env is the environment hack/cluster.sh runs with for this cluster.
+func (c *Cluster) Env() []string { return c.env }
+
+// Up starts the cluster, building what is missing, and reads its kubeconfig
+// and kubectl.
+func (c *Cluster) Up() error {
+	if err := c.Script("up"); err != nil {
+		return err
+	}
+	cmd := c.command("env")
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("hack/cluster.sh env: %w", err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := strings.TrimPrefix(sc.Text(), "export ")
+		if v, ok := strings.CutPrefix(line, "KUBECONFIG="); ok {
+			c.Kubeconfig = strings.Trim(v, `"'`)
+		}
+		if v, ok := strings.CutPrefix(line, "KUBECTL="); ok {
+			c.Kubectl = strings.Trim(v, `"'`)
+		}
+	}
+	if c.Kubeconfig == "" || c.Kubectl == "" {
+		return fmt.Errorf("hack/cluster.sh env printed no KUBECONFIG/KUBECTL:\n%s", out)
+	}
+	return nil
+}
+
+// Down stops the cluster and removes its state.
+func (c *Cluster) Down() error { return c.Script("down") }
+
+// Script runs hack/cluster.sh with args for this cluster; what it prints
+// goes to stderr.
+func (c *Cluster) Script(args ...string) error {
+	cmd := c.command(args...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("hack/cluster.sh %s: %w", strings.Join(args, " "), err)
+	}
+	return nil
+}
+
+func (c *Cluster) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(filepath.Join(c.root, "hack/cluster.sh"), args...)
+	cmd.Env = c.env
+	return cmd
+}
+
+// CacheDir is where the built binaries and the clusters' state live:
+// $K8SGW_CACHE, else k8s_gateway in the user's cache directory, as
+// hack/cluster.sh has it.
+func CacheDir() string {
+	if d := os.Getenv("K8SGW_CACHE"); d != "" {
+		return d
+	}
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return d + "/k8s_gateway"
+	}
+	home, _ := os.UserHomeDir()
+	return home + "/.cache/k8s_gateway"
+}
+
+// EnvOr returns the environment variable name, or def when it is empty.
+func EnvOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
