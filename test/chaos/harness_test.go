@@ -97,16 +97,8 @@ func (p *plugin) start() {
 
 func (p *plugin) waitReady(timeout time.Duration) {
 	p.t.Helper()
-	url := fmt.Sprintf("http://127.0.0.1:%d/ready", p.readyPort)
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get(url); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		time.Sleep(20 * time.Millisecond)
+	if harness.WaitOK(fmt.Sprintf("http://127.0.0.1:%d/ready", p.readyPort), 20*time.Millisecond, timeout) {
+		return
 	}
 	p.t.Fatalf("coredns not ready after %s:\n%s", timeout, p.output())
 }

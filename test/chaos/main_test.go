@@ -16,7 +16,6 @@ import (
 
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
@@ -100,12 +99,7 @@ func kubectl(t *testing.T, stdin string, args ...string) string {
 }
 
 func kubectlErr(stdin string, args ...string) (string, error) {
-	cmd := exec.Command(kubectlBin, append([]string{"--kubeconfig", kubeconfig}, args...)...)
-	if stdin != "" {
-		cmd.Stdin = strings.NewReader(stdin)
-	}
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	return harness.Kubectl(kubectlBin, kubeconfig, stdin, args...)
 }
 
 func fail(err error) int {

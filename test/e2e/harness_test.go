@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,12 +32,7 @@ func kubectl(t *testing.T, stdin string, args ...string) string {
 }
 
 func kubectlErr(stdin string, args ...string) (string, error) {
-	cmd := exec.Command(kubectlBin, append([]string{"--kubeconfig", kubeconfig}, args...)...)
-	if stdin != "" {
-		cmd.Stdin = strings.NewReader(stdin)
-	}
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	return harness.Kubectl(kubectlBin, kubeconfig, stdin, args...)
 }
 
 // namespace creates a namespace for one test and deletes it afterwards.
@@ -131,16 +125,8 @@ func (s *server) start() {
 
 func (s *server) waitReady(timeout time.Duration) {
 	s.t.Helper()
-	url := fmt.Sprintf("http://127.0.0.1:%d/ready", s.readyPort)
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get(url); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
+	if harness.WaitOK(fmt.Sprintf("http://127.0.0.1:%d/ready", s.readyPort), 50*time.Millisecond, timeout) {
+		return
 	}
 	s.t.Fatalf("coredns not ready after %s:\n%s", timeout, s.output())
 }
@@ -365,4 +351,43 @@ spec:
 `, "apply", "-f", "-")
 	t.Cleanup(func() { kubectlErr("", "-n", "kube-system", "delete", "service", "dns1") })
 	setLBStatus(t, "kube-system", "service", "dns1", addrs...)
+}
+
+// lbService creates the LoadBalancer Service "lb" in ns with the address ip
+// and waits until s answers its name, which it returns.
+func lbService(t *testing.T, s *server, ns, ip string) string {
+	t.Helper()
+	kubectl(t, fmt.Sprintf(`
+apiVersion: v1
+kind: Service
+metadata: {name: lb, namespace: %s}
+spec: {type: LoadBalancer, ports: [{port: 80}]}
+`, ns), "apply", "-f", "-")
+	setLBStatus(t, ns, "service", "lb", ip)
+	lb := "lb." + ns + ".example.com."
+	s.eventually(t, 5*time.Second, lb, dns.TypeA, positive(lb+" 30 IN A "+ip))
+	return lb
+}
+
+// stopAPIServer stops the suite's kube-apiserver (etcd keeps the data) and
+// returns the function that starts it again; it is started when the test
+// ends in any case.
+func stopAPIServer(t *testing.T) (start func()) {
+	t.Helper()
+	if err := clusterScript("stop-apiserver"); err != nil {
+		t.Fatal(err)
+	}
+	started := false
+	t.Cleanup(func() {
+		if !started {
+			clusterScript("start-apiserver")
+		}
+	})
+	return func() {
+		t.Helper()
+		if err := clusterScript("start-apiserver"); err != nil {
+			t.Fatal(err)
+		}
+		started = true
+	}
 }

@@ -27,15 +27,7 @@ func TestPersistedCopy(t *testing.T) {
 	copyFile := filepath.Join(dir, "example.com.zone")
 	s := startServer(t, "test/e2e/testdata/Corefile.persist", kubeconfig, env)
 	ns := namespace(t)
-	kubectl(t, fmt.Sprintf(`
-apiVersion: v1
-kind: Service
-metadata: {name: lb, namespace: %s}
-spec: {type: LoadBalancer, ports: [{port: 80}]}
-`, ns), "apply", "-f", "-")
-	setLBStatus(t, ns, "service", "lb", "192.0.2.70")
-	lb := "lb." + ns + ".example.com."
-	s.eventually(t, 5*time.Second, lb, dns.TypeA, positive(lb+" 30 IN A 192.0.2.70"))
+	lb := lbService(t, s, ns, "192.0.2.70")
 	// The copy follows within about a second.
 	begin := time.Now()
 	for !strings.Contains(readFile(t, copyFile), "192.0.2.70") {
@@ -75,15 +67,7 @@ spec: {type: LoadBalancer, ports: [{port: 80}]}
 	// A change the copy does not have, then the API server goes down and
 	// the plugin starts: the copy first, then live data.
 	setLBStatus(t, ns, "service", "lb", "192.0.2.71")
-	if err := clusterScript("stop-apiserver"); err != nil {
-		t.Fatal(err)
-	}
-	restarted := false
-	t.Cleanup(func() {
-		if !restarted {
-			clusterScript("start-apiserver")
-		}
-	})
+	startAPIServer := stopAPIServer(t)
 	started := time.Now()
 	s.start()
 	t.Logf("start → ready from the copy: %s", time.Since(started).Round(time.Millisecond))
@@ -91,10 +75,7 @@ spec: {type: LoadBalancer, ports: [{port: 80}]}
 	if got := soaSerial(s); got != persisted {
 		t.Errorf("serial %d, want the copy's %d", got, persisted)
 	}
-	if err := clusterScript("start-apiserver"); err != nil {
-		t.Fatal(err)
-	}
-	restarted = true
+	startAPIServer()
 	d := s.eventually(t, 60*time.Second, lb, dns.TypeA, positive(lb+" 30 IN A 192.0.2.71"))
 	t.Logf("API server started → live answer: %s", d.Round(time.Millisecond))
 	if got := soaSerial(s); int32(got-persisted) <= 0 {

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"fmt"
 	"testing"
 	"time"
 
@@ -14,15 +13,7 @@ import (
 func TestPluginRestart(t *testing.T) {
 	s := startServer(t, "examples/Corefile", kubeconfig)
 	ns := namespace(t)
-	kubectl(t, fmt.Sprintf(`
-apiVersion: v1
-kind: Service
-metadata: {name: lb, namespace: %s}
-spec: {type: LoadBalancer, ports: [{port: 80}]}
-`, ns), "apply", "-f", "-")
-	setLBStatus(t, ns, "service", "lb", "192.0.2.50")
-	lb := "lb." + ns + ".example.com."
-	s.eventually(t, 5*time.Second, lb, dns.TypeA, positive(lb+" 30 IN A 192.0.2.50"))
+	lb := lbService(t, s, ns, "192.0.2.50")
 
 	s.stop()
 	start := time.Now()
@@ -39,33 +30,14 @@ func TestAPIServerRestart(t *testing.T) {
 	}
 	s := startServer(t, "examples/Corefile", kubeconfig)
 	ns := namespace(t)
-	kubectl(t, fmt.Sprintf(`
-apiVersion: v1
-kind: Service
-metadata: {name: lb, namespace: %s}
-spec: {type: LoadBalancer, ports: [{port: 80}]}
-`, ns), "apply", "-f", "-")
-	setLBStatus(t, ns, "service", "lb", "192.0.2.60")
-	lb := "lb." + ns + ".example.com."
-	s.eventually(t, 5*time.Second, lb, dns.TypeA, positive(lb+" 30 IN A 192.0.2.60"))
+	lb := lbService(t, s, ns, "192.0.2.60")
 
-	if err := clusterScript("stop-apiserver"); err != nil {
-		t.Fatal(err)
-	}
-	restarted := false
-	t.Cleanup(func() {
-		if !restarted {
-			clusterScript("start-apiserver")
-		}
-	})
+	startAPIServer := stopAPIServer(t)
 	for range 10 {
 		s.eventually(t, time.Second, lb, dns.TypeA, positive(lb+" 30 IN A 192.0.2.60"))
 		time.Sleep(200 * time.Millisecond)
 	}
-	if err := clusterScript("start-apiserver"); err != nil {
-		t.Fatal(err)
-	}
-	restarted = true
+	startAPIServer()
 	setLBStatus(t, ns, "service", "lb", "192.0.2.61")
 	d := s.eventually(t, 60*time.Second, lb, dns.TypeA, positive(lb+" 30 IN A 192.0.2.61"))
 	t.Logf("change after API server restart → answer: %s", d)

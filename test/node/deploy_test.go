@@ -3,6 +3,8 @@
 package node
 
 import (
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
+
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -154,12 +156,7 @@ func kubectl(t *testing.T, stdin string, args ...string) string {
 }
 
 func kubectlErr(stdin string, args ...string) (string, error) {
-	cmd := exec.Command(kubectlBin, append([]string{"--kubeconfig", kubeconfig}, args...)...)
-	if stdin != "" {
-		cmd.Stdin = strings.NewReader(stdin)
-	}
-	out, err := cmd.CombinedOutput()
-	return string(out), err
+	return harness.Kubectl(kubectlBin, kubeconfig, stdin, args...)
 }
 
 func helm(t *testing.T, args ...string) {

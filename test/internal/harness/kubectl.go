@@ -1,0 +1,17 @@
+package harness
+
+import (
+	"os/exec"
+	"strings"
+)
+
+// Kubectl runs the kubectl binary bin against kubeconfig with args, and
+// stdin when not empty; it returns what kubectl printed, stdout and stderr.
+func Kubectl(bin, kubeconfig, stdin string, args ...string) (string, error) {
+	cmd := exec.Command(bin, append([]string{"--kubeconfig", kubeconfig}, args...)...)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
