@@ -49,7 +49,8 @@ func TestKindsMatchChart(t *testing.T) {
 		}
 		return helpers[start : start+end]
 	}
-	rules := define("clusterRules")
+	rules := define("namespacedRules")
+	clusterScoped := define("clusterScopedRules")
 	var routes []string
 	for _, k := range kinds {
 		group, _, found := strings.Cut(k.groupVersion, "/")
@@ -70,14 +71,14 @@ func TestKindsMatchChart(t *testing.T) {
 		// A kind of its own: `has "<Kind>" $w` grants its resource in its group.
 		m := regexp.MustCompile(`has "` + k.name + `" \$w \}\}(?s:.*?)\{\{- end \}\}`).FindString(rules)
 		if m == "" {
-			t.Errorf("%s: clusterRules grants nothing for it", k.name)
+			t.Errorf("%s: namespacedRules grants nothing for it", k.name)
 			continue
 		}
 		if !strings.Contains(m, `"`+k.resource+`"`) {
-			t.Errorf("%s: clusterRules does not grant %q: %s", k.name, k.resource, m)
+			t.Errorf("%s: namespacedRules does not grant %q: %s", k.name, k.resource, m)
 		}
 		if !strings.Contains(rules, `- apiGroups: ["`+group+`"]`) {
-			t.Errorf("%s: clusterRules has no rule for the group %q", k.name, group)
+			t.Errorf("%s: namespacedRules has no rule for the group %q", k.name, group)
 		}
 	}
 	routeKinds := define("routeKinds")
@@ -89,10 +90,19 @@ func TestKindsMatchChart(t *testing.T) {
 	if n := len(regexp.MustCompile(`"[A-Za-z]+Route"`).FindAllString(routeKinds, -1)); n != len(routes) {
 		t.Errorf("routeKinds of _helpers.tpl names %d kinds, the plugin has %d route kinds", n, len(routes))
 	}
-	// Routes need their context kinds too.
-	for _, k := range []*kind{gatewayKind, namespaceKind} {
-		if !strings.Contains(rules, `"`+k.resource+`"`) {
-			t.Errorf("clusterRules does not grant %s", k.resource)
+	// Routes need their context kinds too; what is cluster-scoped is
+	// granted by the ClusterRole alone, the rest by the Roles of
+	// filters.namespaces too.
+	for _, k := range []*kind{gatewayKind, listenerSetKind, namespaceKind, ingressClassKind} {
+		in, other, where := rules, clusterScoped, "namespacedRules"
+		if k.cluster {
+			in, other, where = clusterScoped, rules, "clusterScopedRules"
+		}
+		if !strings.Contains(in, `"`+k.resource+`"`) {
+			t.Errorf("%s does not grant %s", where, k.resource)
+		}
+		if strings.Contains(other, `"`+k.resource+`"`) {
+			t.Errorf("%s is granted outside %s", k.resource, where)
 		}
 	}
 }

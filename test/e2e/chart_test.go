@@ -233,6 +233,29 @@ func chartReadOnly(resources ...string) []string {
 	return out
 }
 
+// chartCheckRoles checks the Roles of a manifest: their rules by namespace
+// (one Role in each), each bound to the release's ServiceAccount.
+func chartCheckRoles(t *testing.T, m chartManifest, ns string, want map[string][]string) {
+	t.Helper()
+	got := map[string][]string{}
+	for _, o := range m.objs {
+		one := chartManifest{objs: []chartObject{o}}
+		switch o.Kind {
+		case "Role":
+			r := chartGet[rbacv1.Role](t, one, "Role", "")
+			got[r.Namespace] = append(got[r.Namespace], chartRuleSet(t, r.Rules)...)
+		case "RoleBinding":
+			b := chartGet[rbacv1.RoleBinding](t, one, "RoleBinding", "")
+			if b.RoleRef.Kind != "Role" || len(b.Subjects) != 1 || b.Subjects[0] != (rbacv1.Subject{Kind: "ServiceAccount", Name: "k8s-gateway", Namespace: ns}) {
+				t.Errorf("RoleBinding %s/%s %+v", b.Namespace, b.Name, b)
+			}
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Role rules by namespace:\n got %q\nwant %q", got, want)
+	}
+}
+
 // ------------------------------------------------------------ Corefile ----
 
 // chartCorefile is a parsed Corefile: its server blocks, each with its keys and,
@@ -700,12 +723,14 @@ fallthrough: {enabled: true, zones: [example.com]}
 filters:
   ingressClasses: [nginx, traefik]
   gatewayClasses: [eg]
-  namespaces: [web, shop]
+  namespaces: [{{ns}}, {{other}}]
   labelSelector: "env in (prod, staging),!skip"
   serviceLabelSelectors: [tier=frontend, public=yes]
 `,
+			otherNamespace: true,
 			check: func(t *testing.T, ns string, m chartManifest, cf chartCorefile) {
 				_, opts := cf[0].gateway(t)
+				other := opts["namespaces"][len(opts["namespaces"])-1]
 				want := map[string][]string{
 					"resources":             {"Ingress", "Service"},
 					"ttl":                   {"60"},
@@ -713,21 +738,53 @@ filters:
 					"fallthrough":           {"example.com"},
 					"ingressClasses":        {"nginx", "traefik"},
 					"gatewayClasses":        {"eg"},
-					"namespaces":            {"web", "shop"},
+					"namespaces":            {ns, other},
 					"labelSelector":         {"env in (prod, staging),!skip"},
 					"serviceLabelSelectors": {"tier=frontend,public=yes"},
 				}
 				if !reflect.DeepEqual(opts, want) {
 					t.Errorf("k8s_gateway options:\n got %q\nwant %q", opts, want)
 				}
+				// namespaces: a Role in each for the watched kinds; the
+				// ClusterRole has only the cluster-scoped IngressClasses, for
+				// the default class of ingressClasses.
 				cr := chartGet[rbacv1.ClusterRole](t, m, "ClusterRole", "")
-				// ingressClasses: IngressClasses too, for the default class.
-				if got := chartRuleSet(t, cr.Rules); !slices.Equal(got, chartReadOnly("/services", "networking.k8s.io/ingressclasses", "networking.k8s.io/ingresses")) {
+				if got := chartRuleSet(t, cr.Rules); !slices.Equal(got, chartReadOnly("networking.k8s.io/ingressclasses")) {
 					t.Errorf("ClusterRole rules %q", got)
 				}
+				chartCheckRoles(t, m, ns, map[string][]string{
+					ns:    chartReadOnly("/services", "networking.k8s.io/ingresses"),
+					other: chartReadOnly("/services", "networking.k8s.io/ingresses"),
+				})
 			},
 			dns: func(t *testing.T, ns, other string, s *server) {
 				s.eventually(t, 5*time.Second, "example.com.", dns.TypeNS, positive("example.com. 60 IN NS k8s-gateway."+ns+".example.com."))
+			},
+		},
+		{
+			name: "namespaces-only",
+			values: `domain: example.com
+watchedResources: [Service, DNSEndpoint]
+filters:
+  namespaces: [{{other}}]
+tenancy:
+  events: true
+`,
+			otherNamespace: true,
+			check: func(t *testing.T, ns string, m chartManifest, cf chartCorefile) {
+				_, opts := cf[0].gateway(t)
+				other := opts["namespaces"][0]
+				// Nothing cluster-scoped is needed: no ClusterRole. The
+				// release's namespace is not listed: a Role there for the
+				// nameserver Service alone.
+				for _, o := range m.objs {
+					if o.Kind == "ClusterRole" || o.Kind == "ClusterRoleBinding" {
+						t.Errorf("a %s with namespaces and nothing cluster-scoped to read", o.Kind)
+					}
+				}
+				events := append(chartReadOnly("/services", "externaldns.k8s.io/dnsendpoints"), "/events:create,patch")
+				slices.Sort(events)
+				chartCheckRoles(t, m, ns, map[string][]string{other: events, ns: chartReadOnly("/services")})
 			},
 		},
 		{

@@ -129,31 +129,26 @@ glue. JSON list.
 {{- end }}
 
 {{/*
-The ClusterRole's rules: list and watch on exactly the watched kinds, plus
-gateways, listenersets (and the experimental xlistenersets) and namespaces
-when routes are watched (routes publish through Gateways and ListenerSets,
-which admit them by namespace labels), namespaces under the delegated
-ownership policy (Namespaces carry their domains), ingressclasses when
-Ingresses are filtered by class (a class-less Ingress has the default class),
-and create and patch on events with tenancy.events.
+The rules on namespaced resources: list and watch on exactly the watched
+kinds, plus gateways, listenersets (and the experimental xlistenersets) when
+routes are watched (routes publish through Gateways and ListenerSets), and
+create and patch on events with tenancy.events. In the ClusterRole without
+filters.namespaces, in a Role in each listed namespace with it.
 */}}
-{{- define "k8s-gateway.clusterRules" -}}
+{{- define "k8s-gateway.namespacedRules" -}}
 {{- $w := .Values.watchedResources }}
 {{- $routes := list }}
 {{- range include "k8s-gateway.routeKinds" . | fromJsonArray }}
 {{- if has . $w }}{{ $routes = append $routes (printf "%ss" (lower .)) }}{{ end }}
 {{- end }}
-{{- $core := list }}
-{{- if has "Service" $w }}{{ $core = append $core "services" }}{{ end }}
-{{- if or $routes (eq .Values.tenancy.ownership "delegated") }}{{ $core = append $core "namespaces" }}{{ end }}
-{{- with $core }}
+{{- if has "Service" $w }}
 - apiGroups: [""]
-  resources: {{ toJson . }}
+  resources: ["services"]
   verbs: ["list", "watch"]
 {{- end }}
 {{- if has "Ingress" $w }}
 - apiGroups: ["networking.k8s.io"]
-  resources: ["ingresses"{{ if (.Values.filters).ingressClasses }}, "ingressclasses"{{ end }}]
+  resources: ["ingresses"]
   verbs: ["list", "watch"]
 {{- end }}
 {{- if has "DNSEndpoint" $w }}
@@ -174,6 +169,42 @@ and create and patch on events with tenancy.events.
   resources: ["events"]
   verbs: ["create", "patch"]
 {{- end }}
+{{- end }}
+
+{{/*
+The rules on cluster-scoped resources, which only a ClusterRole can grant:
+namespaces when routes are watched (listeners admit routes by namespace
+labels) or under the delegated ownership policy (Namespaces carry their
+domains), ingressclasses when Ingresses are filtered by class (a class-less
+Ingress has the default class). Empty when no feature needs them.
+*/}}
+{{- define "k8s-gateway.clusterScopedRules" -}}
+{{- $w := .Values.watchedResources }}
+{{- $routes := false }}
+{{- range include "k8s-gateway.routeKinds" . | fromJsonArray }}
+{{- if has . $w }}{{ $routes = true }}{{ end }}
+{{- end }}
+{{- if or $routes (eq .Values.tenancy.ownership "delegated") }}
+- apiGroups: [""]
+  resources: ["namespaces"]
+  verbs: ["list", "watch"]
+{{- end }}
+{{- if and (has "Ingress" $w) (.Values.filters).ingressClasses }}
+- apiGroups: ["networking.k8s.io"]
+  resources: ["ingressclasses"]
+  verbs: ["list", "watch"]
+{{- end }}
+{{- end }}
+
+{{/*
+The ClusterRole's rules: with filters.namespaces only the cluster-scoped
+ones, without it every rule.
+*/}}
+{{- define "k8s-gateway.clusterRules" -}}
+{{- if not (.Values.filters).namespaces }}
+{{- include "k8s-gateway.namespacedRules" . }}
+{{- end }}
+{{- include "k8s-gateway.clusterScopedRules" . }}
 {{- end }}
 
 {{/*
