@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 )
 
 // tokenKubeconfig writes a kubeconfig that authenticates as a ServiceAccount.
@@ -121,5 +124,116 @@ spec: {type: LoadBalancer, ports: [{port: 80}]}
 	s.eventually(t, 5*time.Second, lb, dns.TypeA, positive(lb+" 30 IN A 192.0.2.42"))
 	if out := s.output(); !strings.Contains(out, "Ingress disabled") {
 		t.Errorf("no log line about the disabled Ingress kind:\n%s", out)
+	}
+}
+
+// TestNamespaceScopedRBACSuffices runs the plugin with the namespaces option
+// as a ServiceAccount that has only the Roles the chart renders for it, in
+// two listed namespaces (and the Role on the nameserver Service in its own):
+// Services, Ingresses and an HTTPRoute there are published, through a
+// Gateway of the other listed namespace; a Service of a third namespace is
+// not. No kind is disabled for the listed namespaces; only the cluster-scoped
+// Namespace kind, whose ClusterRole is left out on purpose, is disabled, as
+// the README says. It sets up everything it needs, whatever ran before.
+func TestNamespaceScopedRBACSuffices(t *testing.T) {
+	chartHelm(t)
+	chartEnsureGatewayAPI(t)
+	ns, a, b, c := namespace(t), namespace(t), namespace(t), namespace(t)
+	m := chartRender(t, ns, fmt.Sprintf(`domain: example.com
+watchedResources: [Ingress, Service, HTTPRoute]
+filters:
+  namespaces: [%s, %s]
+`, a, b))
+	// Routes read Namespaces, which only a ClusterRole grants: the chart's
+	// has that alone. It is not applied, so the ServiceAccount has Roles only.
+	cr := chartGet[rbacv1.ClusterRole](t, m, "ClusterRole", "")
+	if got := chartRuleSet(t, cr.Rules); !slices.Equal(got, chartReadOnly("/namespaces")) {
+		t.Errorf("ClusterRole rules %q, want namespaces alone", got)
+	}
+	kubectl(t, m.only("ServiceAccount", "Role", "RoleBinding"), "apply", "-f", "-")
+	sa := "system:serviceaccount:" + ns + ":k8s-gateway"
+	for _, check := range []struct {
+		verb, resource string
+		scope          []string
+		want           string
+	}{
+		{"list", "services", []string{"-n", a}, "yes"},
+		{"watch", "httproutes.gateway.networking.k8s.io", []string{"-n", b}, "yes"},
+		{"list", "services", []string{"-n", c}, "no"},
+		{"list", "services", []string{"-A"}, "no"},
+		{"list", "namespaces", nil, "no"},
+	} {
+		if got := chartCanI(t, sa, check.verb, check.resource, check.scope...); got != check.want {
+			t.Errorf("can-i %s %s %q: got %q, want %q", check.verb, check.resource, check.scope, got, check.want)
+		}
+	}
+
+	cm := chartGet[corev1.ConfigMap](t, m, "ConfigMap", "")
+	s := startServer(t, chartLocalCorefile(t, cm.Data), tokenKubeconfig(t, ns, "k8s-gateway"))
+
+	class := "rbac-" + ns
+	t.Cleanup(func() { kubectlErr("", "delete", "gatewayclass", class, "--ignore-not-found", "--wait=false") })
+	chartKubectlRetrying(t, fmt.Sprintf(`
+apiVersion: v1
+kind: Service
+metadata: {name: lb, namespace: %[1]s}
+spec: {type: LoadBalancer, ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: www, namespace: %[1]s}
+spec:
+  parentRefs: [{name: gw, namespace: %[2]s}]
+  hostnames: [www.%[1]s.example.com]
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web, namespace: %[2]s}
+spec: {rules: [{host: web.%[2]s.example.com}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: %[4]s}
+spec: {controllerName: example.com/rbac-e2e}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: %[2]s}
+spec:
+  gatewayClassName: %[4]s
+  listeners:
+  - {name: http, protocol: HTTP, port: 80, hostname: "*.example.com", allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: lb, namespace: %[3]s}
+spec: {type: LoadBalancer, ports: [{port: 80}]}
+`, a, b, c, class), "apply", "-f", "-")
+	setLBStatus(t, c, "service", "lb", "192.0.2.144")
+	setLBStatus(t, a, "service", "lb", "192.0.2.141")
+	setLBStatus(t, b, "ingress", "web", "192.0.2.142")
+	kubectl(t, "", "-n", b, "patch", "gateways.gateway.networking.k8s.io", "gw", "--subresource=status", "--type=merge",
+		"-p", `{"status":{"addresses":[{"type":"IPAddress","value":"192.0.2.143"}]}}`)
+	kubectl(t, "", "-n", a, "patch", "httproutes.gateway.networking.k8s.io", "www", "--subresource=status", "--type=merge",
+		"-p", fmt.Sprintf(`{"status":{"parents":[{"parentRef":{"group":"gateway.networking.k8s.io","kind":"Gateway","name":"gw","namespace":%q},
+"controllerName":"example.com/rbac-e2e","conditions":[{"type":"Accepted","status":"True","reason":"Accepted","message":"rbac e2e",
+"lastTransitionTime":%q,"observedGeneration":1}]}]}}`, b, time.Now().UTC().Format(time.RFC3339)))
+
+	lb, web, www := "lb."+a+".example.com.", "web."+b+".example.com.", "www."+a+".example.com."
+	s.eventually(t, 10*time.Second, lb, dns.TypeA, positive(lb+" 60 IN A 192.0.2.141"))
+	s.eventually(t, 10*time.Second, web, dns.TypeA, positive(web+" 60 IN A 192.0.2.142"))
+	s.eventually(t, 10*time.Second, www, dns.TypeA, positive(www+" 60 IN A 192.0.2.143"))
+	// The third namespace's Service had its address before the others.
+	s.eventually(t, 5*time.Second, "lb."+c+".example.com.", dns.TypeA, nxdomain)
+
+	out := s.output()
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "disabled") && !strings.Contains(line, "Namespace disabled") ||
+			strings.Contains(line, "refuses") {
+			t.Errorf("a kind of the listed namespaces is disabled or refused: %s", line)
+		}
+	}
+	if !strings.Contains(out, "Namespace disabled") {
+		t.Errorf("no log line about the disabled Namespace kind (no ClusterRole):\n%s", out)
 	}
 }
