@@ -110,3 +110,32 @@ func BenchmarkIndexSyncPolicy(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkIndexUpdateAt changes the address of one name among many, as a
+// status update of one object does: the cost of an update and its publication.
+func BenchmarkIndexUpdateAt(b *testing.B) {
+	for _, names := range []int{10_000, 100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("%d_names", names), func(b *testing.B) {
+			ix := New(Config{Zones: []string{"example.com."}, SOA: indexSOA})
+			defer ix.Close()
+			a := func(name string, i int) []dns.RR {
+				return []dns.RR{&dns.A{
+					Hdr: dns.RR_Header{Name: name, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 60},
+					A:   net.IPv4(10, byte(i>>16), byte(i>>8), byte(i)).To4(),
+				}}
+			}
+			for i := range names {
+				ix.Update(fmt.Sprintf("Ingress/ns/o%d", i), a(fmt.Sprintf("h%d.o%d.example.com.", i, i%100), i))
+			}
+			ix.Flush()
+			rrs := [2][]dns.RR{a("h7.o7.example.com.", 1), a("h7.o7.example.com.", 2)}
+			b.ReportAllocs()
+			b.ResetTimer()
+			i := 0
+			for b.Loop() {
+				ix.Update("Ingress/ns/o7", rrs[i%2])
+				i++
+			}
+		})
+	}
+}

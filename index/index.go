@@ -2,7 +2,6 @@ package index
 
 import (
 	"hash/maphash"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -78,19 +77,20 @@ type Index struct {
 	afterFunc  func(d time.Duration, f func()) Timer
 
 	mu        sync.Mutex
-	live      bool                         // publish on every change (set by Flush)
-	objects   map[string][]dns.RR          // object key → its records
-	owners    map[string][]contribution    // owner name → records per object, by key
-	children  map[string]int               // name → data-bearing names below it
-	nodes     [shardCount]map[string]*node // writer's copy of the next snapshot
-	dirty     [shardCount]bool             // shards changed since the last publish
-	changed   []bool                       // zones changed since the last publish
-	serials   []uint32                     // current serial per zone
-	pending   []bool                       // zones whose data changed without a new serial
-	restored  []bool                       // zones whose serial came from Config.Serials, until it changes
-	tick      Timer                        // bumps pending serials on the next second
-	conflicts map[string]string            // owner name → last logged conflict
-	cuts      int                          // names below an apex with NS records
+	live      bool                      // publish on every change (set by Flush)
+	objects   map[string][]dns.RR       // object key → its records
+	owners    map[string][]contribution // owner name → records per object, by key
+	children  map[string]int            // name → data-bearing names below it
+	nodes     map[string]*node          // writer's copy of the next snapshot
+	touched   map[string]struct{}       // names changed since the last publish
+	full      bool                      // the next publish rebuilds every name
+	changed   []bool                    // zones changed since the last publish
+	serials   []uint32                  // current serial per zone
+	pending   []bool                    // zones whose data changed without a new serial
+	restored  []bool                    // zones whose serial came from Config.Serials, until it changes
+	tick      Timer                     // bumps pending serials on the next second
+	conflicts map[string]string         // owner name → last logged conflict
+	cuts      int                       // names below an apex with NS records
 
 	policy        Policy
 	nsNames       []string               // the nameserver names, reserved to the plugin
@@ -114,6 +114,9 @@ func New(cfg Config) *Index {
 		objects:   map[string][]dns.RR{},
 		owners:    map[string][]contribution{},
 		children:  map[string]int{},
+		nodes:     map[string]*node{},
+		touched:   map[string]struct{}{},
+		full:      true,
 		changed:   make([]bool, len(cfg.Zones)),
 		serials:   make([]uint32, len(cfg.Zones)),
 		pending:   make([]bool, len(cfg.Zones)),
@@ -132,24 +135,20 @@ func New(cfg Config) *Index {
 	if ix.afterFunc == nil {
 		ix.afterFunc = func(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 	}
-	for i := range ix.nodes {
-		ix.nodes[i] = map[string]*node{}
-	}
-	seed := maphash.MakeSeed()
-	s := &Snapshot{seed: seed, zoneNames: cfg.Zones, parents: parentZones(cfg.Zones), zones: make([]zoneState, len(cfg.Zones))}
+	s := &Snapshot{zoneNames: cfg.Zones, parents: parentZones(cfg.Zones), zones: make([]zoneState, len(cfg.Zones))}
 	now := uint32(ix.now().Unix())
 	for i, z := range cfg.Zones {
 		ix.serials[i] = now
 		if i < len(cfg.Serials) && cfg.Serials[i] != 0 {
 			ix.serials[i], ix.restored[i] = cfg.Serials[i], true
 		}
-		ix.setNode(seed, &node{name: z})
+		ix.setNode(&node{name: z})
 		// A nested zone makes the names between its apex and its parent's
 		// empty non-terminals of the parent, for good.
 		if p := s.parents[i]; p >= 0 {
 			ix.forAncestors(z, cfg.Zones[p], func(a string) {
 				ix.children[a]++
-				ix.setNode(seed, &node{name: a})
+				ix.setNode(&node{name: a})
 			})
 		}
 		var ns []dns.RR
@@ -163,10 +162,8 @@ func New(cfg Config) *Index {
 		}
 		s.zones[i] = zoneState{name: z, serial: ix.serials[i], soa: []dns.RR{cfg.SOA(z, ix.serials[i])}, ns: ns[:len(ns):len(ns)]}
 	}
-	for i := range s.shards {
-		s.shards[i] = maps.Clone(ix.nodes[i])
-		ix.dirty[i] = false
-	}
+	s.names = buildTable(maphash.MakeSeed(), ix.nodes)
+	ix.full = false
 	ix.snap.Store(s)
 	return ix
 }
@@ -318,8 +315,7 @@ func (ix *Index) rebuild(name string) {
 	sets, conflict := mergeSets(name, accepted, name == ix.zones[zi])
 	ix.reportConflict(name, conflict, accepted)
 
-	seed := ix.snap.Load().seed
-	old := ix.nodes[shardOf(seed, name)][name]
+	old := ix.nodes[name]
 	hadData := old != nil && !old.empty()
 	if old != nil && equalSets(old.sets, sets) {
 		return
@@ -336,52 +332,65 @@ func (ix *Index) rebuild(name string) {
 			}
 		})
 		// Ancestors may have appeared as, or stopped being, empty non-terminals.
-		ix.forAncestors(name, ix.zones[zi], func(a string) { ix.refresh(seed, a, zi, nil, false) })
+		ix.forAncestors(name, ix.zones[zi], func(a string) { ix.refresh(a, zi, nil, false) })
 	}
-	ix.refresh(seed, name, zi, sets, true)
+	ix.refresh(name, zi, sets, true)
 }
 
 // refresh replaces the node of name. With setData false it keeps the node's
 // current data and only re-evaluates its existence and wildcard link.
-func (ix *Index) refresh(seed maphash.Seed, name string, zi int, sets []rrset, setData bool) {
-	old := ix.nodes[shardOf(seed, name)][name]
+func (ix *Index) refresh(name string, zi int, sets []rrset, setData bool) {
+	old := ix.nodes[name]
 	if !setData && old != nil {
 		sets = old.sets
 	}
 	exists := len(sets) > 0 || ix.children[name] > 0 || name == ix.zones[zi]
 	var n *node
 	if exists {
-		n = newNode(name, sets, ix.nodes[shardOf(seed, "*."+name)]["*."+name])
+		n = newNode(name, sets, ix.nodes["*."+name])
 		if old != nil && old.wildcard == n.wildcard && equalSets(old.sets, n.sets) {
 			return
 		}
-		ix.setNode(seed, n)
+		ix.setNode(n)
 	} else {
 		if old == nil {
 			return
 		}
-		ix.deleteNode(seed, name)
+		ix.deleteNode(name)
 	}
 	ix.changed[zi] = true
 	// The parent of a wildcard links to it.
 	if isWildcard(name) {
-		ix.refresh(seed, name[2:], zi, nil, false)
+		ix.refresh(name[2:], zi, nil, false)
 	}
 }
 
-func (ix *Index) setNode(seed maphash.Seed, n *node) {
-	i := shardOf(seed, n.name)
-	ix.countCut(ix.nodes[i][n.name], -1)
+func (ix *Index) setNode(n *node) {
+	ix.countCut(ix.nodes[n.name], -1)
 	ix.countCut(n, +1)
-	ix.nodes[i][n.name] = n
-	ix.dirty[i] = true
+	ix.nodes[n.name] = n
+	ix.touch(n.name)
 }
 
-func (ix *Index) deleteNode(seed maphash.Seed, name string) {
-	i := shardOf(seed, name)
-	ix.countCut(ix.nodes[i][name], -1)
-	delete(ix.nodes[i], name)
-	ix.dirty[i] = true
+func (ix *Index) deleteNode(name string) {
+	ix.countCut(ix.nodes[name], -1)
+	delete(ix.nodes, name)
+	ix.touch(name)
+}
+
+// touch notes that the node of name changed since the last publish. Until
+// the first Flush (or Seal) nothing is published, and the first publish
+// builds the table from every name instead.
+func (ix *Index) touch(name string) {
+	if ix.full {
+		return
+	}
+	if !ix.live {
+		ix.full = true
+		clear(ix.touched)
+		return
+	}
+	ix.touched[name] = struct{}{}
 }
 
 // countCut keeps count of the delegations (NS records below an apex).
@@ -417,7 +426,7 @@ func (ix *Index) forAncestors(name, zone string, f func(string)) {
 	}
 }
 
-// publishLocked stores a new snapshot holding the changed shards and serials.
+// publishLocked stores a new snapshot holding the changed names and serials.
 // It returns the zones whose serial changed.
 //
 // The serial of a zone is the Unix time of its last change. A second change
@@ -465,16 +474,19 @@ func (ix *Index) publishLocked(force bool) []int {
 	return notify
 }
 
-// nextSnapshotLocked returns the published snapshot with the changed shards
-// of the writer's copy.
+// nextSnapshotLocked returns the published snapshot with the names changed
+// in the writer's copy.
 func (ix *Index) nextSnapshotLocked() *Snapshot {
 	old := ix.snap.Load()
-	s := &Snapshot{seed: old.seed, shards: old.shards, zoneNames: old.zoneNames, parents: old.parents, zones: old.zones, cuts: ix.cuts > 0}
-	for i := range ix.dirty {
-		if ix.dirty[i] {
-			s.shards[i] = maps.Clone(ix.nodes[i])
-			ix.dirty[i] = false
-		}
+	s := &Snapshot{names: old.names, zoneNames: old.zoneNames, parents: old.parents, zones: old.zones, cuts: ix.cuts > 0}
+	switch {
+	case ix.full:
+		s.names = buildTable(old.names.seed, ix.nodes)
+		ix.full = false
+		clear(ix.touched)
+	case len(ix.touched) > 0:
+		s.names = old.names.with(ix.touched, ix.nodes)
+		clear(ix.touched)
 	}
 	return s
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"hash/maphash"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -64,17 +65,14 @@ func dumpNode(n *node) string {
 // dumpSnapshot renders every node of s, sorted by name.
 func dumpSnapshot(s *Snapshot) []string {
 	var out []string
-	for _, m := range s.shards {
-		for _, n := range m {
-			out = append(out, dumpNode(n))
-		}
-	}
+	s.names.each(func(n *node) { out = append(out, dumpNode(n)) })
 	slices.Sort(out)
 	return out
 }
 
 // checkIndexInvariants checks the structure of the published snapshot of ix:
-// nodes are filed under their names in the right shard; a name exists iff it
+// nodes are filed under their names' hashes in the right leaf, which is sorted
+// and counted; a name exists iff it
 // is an apex, has data, or has a descendant with data; wildcard links point to
 // the very node of "*.<name>" in the same snapshot; the writer's copy equals
 // the published one (after a publish).
@@ -82,36 +80,52 @@ func checkIndexInvariants(t *testing.T, ix *Index) {
 	t.Helper()
 	s := ix.Snapshot()
 	withData := map[string]bool{}
-	for i, m := range s.shards {
-		for name, n := range m {
-			if n.name != name || shardOf(s.seed, name) != i {
-				t.Errorf("node %q filed as %q in shard %d", n.name, name, i)
-			}
-			if !n.empty() {
-				withData[name] = true
-			}
-			if w := s.get("*." + name); n.wildcard != w {
-				t.Errorf("node %q links wildcard %p, snapshot holds %p", name, n.wildcard, w)
-			}
-			for j := 1; j < len(n.sets); j++ {
-				if n.sets[j-1].qtype >= n.sets[j].qtype {
-					t.Errorf("node %q: sets out of order", name)
+	count := 0
+	for bi, b := range s.names.top {
+		if b == nil {
+			continue
+		}
+		for li, l := range b {
+			for i, e := range l {
+				count++
+				if e.hash != maphash.String(s.names.seed, e.node.name) {
+					t.Errorf("node %q filed under a hash of another name", e.node.name)
+				}
+				if gb, gl := slot(e.hash); gb != bi || gl != li {
+					t.Errorf("node %q filed in leaf %d/%d, belongs in %d/%d", e.node.name, bi, li, gb, gl)
+				}
+				if i > 0 && l[i-1].hash > e.hash {
+					t.Errorf("leaf %d/%d out of order at %q", bi, li, e.node.name)
 				}
 			}
-			for _, set := range n.sets {
-				if len(set.rrs) == 0 {
-					t.Errorf("node %q: empty %s set", name, dns.TypeToString[set.qtype])
-				}
+		}
+	}
+	if count != s.Len() {
+		t.Errorf("snapshot counts %d names, holds %d", s.Len(), count)
+	}
+	for name, n := range snapshotNodes(s) {
+		if !n.empty() {
+			withData[name] = true
+		}
+		if w := s.get("*." + name); n.wildcard != w {
+			t.Errorf("node %q links wildcard %p, snapshot holds %p", name, n.wildcard, w)
+		}
+		for j := 1; j < len(n.sets); j++ {
+			if n.sets[j-1].qtype >= n.sets[j].qtype {
+				t.Errorf("node %q: sets out of order", name)
+			}
+		}
+		for _, set := range n.sets {
+			if len(set.rrs) == 0 {
+				t.Errorf("node %q: empty %s set", name, dns.TypeToString[set.qtype])
 			}
 		}
 	}
 	// The snapshot knows whether there are delegations.
 	cuts := false
-	for _, m := range s.shards {
-		for name, n := range m {
-			if n.rrs(dns.TypeNS) != nil && !slices.Contains(ix.zones, name) {
-				cuts = true
-			}
+	for name, n := range snapshotNodes(s) {
+		if n.rrs(dns.TypeNS) != nil && !slices.Contains(ix.zones, name) {
+			cuts = true
 		}
 	}
 	if ix.Snapshot() == s && s.cuts != cuts && ix.live {
@@ -135,11 +149,9 @@ func checkIndexInvariants(t *testing.T, ix *Index) {
 		need[name] = true
 		ix.forAncestors(name, ix.zones[zi], func(a string) { need[a] = true })
 	}
-	for _, m := range s.shards {
-		for name := range m {
-			if !need[name] {
-				t.Errorf("node %q exists without data or data below it", name)
-			}
+	for name := range snapshotNodes(s) {
+		if !need[name] {
+			t.Errorf("node %q exists without data or data below it", name)
 		}
 	}
 	for name := range need {
@@ -150,14 +162,12 @@ func checkIndexInvariants(t *testing.T, ix *Index) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.live {
-		for i := range ix.nodes {
-			if len(ix.nodes[i]) != len(s.shards[i]) {
-				t.Errorf("shard %d: writer holds %d names, snapshot %d", i, len(ix.nodes[i]), len(s.shards[i]))
-			}
-			for name, n := range ix.nodes[i] {
-				if s.shards[i][name] != n {
-					t.Errorf("%q: writer's node differs from the published one", name)
-				}
+		if len(ix.nodes) != s.Len() {
+			t.Errorf("writer holds %d names, snapshot %d", len(ix.nodes), s.Len())
+		}
+		for name, n := range ix.nodes {
+			if s.get(name) != n {
+				t.Errorf("%q: writer's node differs from the published one", name)
 			}
 		}
 	}
@@ -192,12 +202,15 @@ func checkSameAsFresh(t *testing.T, ix *Index) {
 
 func snapshotNames(s *Snapshot) []string {
 	var out []string
-	for _, m := range s.shards {
-		for name := range m {
-			out = append(out, name)
-		}
-	}
+	s.names.each(func(n *node) { out = append(out, n.name) })
 	slices.Sort(out)
+	return out
+}
+
+// snapshotNodes returns every node of s by name.
+func snapshotNodes(s *Snapshot) map[string]*node {
+	out := map[string]*node{}
+	s.names.each(func(n *node) { out[n.name] = n })
 	return out
 }
 

@@ -1,22 +1,16 @@
 package index
 
 import (
-	"hash/maphash"
 	"slices"
 	"strings"
 
 	"github.com/miekg/dns"
 )
 
-// shardCount is the number of maps a snapshot spreads its names over. A change
-// copies only the shards it touches, so an update costs O(names/shardCount).
-const shardCount = 256
-
 // Snapshot is an immutable view of every zone of an index. The query path
 // loads it with one atomic read and never takes a lock.
 type Snapshot struct {
-	seed      maphash.Seed
-	shards    [shardCount]map[string]*node
+	names     table       // every name, empty non-terminals included
 	zoneNames []string    // the index's zones, shared and never changed
 	parents   []int       // per zone, the zone it is nested in, or -1; shared
 	zones     []zoneState // in the order of zoneNames
@@ -31,14 +25,8 @@ type zoneState struct {
 	ns     []dns.RR // the apex NS RRset, the same in every snapshot
 }
 
-func shardOf(seed maphash.Seed, name string) int {
-	return int(maphash.String(seed, name) % shardCount)
-}
-
 // get returns the node of name, or nil when the name does not exist.
-func (s *Snapshot) get(name string) *node {
-	return s.shards[shardOf(s.seed, name)][name]
-}
+func (s *Snapshot) get(name string) *node { return s.names.get(name) }
 
 // Zones returns the zones of the snapshot, in the order the index was given
 // them. The slice must not be changed.
@@ -61,13 +49,7 @@ func (s *Snapshot) NS(zi int) []dns.RR { return s.zones[zi].ns }
 func (s *Snapshot) Has(name string) bool { return s.get(name) != nil }
 
 // Len returns the number of names in the snapshot, empty non-terminals included.
-func (s *Snapshot) Len() int {
-	n := 0
-	for _, m := range s.shards {
-		n += len(m)
-	}
-	return n
-}
+func (s *Snapshot) Len() int { return s.names.len }
 
 // Records returns every record of zone zi but the apex SOA and NS, ordered
 // by name (RFC 4034 §6.1) and type: the body of a zone transfer. The zones
@@ -75,13 +57,11 @@ func (s *Snapshot) Len() int {
 // of the nameserver names below the cut as glue.
 func (s *Snapshot) Records(zi int) []dns.RR {
 	var nodes []*node
-	for _, shard := range s.shards {
-		for name, n := range shard {
-			if !n.empty() && s.Zone(name) == zi {
-				nodes = append(nodes, n)
-			}
+	s.names.each(func(n *node) {
+		if !n.empty() && s.Zone(n.name) == zi {
+			nodes = append(nodes, n)
 		}
-	}
+	})
 	nodes = append(nodes, s.delegations(zi)...)
 	// RFC 4034 §6.1 order, label by label from the right, by a key made
 	// once per name rather than by splitting names in every comparison.

@@ -1,0 +1,79 @@
+package index
+
+import (
+	"fmt"
+	"hash/maphash"
+	"maps"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestTableWith applies rounds of random additions, replacements and
+// removals with table.with and checks every round against a table built from
+// scratch, and that the tables of earlier rounds never change.
+func TestTableWith(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	seed := maphash.MakeSeed()
+	nodes := map[string]*node{}
+	for i := range 5000 {
+		name := fmt.Sprintf("n%d.example.com.", i)
+		nodes[name] = &node{name: name}
+	}
+	tab := buildTable(seed, nodes)
+	type round struct {
+		tab   table
+		nodes map[string]*node
+	}
+	var history []round
+	for r := range 30 {
+		history = append(history, round{tab, maps.Clone(nodes)})
+		changed := map[string]struct{}{}
+		for range rng.IntN(200) + 1 {
+			name := fmt.Sprintf("n%d.example.com.", rng.IntN(7000))
+			changed[name] = struct{}{}
+			if _, ok := nodes[name]; ok && rng.IntN(2) == 0 {
+				delete(nodes, name)
+			} else {
+				nodes[name] = &node{name: name}
+			}
+		}
+		tab = tab.with(changed, nodes)
+		checkTable(t, fmt.Sprintf("round %d", r), &tab, nodes)
+	}
+	for r, h := range history {
+		checkTable(t, fmt.Sprintf("kept round %d", r), &h.tab, h.nodes)
+	}
+	// Removing every name leaves an empty table.
+	all := map[string]struct{}{}
+	for name := range nodes {
+		all[name] = struct{}{}
+	}
+	tab = tab.with(all, nil)
+	checkTable(t, "emptied", &tab, nil)
+}
+
+// checkTable checks that tab holds exactly nodes.
+func checkTable(t *testing.T, what string, tab *table, nodes map[string]*node) {
+	t.Helper()
+	if tab.len != len(nodes) {
+		t.Errorf("%s: len %d, want %d", what, tab.len, len(nodes))
+	}
+	for name, n := range nodes {
+		if got := tab.get(name); got != n {
+			t.Errorf("%s: get(%q) = %p, want %p", what, name, got, n)
+		}
+	}
+	seen := 0
+	tab.each(func(n *node) {
+		seen++
+		if nodes[n.name] != n {
+			t.Errorf("%s: holds %q, which it should not", what, n.name)
+		}
+	})
+	if seen != len(nodes) {
+		t.Errorf("%s: holds %d nodes, want %d", what, seen, len(nodes))
+	}
+	if tab.get("absent.example.com.") != nil {
+		t.Errorf("%s: finds a name it does not hold", what)
+	}
+}
