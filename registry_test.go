@@ -95,8 +95,9 @@ func (r *roleOnly) install(client *fake.Clientset) {
 		forbid := func(a k8stesting.Action) error {
 			r.mu.Lock()
 			r.asked[a.GetNamespace()] = true
+			allowed := slices.Contains(r.allowed, a.GetNamespace())
 			r.mu.Unlock()
-			if slices.Contains(r.allowed, a.GetNamespace()) {
+			if allowed {
 				return nil
 			}
 			return apierrors.NewForbidden(schema.GroupResource{Resource: res}, "", fmt.Errorf("no Role in namespace %q", a.GetNamespace()))
@@ -116,8 +117,8 @@ func (r *roleOnly) install(client *fake.Clientset) {
 // works with Roles in the listed namespaces alone. Objects of two listed
 // namespaces, created before and after the start, are published; an object
 // of an unlisted namespace is never published, nor asked for; a listed
-// namespace without a Role disables only its own informers, and says so in
-// kind_enabled.
+// namespace without a Role disables only its own informers, says so in
+// kind_enabled, and is read once it has one.
 func TestControllerNamespaceScoped(t *testing.T) {
 	client := fake.NewSimpleClientset(
 		k8sNamedService("apps", "db", "192.0.2.1"),
@@ -165,6 +166,19 @@ func TestControllerNamespaceScoped(t *testing.T) {
 			if g, ok := got[k]; !ok || g != v {
 				return fmt.Sprintf("%v, want %v", got, want)
 			}
+		}
+		return ""
+	})
+
+	// The Role arrives: the next probe starts that namespace's informers.
+	rbac.mu.Lock()
+	rbac.allowed = append(rbac.allowed, "locked")
+	rbac.mu.Unlock()
+	k8sCreate(t, client, k8sNamedService("locked", "db", "192.0.2.4"))
+	k8sAnswers(t, g, "db.locked."+zone, dns.TypeA, a("db.locked."+zone, "192.0.2.4"))
+	k8sEventually(t, "kind_enabled of the namespace with a Role", func() string {
+		if got := kindSeries(t, zone); got["Service/locked v1"] != 1 || got["Service/apps v1"] != 1 {
+			return fmt.Sprintf("%v", got)
 		}
 		return ""
 	})
