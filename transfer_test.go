@@ -45,7 +45,13 @@ func xtGateway(t testing.TB, zones []string, objects map[string][]string) *Gatew
 	t.Helper()
 	g := newGateway()
 	g.Zones = zones
+	// A clock a second past the index's start: the first Flush publishes
+	// its serial at once, and no timer can bump it while a test reads it.
+	clk := &qtClock{}
+	clk.set(time.Now().Truncate(time.Second))
+	g.now = clk.now
 	g.init()
+	clk.add(time.Second)
 	t.Cleanup(g.index.Close)
 	keys := make([]string, 0, len(objects))
 	for k := range objects {
