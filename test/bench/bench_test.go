@@ -16,19 +16,29 @@ func TestLayoutFor(t *testing.T) {
 		{10000, layout{services: 5000, single: 5000}},
 		{10050, layout{services: 5000, single: 5000, multi: 1, multiHosts: 50}},
 		{100000, layout{services: 5000, single: 5000, multi: 900, multiHosts: 100}},
+		{1000000, layout{services: 5000, single: 5000, multi: 9900, multiHosts: 100}},
 	} {
-		if got := layoutFor(c.n); got != c.want {
+		if got := layoutFor(c.n, false); got != c.want {
 			t.Errorf("layoutFor(%d) = %+v, want %+v", c.n, got, c.want)
 		}
+	}
+	if got, want := layoutFor(100000, true), (layout{single: 100000}); got != want {
+		t.Errorf("layoutFor(100000, single) = %+v, want %+v", got, want)
 	}
 }
 
 // TestRecords: every size publishes exactly n distinct names, and a bigger
 // size keeps every name of a smaller one with the same address.
 func TestRecords(t *testing.T) {
+	for _, single := range []bool{false, true} {
+		testRecords(t, single)
+	}
+}
+
+func testRecords(t *testing.T, single bool) {
 	prev := map[string]string{}
 	for _, n := range []int{40, 1000, 10050, 100000} {
-		recs := records(n, "bench.example.", "ns")
+		recs := records(n, "bench.example.", "ns", single)
 		if len(recs) != n {
 			t.Fatalf("records(%d) has %d names", n, len(recs))
 		}

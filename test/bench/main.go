@@ -38,7 +38,7 @@ type options struct {
 	namespace, zone                           string
 	basePort, workers                         int
 	out, work, clusterDir                     string
-	pinControlPlane, pause                    bool
+	pinControlPlane, pause, singleIngresses   bool
 }
 
 func main() {
@@ -63,6 +63,7 @@ func main() {
 	flag.BoolVar(&o.pinControlPlane, "pin-control-plane", true, "pin etcd and kube-apiserver to the client CPU")
 	flag.StringVar(&o.clusterDir, "cluster-dir", "", "hack/cluster.sh state directory, for the control plane's PIDs (default: find them by name)")
 	flag.BoolVar(&o.pause, "pause-control-plane", true, "stop the control plane (SIGSTOP) during each measuring run, except under churn")
+	flag.BoolVar(&o.singleIngresses, "single-ingresses", false, "publish every name from a single-host Ingress of its own (the informer cache's cost per object)")
 	flag.StringVar(&o.namespace, "namespace", "k8sgw-bench", "namespace of the generated objects")
 	flag.StringVar(&o.zone, "zone", "bench.example.", "zone served")
 	flag.IntVar(&o.basePort, "port", 15300, "first of four UDP/TCP ports on 127.0.0.1")
@@ -130,7 +131,7 @@ func run(ctx context.Context, o options) error {
 	} else {
 		cp = nil
 	}
-	pop := &populator{client: client, ns: o.namespace, zone: strings.TrimSuffix(o.zone, "."), workers: o.workers}
+	pop := &populator{client: client, ns: o.namespace, zone: strings.TrimSuffix(o.zone, "."), workers: o.workers, single: o.singleIngresses}
 	srv := &servers{work: o.work, coredns: o.coredns, lean: o.lean, knotd: o.knotd, kubeconfig: o.kubeconfig,
 		cpu: o.serverCPU, zone: o.zone, basePort: o.basePort}
 	o.load.dnsperf, o.load.cpu = o.dnsperf, o.clientCPU
@@ -154,7 +155,7 @@ func run(ctx context.Context, o options) error {
 
 // measureSize publishes n names and measures every server at that size.
 func measureSize(ctx context.Context, o options, n int, pop *populator, srv *servers, cp *controlPlane, probed *bool) (*sizeResult, error) {
-	res := &sizeResult{n: n}
+	res := &sizeResult{n: n, layout: layoutFor(n, o.singleIngresses)}
 	var err error
 	log.Printf("%d names: creating the objects", n)
 	res.populate, err = timed(func() error {
@@ -164,7 +165,7 @@ func measureSize(ctx context.Context, o options, n int, pop *populator, srv *ser
 	if err != nil {
 		return nil, err
 	}
-	recs := records(n, o.zone, o.namespace)
+	recs := records(n, o.zone, o.namespace, o.singleIngresses)
 	zoneFile := filepath.Join(o.work, "zone")
 	queries := filepath.Join(o.work, "queries")
 	if err := writeZone(zoneFile, o.zone, recs); err != nil {
@@ -193,14 +194,17 @@ func measureSize(ctx context.Context, o options, n int, pop *populator, srv *ser
 	if res.rssSynced, err = gw.rss(); err != nil {
 		return nil, err
 	}
+	if res.rssPeak, err = gw.peakRSS(); err != nil {
+		return nil, err
+	}
 	if res.wrong, err = verify(gw, recs); err != nil {
 		return nil, err
 	}
 	if res.wrong > 0 {
 		return nil, fmt.Errorf("k8s_gateway answered %d of %d names wrongly", res.wrong, len(recs))
 	}
-	log.Printf("%d names: synced in %s (%s), %d MiB resident, %d wrong answers", n,
-		res.sync.Round(time.Millisecond), res.published, res.rssSynced>>20, res.wrong)
+	log.Printf("%d names: synced in %s (%s), %d MiB resident (peak %d MiB), %d wrong answers", n,
+		res.sync.Round(time.Millisecond), res.published, res.rssSynced>>20, res.rssPeak>>20, res.wrong)
 
 	all := []*server{gw}
 	type starter struct {

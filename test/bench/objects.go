@@ -22,6 +22,8 @@ import (
 // kube-apiserver's ClusterIP allocator makes Service creation crawl, so the
 // rest come from Ingresses with hostsPerIngress rules each. Growing N keeps
 // every object of a smaller N, so a bigger run creates only the difference.
+// With single (-single-ingresses), every name is a single-host Ingress of
+// its own: the informer cache's cost per object.
 const (
 	maxServices     = 5000
 	maxSingle       = 5000
@@ -36,8 +38,12 @@ type layout struct {
 	multiHosts              int // hosts of the last multi Ingress (≤ hostsPerIngress)
 }
 
-func layoutFor(n int) layout {
+func layoutFor(n int, single bool) layout {
 	var l layout
+	if single {
+		l.single = n
+		return l
+	}
 	l.services = min(n/2, maxServices)
 	rest := n - l.services
 	l.single = min(rest, maxSingle)
@@ -64,10 +70,13 @@ func serviceName(i int) string { return fmt.Sprintf("s%d", i) }
 func singleName(i int) string  { return fmt.Sprintf("i%d", i) }
 func multiName(i int) string   { return fmt.Sprintf("m%d", i) }
 
+// objects returns the number of objects of l.
+func (l layout) objects() int { return l.services + l.single + l.multi }
+
 // records returns every name a size publishes, with its address, in zone for
 // objects in namespace ns.
-func records(n int, zone, ns string) []record {
-	l := layoutFor(n)
+func records(n int, zone, ns string, single bool) []record {
+	l := layoutFor(n, single)
 	out := make([]record, 0, n)
 	for i := range l.services {
 		out = append(out, record{serviceName(i) + "." + ns + "." + zone, address(1, i)})
@@ -98,6 +107,7 @@ type populator struct {
 	ns      string
 	zone    string // without the trailing dot, for Ingress hosts
 	workers int
+	single  bool // every name a single-host Ingress (see layoutFor)
 }
 
 // ensure makes the namespace hold the objects of size n (creating only the
@@ -125,7 +135,7 @@ func (p *populator) ensure(ctx context.Context, n int) (int, error) {
 		ready["ing/"+i.Name] = len(i.Status.LoadBalancer.Ingress) > 0
 	}
 
-	l := layoutFor(n)
+	l := layoutFor(n, p.single)
 	var jobs []func(context.Context) error
 	want := map[string]bool{}
 	for i := range l.services {

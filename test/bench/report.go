@@ -15,11 +15,13 @@ import (
 // sizeResult is everything measured at one number of names.
 type sizeResult struct {
 	n            int
+	layout       layout // the objects that publish the names
 	created      int
 	populate     time.Duration
 	sync         time.Duration // process start to the last name answered
 	published    string        // the plugin's own log line about it
-	rssSynced    int64
+	rssSynced    int64         // a second after the last name was answered
+	rssPeak      int64         // the highest resident size until then (VmHWM)
 	wrong        int
 	servers      []serverResult // ours first
 	fresh        freshness
@@ -120,16 +122,15 @@ func (rep *report) markdown() string {
 	}
 
 	b.WriteString("\n### k8s_gateway: memory, sync and freshness\n\n")
-	b.WriteString("| names | objects | resident MiB after sync | start → all answered | first snapshot (plugin log) | freshness median / max | under churn: updates/s, QPS, p99 µs, freshness median / max |\n")
-	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| names | objects | resident MiB after sync | peak resident MiB during sync | start → all answered | first snapshot (plugin log) | freshness median / max | under churn: updates/s, QPS, p99 µs, freshness median / max |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rep.sizes {
-		l := layoutFor(r.n)
 		pub := "n/a"
 		if d, ok := r.publishDelay(); ok {
 			pub = d.Round(time.Millisecond).String()
 		}
-		fmt.Fprintf(&b, "| %d | %d | %.1f | %s | %s | %s / %s | %.0f, %.0f, %.0f, %s / %s |\n",
-			r.n, l.services+l.single+l.multi, mib(r.rssSynced), r.sync.Round(time.Millisecond), pub,
+		fmt.Fprintf(&b, "| %d | %d | %.1f | %.1f | %s | %s | %s / %s | %.0f, %.0f, %.0f, %s / %s |\n",
+			r.n, r.layout.objects(), mib(r.rssSynced), mib(r.rssPeak), r.sync.Round(time.Millisecond), pub,
 			ms(r.fresh.median), ms(r.fresh.max), r.churnRate, r.churn.qps, micros(r.churnLatency.p99),
 			ms(r.churnFresh.median), ms(r.churnFresh.max))
 	}
@@ -154,7 +155,9 @@ func (rep *report) markdown() string {
 	return b.String()
 }
 
-// targets compares the results with the goals of docs/benchmarks.md.
+// targets compares the results with the goals of issue 18 (see
+// docs/benchmarks.md). The update cost and the garbage collector's share
+// are measured apart (go test -bench), not here.
 func (rep *report) targets(b *bytes.Buffer) {
 	b.WriteString("\n### Targets\n\n| target | measured | met |\n|---|---|:-:|\n")
 	row := func(target, measured string, ok bool) {
@@ -165,37 +168,40 @@ func (rep *report) targets(b *bytes.Buffer) {
 		fmt.Fprintf(b, "| %s | %s | %s |\n", target, measured, mark)
 	}
 	for _, r := range rep.sizes {
-		gw, who, file := &r.servers[0], r.server("CoreDNS whoami"), r.server("CoreDNS file")
-		row(fmt.Sprintf("%d names: QPS ≥ 0.9 × whoami, ≥ 2 × file", r.n),
-			fmt.Sprintf("%s × whoami, %s × file", ratio(gw.qps(), who.qps()), ratio(gw.qps(), file.qps())),
-			gw.qps() >= 0.9*who.qps() && gw.qps() >= 2*file.qps())
-		row(fmt.Sprintf("%d names: CPU per query ≤ 1.1 × whoami", r.n),
-			fmt.Sprintf("%.1f µs vs %.1f µs", gw.cpu(), who.cpu()), gw.cpu() <= 1.1*who.cpu())
-		row(fmt.Sprintf("%d names: p99 at %d/s ≤ file's", r.n, rep.opts.load.rate),
-			fmt.Sprintf("%.0f µs vs %.0f µs", gw.p99(), file.p99()), gw.p99() <= file.p99())
-		row(fmt.Sprintf("%d names: freshness ≤ 5 ms median, ≤ 50 ms max, also under churn", r.n),
-			fmt.Sprintf("%s / %s; churn %s / %s", ms(r.fresh.median), ms(r.fresh.max), ms(r.churnFresh.median), ms(r.churnFresh.max)),
-			r.fresh.median <= 5*time.Millisecond && r.fresh.max <= 50*time.Millisecond &&
-				r.churnFresh.median <= 5*time.Millisecond && r.churnFresh.max <= 50*time.Millisecond)
-		if d, ok := r.publishDelay(); ok && (r.n == 10000 || r.n == 100000) {
-			limit := 500 * time.Millisecond
-			if r.n == 100000 {
-				limit = 5 * time.Second
-			}
-			row(fmt.Sprintf("%d names: first snapshot ≤ %s after the informers started", r.n, limit),
-				d.Round(time.Millisecond).String(), d <= limit)
+		gw, who := &r.servers[0], r.server("CoreDNS whoami")
+		row(fmt.Sprintf("%d names: QPS ≥ 0.95 × whoami", r.n),
+			fmt.Sprintf("%s × whoami", ratio(gw.qps(), who.qps())), gw.qps() >= 0.95*who.qps())
+		row(fmt.Sprintf("%d names: CPU per query ≤ 1.05 × whoami", r.n),
+			fmt.Sprintf("%.1f µs vs %.1f µs", gw.cpu(), who.cpu()), gw.cpu() <= 1.05*who.cpu())
+		row(fmt.Sprintf("%d names: p99 at %d/s ≤ 1.2 × whoami's", r.n, rep.opts.load.rate),
+			fmt.Sprintf("%.0f µs vs %.0f µs", gw.p99(), who.p99()), gw.p99() <= 1.2*who.p99())
+		row(fmt.Sprintf("%d names: freshness ≤ 5 ms median, also under churn", r.n),
+			fmt.Sprintf("%s; churn %s", ms(r.fresh.median), ms(r.churnFresh.median)),
+			r.fresh.median <= 5*time.Millisecond && r.churnFresh.median <= 5*time.Millisecond)
+		row(fmt.Sprintf("%d names: peak resident during sync ≤ 1.5 × steady", r.n),
+			fmt.Sprintf("%.1f MiB vs %.1f MiB", mib(r.rssPeak), mib(r.rssSynced)), r.rssPeak*2 <= r.rssSynced*3)
+		if r.n == 10000 {
+			row("10000 names: resident ≤ 45 MiB", fmt.Sprintf("%.1f MiB", mib(r.rssSynced)), r.rssSynced <= 45<<20)
+		}
+		if r.n >= 1000000 || r.layout.objects() >= 100000 {
+			row(fmt.Sprintf("%d names, %d objects: start → every name answered ≤ 10 s", r.n, r.layout.objects()),
+				r.sync.Round(time.Millisecond).String(), r.sync <= 10*time.Second)
 		}
 	}
 	if len(rep.sizes) > 1 {
 		lo, hi := rep.sizes[0], rep.sizes[len(rep.sizes)-1]
-		row(fmt.Sprintf("QPS falls ≤ 10%% from %d to %d names", lo.n, hi.n),
+		row(fmt.Sprintf("QPS flat within 5%% from %d to %d names", lo.n, hi.n),
 			fmt.Sprintf("%.0f → %.0f", lo.servers[0].qps(), hi.servers[0].qps()),
-			hi.servers[0].qps() >= 0.9*lo.servers[0].qps())
-		per := float64(hi.rssSynced-lo.rssSynced) / float64(hi.n-lo.n)
-		row("≤ 1 KiB resident per additional name", fmt.Sprintf("%.0f bytes", per), per <= 1024)
-	}
-	if lo := rep.sizes[0]; lo.n <= 1000 {
-		row(fmt.Sprintf("resident ≤ 40 MiB at %d names", lo.n), fmt.Sprintf("%.1f MiB", mib(lo.rssSynced)), lo.rssSynced <= 40<<20)
+			hi.servers[0].qps() >= 0.95*lo.servers[0].qps())
+		perName := float64(hi.rssSynced-lo.rssSynced) / float64(hi.n-lo.n)
+		row(fmt.Sprintf("≤ 0.5 KiB resident per added name (%d → %d names)", lo.n, hi.n),
+			fmt.Sprintf("%.0f bytes", perName), perName <= 512)
+		if rep.opts.singleIngresses {
+			perObject := float64(hi.rssSynced-lo.rssSynced) / float64(hi.layout.objects()-lo.layout.objects())
+			row(fmt.Sprintf("≤ 1.5 KiB resident per single-host Ingress, informer cache included (%d → %d objects)",
+				lo.layout.objects(), hi.layout.objects()),
+				fmt.Sprintf("%.0f bytes", perObject), perObject <= 1536)
+		}
 	}
 }
 

@@ -100,18 +100,24 @@ func (s *server) cpuTime() (time.Duration, error) {
 const clockTicks = 100
 
 // rss returns the resident set size of the process in bytes.
-func (s *server) rss() (int64, error) {
+func (s *server) rss() (int64, error) { return s.memory("VmRSS") }
+
+// peakRSS returns the highest resident set size the process has had, in bytes.
+func (s *server) peakRSS() (int64, error) { return s.memory("VmHWM") }
+
+// memory returns a figure of /proc/PID/status in bytes.
+func (s *server) memory(field string) (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
 	if err != nil {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
 			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 			return kb << 10, err
 		}
 	}
-	return 0, fmt.Errorf("no VmRSS for %s", s.name)
+	return 0, fmt.Errorf("no %s for %s", field, s.name)
 }
 
 // waitAnswer polls until the server answers q with NOERROR and an answer
