@@ -30,7 +30,7 @@ func TestPersistedCopy(t *testing.T) {
 	lb := lbService(t, s, ns, "192.0.2.70")
 	// The copy follows within about a second.
 	begin := time.Now()
-	for !strings.Contains(readFile(t, copyFile), "192.0.2.70") {
+	for !hasRecord(readFile(t, copyFile), lb, "A", "192.0.2.70") {
 		if time.Since(begin) > 10*time.Second {
 			t.Fatalf("the copy has no record of %s after 10s:\n%s", lb, readFile(t, copyFile))
 		}
@@ -112,6 +112,17 @@ func readFile(t *testing.T, path string) string {
 	return string(b)
 }
 
+// hasRecord reports whether a zone file holds the record name TYPE data
+// (objects of earlier runs may publish the same data under other names).
+func hasRecord(zone, name, qtype, data string) bool {
+	for _, line := range strings.Split(zone, "\n") {
+		if f := strings.Fields(line); len(f) == 5 && f[0] == name && f[3] == qtype && f[4] == data {
+			return true
+		}
+	}
+	return false
+}
+
 // copySerial returns the serial in the header of a copy.
 func copySerial(t *testing.T, path string) uint32 {
 	t.Helper()
@@ -134,4 +145,50 @@ func copyRecords(t *testing.T, path string) []string {
 	}
 	slices.Sort(rrs)
 	return rrs
+}
+
+// TestPersistedCopyDNSSEC: answers from a copy, signed on the fly by the
+// dnssec plugin, validate in unbound as live answers do.
+func TestPersistedCopyDNSSEC(t *testing.T) {
+	key, ds := dnssecKey(t, t.TempDir())
+	dir := t.TempDir()
+	env := []string{"K8SGW_PERSIST_DIR=" + dir, "K8S_GATEWAY_DNSSEC_KEY=" + key}
+	s := startServer(t, "test/e2e/testdata/Corefile.persist-dnssec", kubeconfig, env...)
+	ns := namespace(t)
+	kubectl(t, fmt.Sprintf(`
+apiVersion: v1
+kind: Service
+metadata: {name: lb, namespace: %s}
+spec: {type: LoadBalancer, ports: [{port: 80}]}
+`, ns), "apply", "-f", "-")
+	setLBStatus(t, ns, "service", "lb", "192.0.2.72")
+	lb := "lb." + ns + ".example.com."
+	s.eventually(t, 5*time.Second, lb, dns.TypeA, positive(lb+" 30 IN A 192.0.2.72"))
+	copyFile := filepath.Join(dir, "example.com.zone")
+	for begin := time.Now(); !hasRecord(readFile(t, copyFile), lb, "A", "192.0.2.72"); time.Sleep(20 * time.Millisecond) {
+		if time.Since(begin) > 10*time.Second {
+			t.Fatalf("the copy has no record of %s after 10s", lb)
+		}
+	}
+	s.stop()
+
+	down := startServer(t, "test/e2e/testdata/Corefile.persist-dnssec", unreachableKubeconfig(t), env...)
+	u := startUnbound(t, "unbound", down.port, ds)
+	for _, q := range []struct{ name, qtype, rcode string }{
+		{lb, "A", "NOERROR"},
+		{lb, "TXT", "NOERROR"},                           // NODATA
+		{"none." + ns + ".example.com.", "A", "NOERROR"}, // a black lie
+		{"example.com.", "SOA", "NOERROR"},
+	} {
+		r, err := resolve(u.port, q.name, q.qtype)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Rcode != q.rcode || !r.AD() {
+			t.Errorf("unbound, %s %s from the copy: %s\nwant %s with AD", q.name, q.qtype, r, q.rcode)
+		}
+	}
+	if r, err := resolve(u.port, lb, "A"); err != nil || !slices.ContainsFunc(r.Answer, func(rr string) bool { return strings.HasPrefix(rr, lb) && strings.HasSuffix(rr, " IN A 192.0.2.72") }) {
+		t.Errorf("unbound, %s A from the copy: %s %v", lb, r, err)
+	}
 }
