@@ -34,6 +34,7 @@ import (
 	_ "github.com/coredns/coredns/plugin/metadata"
 	_ "github.com/coredns/coredns/plugin/metrics"
 	_ "github.com/coredns/coredns/plugin/minimal"
+	_ "github.com/coredns/coredns/plugin/multisocket"
 	_ "github.com/coredns/coredns/plugin/nsid"
 	_ "github.com/coredns/coredns/plugin/pprof"
 	_ "github.com/coredns/coredns/plugin/ready"
@@ -55,7 +56,7 @@ import (
 
 // excluded are stock directives whose plugins this binary leaves out.
 var excluded = []string{
-	"geoip", "proxyproto", "quic", "grpc_server", "https", "https3", "multisocket",
+	"geoip", "proxyproto", "quic", "grpc_server", "https", "https3",
 	"trace", "shed", "siit", "autopath", "dynupdate", "route53", "azure",
 	"clouddns", "k8s_external", "etcd", "grpc", "erratic", "on", "nomad",
 }

@@ -601,6 +601,10 @@ func chartCases() []chartCase {
 				if changed.Spec.Template.Annotations["checksum/config"] == sum {
 					t.Errorf("checksum/config did not change with the Corefile")
 				}
+				// GOMEMLIMIT is 90% of the memory limit (256Mi); GOGC is Go's own.
+				if want := []corev1.EnvVar{{Name: "GOMEMLIMIT", Value: "241591910"}}; !reflect.DeepEqual(c.Env, want) {
+					t.Errorf("env %+v, want %+v", c.Env, want)
+				}
 				sc, psc := c.SecurityContext, pod.SecurityContext
 				if sc == nil || psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot ||
 					psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault ||
@@ -820,6 +824,34 @@ tenancy:
 			},
 			dns: func(t *testing.T, ns, other string, s *server) {
 				s.eventually(t, 5*time.Second, "example.com.", dns.TypeNS, positive("example.com. 60 IN NS k8s-gateway."+ns+".example.com."))
+			},
+		},
+		{
+			name: "go-runtime-and-multisocket",
+			values: `domain: example.com
+watchedResources: [Service]
+multisocket: 2
+goRuntime: {gc: "200"}
+resources: {limits: {memory: 1Gi}}
+`,
+			check: func(t *testing.T, ns string, m chartManifest, cf chartCorefile) {
+				if got, want := cf[0].dirs["multisocket"], [][]string{{"multisocket", "2"}}; !reflect.DeepEqual(got, want) {
+					t.Errorf("multisocket: got %q, want %q", got, want)
+				}
+				c := chartGet[appsv1.Deployment](t, m, "Deployment", "").Spec.Template.Spec.Containers[0]
+				want := []corev1.EnvVar{{Name: "GOMEMLIMIT", Value: "966367641"}, {Name: "GOGC", Value: "200"}}
+				if !reflect.DeepEqual(c.Env, want) {
+					t.Errorf("env %+v, want %+v", c.Env, want)
+				}
+				// An explicit GOMEMLIMIT wins; no memory limit, no GOMEMLIMIT.
+				c = chartGet[appsv1.Deployment](t, chartRender(t, ns, "domain: example.com\ngoRuntime: {memLimit: 300MiB}\n"), "Deployment", "").Spec.Template.Spec.Containers[0]
+				if want := []corev1.EnvVar{{Name: "GOMEMLIMIT", Value: "300MiB"}}; !reflect.DeepEqual(c.Env, want) {
+					t.Errorf("env with memLimit %+v, want %+v", c.Env, want)
+				}
+				c = chartGet[appsv1.Deployment](t, chartRender(t, ns, "domain: example.com\nresources: {limits: null}\n"), "Deployment", "").Spec.Template.Spec.Containers[0]
+				if len(c.Env) != 0 {
+					t.Errorf("env without a memory limit %+v, want none", c.Env)
+				}
 			},
 		},
 		{
@@ -1081,6 +1113,9 @@ zoneFiles: [{filename: db.mixed, domains: "example.com example.net", contents: "
 		{"zone-file-name", "domain: example.com\nzoneFiles: [{filename: Corefile, domains: example.net, contents: x}]\n", []string{"at '/zoneFiles/0/filename'"}},
 		{"reverse-zones-relative-apex", "domain: 2.0.192.in-addr.arpa\n", []string{"domain has only reverse zones", "apex and secondary must be absolute names"}},
 		{"persistence-relative-path", "domain: example.com\npersistence: {enabled: true, mountPath: data}\n", []string{"at '/persistence/mountPath': 'data' does not match pattern"}},
+		{"memory-limit-unparsed", "domain: example.com\nresources: {limits: {memory: 0.5Gi}}\n", []string{
+			`resources.limits.memory "0.5Gi": cannot derive GOMEMLIMIT from it; set goRuntime.memLimit`}},
+		{"go-gc", "domain: example.com\ngoRuntime: {gc: fast}\n", []string{"at '/goRuntime/gc': 'fast' does not match pattern"}},
 		{"servicemonitor-without-prometheus", "domain: example.com\nextraZonePlugins: [{name: errors}]\nserviceMonitor: {enabled: true}\n", []string{
 			"serviceMonitor.enabled needs the prometheus plugin in extraZonePlugins"}},
 	} {

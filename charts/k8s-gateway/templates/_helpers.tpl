@@ -239,6 +239,29 @@ The Corefile: one server block for the zones of `domain`, with the
 extraZonePlugins and k8s_gateway (and the zone files of the same zones, after
 it, for fallthrough); one server block per other zone file.
 */}}
+{{/*
+GOMEMLIMIT: goRuntime.memLimit, or 90% of resources.limits.memory in bytes,
+or nothing.
+*/}}
+{{- define "k8s-gateway.goMemLimit" -}}
+{{- if .Values.goRuntime.memLimit -}}
+{{ .Values.goRuntime.memLimit }}
+{{- else -}}
+{{- $limit := "" }}
+{{- with .Values.resources }}{{ with .limits }}{{ with .memory }}{{ $limit = toString . }}{{ end }}{{ end }}{{ end }}
+{{- if $limit -}}
+{{- $digits := regexFind "^[0-9]+" $limit }}
+{{- $unit := trimPrefix $digits $limit }}
+{{- $factors := dict "" 1 "k" 1000 "M" 1000000 "G" 1000000000 "T" 1000000000000 "Ki" 1024 "Mi" 1048576 "Gi" 1073741824 "Ti" 1099511627776 }}
+{{- if and $digits (hasKey $factors $unit) -}}
+{{ div (mul (atoi $digits) (get $factors $unit) 9) 10 }}
+{{- else -}}
+{{- fail (printf "resources.limits.memory %q: cannot derive GOMEMLIMIT from it; set goRuntime.memLimit" $limit) }}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
 {{- define "k8s-gateway.corefile" -}}
 {{- $zones := include "k8s-gateway.zones" . | fromJsonArray }}
 {{- $_ := include "k8s-gateway.forwardZones" . }}
@@ -261,6 +284,9 @@ it, for fallthrough); one server block per other zone file.
 {{- end }}
 {{- end -}}
 {{ range $zones }}{{ . }}:{{ $port }} {{ end }}{
+{{- with .Values.multisocket }}
+    multisocket {{ . }}
+{{- end }}
 {{- range .Values.extraZonePlugins }}
     {{ .name }}{{ with .parameters }} {{ . }}{{ end }}{{ with .configBlock }} {
         {{- . | trim | nindent 8 }}
