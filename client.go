@@ -36,7 +36,8 @@ type apiClient interface {
 	// reads reports whether the client can list and watch kind k.
 	reads(k *kind) bool
 	// listWatch returns the list and watch calls of kind k in namespace, or
-	// in every namespace when it is empty.
+	// in every namespace when it is empty; for a byName kind, of the one
+	// object named namespace (see namedListWatch).
 	listWatch(k *kind, namespace string) (listFunc, watchFunc)
 	// serverGroups returns the API groups the server serves.
 	serverGroups(ctx context.Context) (*metav1.APIGroupList, error)
@@ -147,6 +148,9 @@ func (a *restAPI) listWatch(k *kind, namespace string) (listFunc, watchFunc) {
 		return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return rc.List(ctx, o) }, rc.Watch
 	}
 	gc := a.groups[k.groupVersion]
+	if k.byName && namespace != "" {
+		return namedListWatch(gc, k, namespace)
+	}
 	request := func(o *metav1.ListOptions) *rest.Request {
 		r := gc.rest.Get().Namespace(namespace).Resource(k.resource).VersionedParams(o, gc.params)
 		if o.TimeoutSeconds != nil {

@@ -116,15 +116,19 @@ func newController(cfg controllerConfig, api apiClient, out sink) *controller {
 // what names the informer in log lines: its kind, and its namespace if it
 // reads only one.
 func (w *watched) what() string {
-	if w.namespace == "" || w.nameserver {
+	switch {
+	case w.namespace == "" || w.nameserver:
 		return w.kind.name
+	case w.kind.cluster:
+		return w.kind.name + " " + w.namespace
 	}
 	return w.kind.name + " in namespace " + w.namespace
 }
 
 // watches returns the informers the configuration asks for: with the
-// namespaces option, one per listed namespace for each namespaced kind, so
-// that Roles in those namespaces are all the reading it needs.
+// namespaces option, one per listed namespace for each namespaced kind, and
+// one per listed Namespace object, so that Roles in those namespaces are all
+// the reading it needs (IngressClasses excepted).
 func (c *controller) watches() []*watched {
 	var ws []*watched
 	routes := false
@@ -134,7 +138,7 @@ func (c *controller) watches() []*watched {
 	}
 	add := func(k *kind, sel string) {
 		in := scopes
-		if k.cluster {
+		if k.cluster && !k.byName {
 			in = []string{""}
 		}
 		for _, ns := range in {

@@ -149,8 +149,7 @@ func (c *controller) defaultIngressClass() string {
 
 // namespaceLabels implements sourceContext.
 func (c *controller) namespaceLabels(name string) (map[string]string, bool) {
-	_, obj := c.getObject(namespaceKind.name, "", name)
-	ns, ok := obj.(*corev1.Namespace)
+	ns, ok := c.getNamespace(name).(*corev1.Namespace)
 	if !ok {
 		return nil, false
 	}

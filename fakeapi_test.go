@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
@@ -57,7 +58,11 @@ func (f fakeAPI) listWatch(k *kind, ns string) (listFunc, watchFunc) {
 	case "Service":
 		return typedListWatch[*corev1.ServiceList](f.core.CoreV1().Services(ns))
 	case "Namespace":
-		return typedListWatch[*corev1.NamespaceList](f.core.CoreV1().Namespaces())
+		list, watchFn := typedListWatch[*corev1.NamespaceList](f.core.CoreV1().Namespaces())
+		if ns == "" {
+			return list, watchFn
+		}
+		return namedOnly(ns, list, watchFn)
 	}
 	panic("fakeAPI does not read " + k.name)
 }
@@ -95,6 +100,32 @@ func (fakeAPI) IsWatchListSemanticsUnSupported() bool { return true }
 type typedClient[L runtime.Object] interface {
 	List(context.Context, metav1.ListOptions) (L, error)
 	Watch(context.Context, metav1.ListOptions) (watch.Interface, error)
+}
+
+// namedOnly narrows list and watch to the object name, as restAPI's
+// namedListWatch reads it (the fake ignores field selectors on watches).
+func namedOnly(name string, list listFunc, watchFn watchFunc) (listFunc, watchFunc) {
+	named := func(obj runtime.Object) bool {
+		m, err := meta.Accessor(obj)
+		return err == nil && m.GetName() == name
+	}
+	return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			out, err := list(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			items, err := meta.ExtractList(out)
+			if err != nil {
+				return nil, err
+			}
+			return out, meta.SetList(out, slices.DeleteFunc(items, func(o runtime.Object) bool { return !named(o) }))
+		}, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			w, err := watchFn(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			return watch.Filter(w, func(e watch.Event) (watch.Event, bool) { return e, e.Type == watch.Bookmark || named(e.Object) }), nil
+		}
 }
 
 func typedListWatch[L runtime.Object](c typedClient[L]) (listFunc, watchFunc) {

@@ -173,7 +173,11 @@ func (c *controller) startInformer(w *watched, register bool) cache.InformerSync
 	// Like the generated informers, tell the reflector whether the client
 	// supports WatchList: client-go's fake clients do not, and an informer
 	// that waits for WatchList's initial-events bookmark on them never syncs.
-	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, c.api),
+	var client any = c.api
+	if w.kind.byName && w.namespace != "" {
+		client = noWatchList{}
+	}
+	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, client),
 		w.version.object, cache.SharedIndexInformerOptions{Indexers: indexers})
 	_ = inf.SetTransform(w.version.transform)
 	guard.known = inf.GetStore().List

@@ -1,9 +1,10 @@
 package gateway
 
 // The running informers, by kind and namespace. With the namespaces option,
-// each namespaced kind has one informer per listed namespace; cluster-scoped
-// kinds (Namespace, IngressClass), and every kind without the option, have
-// one for all namespaces, registered under the namespace "".
+// each namespaced kind has one informer per listed namespace, and so has the
+// Namespace kind (each reads the Namespace of that name); IngressClasses, and
+// every kind without the option, have one for all namespaces, registered
+// under the namespace "".
 
 // informerKey names a running informer: its kind and namespace.
 type informerKey struct{ kind, namespace string }
@@ -45,13 +46,21 @@ func (c *controller) running(kind string) []*watched {
 // getObject returns the object namespace/name of kind from the informer
 // that reads its namespace, or nil.
 func (c *controller) getObject(kind, namespace, name string) (*watched, any) {
+	return c.getKey(kind, namespace, namespace+"/"+name)
+}
+
+// getNamespace returns the Namespace name from the informer that reads it.
+func (c *controller) getNamespace(name string) any {
+	_, obj := c.getKey(namespaceKind.name, name, name)
+	return obj
+}
+
+// getKey returns the object of kind with the store key, from the informer
+// that reads namespace, or nil.
+func (c *controller) getKey(kind, namespace, key string) (*watched, any) {
 	w := c.informerFor(kind, namespace)
 	if w == nil {
 		return nil, nil
-	}
-	key := name
-	if namespace != "" {
-		key = namespace + "/" + name
 	}
 	obj, ok, _ := w.informer.GetStore().GetByKey(key)
 	if !ok {

@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
@@ -21,7 +23,8 @@ import (
 
 // TestWatchesPerNamespace: with the namespaces option, every namespaced kind
 // has one informer per listed namespace (each once, whatever the order or
-// repetitions), and the cluster-scoped kinds one for all namespaces.
+// repetitions), and so has the Namespace kind (the listed Namespaces, each by
+// name); IngressClasses have one for all namespaces.
 func TestWatchesPerNamespace(t *testing.T) {
 	for _, c := range []struct {
 		name      string
@@ -47,22 +50,22 @@ func TestWatchesPerNamespace(t *testing.T) {
 			want: []string{"Ingress/apps", "IngressClass/", "Service/apps"},
 		},
 		{
-			name: "routes: Gateways and ListenerSets per namespace, Namespaces cluster-wide",
+			name: "routes: Gateways, ListenerSets and the Namespace objects per namespace",
 			configure: func(g *Gateway) {
 				g.resources = []string{"HTTPRoute"}
 				g.namespaces = []string{"apps", "infra"}
 			},
 			want: []string{"Gateway/apps", "Gateway/infra", "HTTPRoute/apps", "HTTPRoute/infra",
-				"ListenerSet/apps", "ListenerSet/infra", "Namespace/"},
+				"ListenerSet/apps", "ListenerSet/infra", "Namespace/apps", "Namespace/infra"},
 		},
 		{
-			name: "delegated ownership: Namespaces cluster-wide",
+			name: "delegated ownership: the listed Namespace objects",
 			configure: func(g *Gateway) {
 				g.resources = []string{"Service"}
 				g.namespaces = []string{"apps"}
 				g.ownership = index.Delegated
 			},
-			want: []string{"Namespace/", "Service/apps"},
+			want: []string{"Namespace/apps", "Service/apps"},
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -185,14 +188,16 @@ func TestControllerNamespaceScoped(t *testing.T) {
 }
 
 // TestControllerNamespaceScopedRoutes: with the namespaces option, a route
-// publishes through a Gateway of a listed namespace; a Gateway of an unlisted
+// publishes through a Gateway of a listed namespace, which admits it by the
+// labels of its Namespace (read by name); a Gateway of an unlisted
 // namespace is not read, so routes attached to it publish nothing, and the
 // routes of an unlisted namespace are not read either.
 func TestControllerNamespaceScopedRoutes(t *testing.T) {
 	tracker := newGatewayTracker()
 	gatewaysGVR, routesGVR := gwv1.SchemeGroupVersion.WithResource("gateways"), gwv1.SchemeGroupVersion.WithResource("httproutes")
 	for _, gw := range []*gwv1.Gateway{
-		gwtGateway("infra", "gw", []string{"192.0.2.1"}, gwtFrom(gwtHTTP("http", "*.example.com"), gwv1.NamespacesFromAll, nil)),
+		gwtGateway("infra", "gw", []string{"192.0.2.1"}, gwtFrom(gwtHTTP("http", "*.example.com"), gwv1.NamespacesFromSelector,
+			&metav1.LabelSelector{MatchLabels: map[string]string{"expose": "yes"}})),
 		gwtGateway("edge", "gw", []string{"192.0.2.2"}, gwtFrom(gwtHTTP("http", "*.example.com"), gwv1.NamespacesFromAll, nil)),
 	} {
 		if err := tracker.Create(gatewaysGVR, gw, gw.Namespace); err != nil {
@@ -210,7 +215,9 @@ func TestControllerNamespaceScopedRoutes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	g := k8sStartGatewayAPI(t, fakeAPI{core: fake.NewSimpleClientset(), gw: tracker}, []string{"example.com."}, func(g *Gateway) {
+	apps := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps", Labels: map[string]string{"expose": "yes"}}}
+	other := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "other", Labels: map[string]string{"expose": "yes"}}}
+	g := k8sStartGatewayAPI(t, fakeAPI{core: fake.NewSimpleClientset(apps, other), gw: tracker}, []string{"example.com."}, func(g *Gateway) {
 		g.resources = []string{"HTTPRoute"}
 		g.namespaces = []string{"apps", "infra"}
 	})

@@ -22,8 +22,11 @@ type kind struct {
 	list         runtime.Object // an empty list of such objects
 	dynamic      bool           // read as unstructured objects, without Go types
 	// cluster marks cluster-scoped kinds, read in one informer whatever the
-	// namespaces option says.
-	cluster   bool
+	// namespaces option says ...
+	cluster bool
+	// ... unless byName: with the namespaces option, only the objects named
+	// as the listed namespaces are read (Namespaces), each by its name.
+	byName    bool
 	transform cache.TransformFunc
 	// records returns what an object publishes; nil for kinds read only as
 	// context of other kinds (Namespace).
@@ -115,7 +118,7 @@ var (
 	namespaceKind = &kind{
 		name: "Namespace", groupVersion: "v1", resource: "namespaces",
 		object: &corev1.Namespace{}, list: &corev1.NamespaceList{},
-		transform: slimNamespace, cluster: true,
+		transform: slimNamespace, cluster: true, byName: true,
 	}
 )
 

@@ -51,6 +51,7 @@ func TestKindsMatchChart(t *testing.T) {
 	}
 	rules := define("namespacedRules")
 	clusterScoped := define("clusterScopedRules")
+	namespaceObject := define("namespaceObjectRules")
 	var routes []string
 	for _, k := range kinds {
 		group, _, found := strings.Cut(k.groupVersion, "/")
@@ -91,8 +92,9 @@ func TestKindsMatchChart(t *testing.T) {
 		t.Errorf("routeKinds of _helpers.tpl names %d kinds, the plugin has %d route kinds", n, len(routes))
 	}
 	// Routes need their context kinds too; what is cluster-scoped is
-	// granted by the ClusterRole alone, the rest by the Roles of
-	// filters.namespaces too.
+	// granted by the ClusterRole, the rest by the Roles of
+	// filters.namespaces too, and the Namespaces read by name (byName) by
+	// those Roles as well.
 	for _, k := range []*kind{gatewayKind, listenerSetKind, namespaceKind, ingressClassKind} {
 		in, other, where := rules, clusterScoped, "namespacedRules"
 		if k.cluster {
@@ -103,6 +105,9 @@ func TestKindsMatchChart(t *testing.T) {
 		}
 		if strings.Contains(other, `"`+k.resource+`"`) {
 			t.Errorf("%s is granted outside %s", k.resource, where)
+		}
+		if byName := strings.Contains(namespaceObject, `"`+k.resource+`"`); byName != k.byName {
+			t.Errorf("%s: namespaceObjectRules grants it %v, the plugin reads it by name %v", k.resource, byName, k.byName)
 		}
 	}
 }

@@ -73,8 +73,7 @@ func (c *controller) mayPublish(namespace, name string) bool {
 	if within(c.cfg.delegations[namespace]) {
 		return true
 	}
-	_, obj := c.getObject(namespaceKind.name, "", namespace)
-	meta, ok := obj.(metav1.Object)
+	meta, ok := c.getNamespace(namespace).(metav1.Object)
 	if !ok {
 		return false
 	}

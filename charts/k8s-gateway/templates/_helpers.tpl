@@ -172,19 +172,41 @@ filters.namespaces, in a Role in each listed namespace with it.
 {{- end }}
 
 {{/*
+"true" when the plugin reads Namespaces: when routes are watched (listeners
+admit routes by namespace labels) or under the delegated ownership policy
+(Namespaces carry their domains).
+*/}}
+{{- define "k8s-gateway.readsNamespaces" -}}
+{{- $routes := false }}
+{{- range include "k8s-gateway.routeKinds" . | fromJsonArray }}
+{{- if has . $.Values.watchedResources }}{{ $routes = true }}{{ end }}
+{{- end }}
+{{- if or $routes (eq .Values.tenancy.ownership "delegated") }}true{{ end }}
+{{- end }}
+
+{{/*
+The rule of a Role in a namespace of filters.namespaces on that Namespace
+itself: the plugin gets and watches it by name, which the API server
+authorizes in that namespace.
+*/}}
+{{- define "k8s-gateway.namespaceObjectRules" -}}
+{{- if include "k8s-gateway.readsNamespaces" . }}
+- apiGroups: [""]
+  resources: ["namespaces"]
+  verbs: ["get", "watch"]
+{{- end }}
+{{- end }}
+
+{{/*
 The rules on cluster-scoped resources, which only a ClusterRole can grant:
-namespaces when routes are watched (listeners admit routes by namespace
-labels) or under the delegated ownership policy (Namespaces carry their
-domains), ingressclasses when Ingresses are filtered by class (a class-less
-Ingress has the default class). Empty when no feature needs them.
+namespaces when the plugin reads them without filters.namespaces (with it,
+the Roles grant the listed Namespaces), ingressclasses when Ingresses are
+filtered by class (a class-less Ingress has the default class). Empty when
+no feature needs them.
 */}}
 {{- define "k8s-gateway.clusterScopedRules" -}}
 {{- $w := .Values.watchedResources }}
-{{- $routes := false }}
-{{- range include "k8s-gateway.routeKinds" . | fromJsonArray }}
-{{- if has . $w }}{{ $routes = true }}{{ end }}
-{{- end }}
-{{- if or $routes (eq .Values.tenancy.ownership "delegated") }}
+{{- if and (include "k8s-gateway.readsNamespaces" .) (not (.Values.filters).namespaces) }}
 - apiGroups: [""]
   resources: ["namespaces"]
   verbs: ["list", "watch"]
