@@ -768,7 +768,7 @@ filters:
 		{
 			name: "namespaces-only",
 			values: `domain: example.com
-watchedResources: [Service, DNSEndpoint]
+watchedResources: [Service, DNSEndpoint, HTTPRoute]
 filters:
   namespaces: [{{other}}]
 tenancy:
@@ -778,17 +778,19 @@ tenancy:
 			check: func(t *testing.T, ns string, m chartManifest, cf chartCorefile) {
 				_, opts := cf[0].gateway(t)
 				other := opts["namespaces"][0]
-				// Nothing cluster-scoped is needed: no ClusterRole. The
-				// release's namespace is not listed: a Role there for the
-				// nameserver Service alone.
+				// Nothing cluster-scoped is needed (routes read the listed
+				// Namespace by name): no ClusterRole. The release's namespace
+				// is not listed: a Role there for the nameserver Service alone.
 				for _, o := range m.objs {
 					if o.Kind == "ClusterRole" || o.Kind == "ClusterRoleBinding" {
 						t.Errorf("a %s with namespaces and nothing cluster-scoped to read", o.Kind)
 					}
 				}
-				events := append(chartReadOnly("/services", "externaldns.k8s.io/dnsendpoints"), "/events:create,patch")
-				slices.Sort(events)
-				chartCheckRoles(t, m, ns, map[string][]string{other: events, ns: chartReadOnly("/services")})
+				rules := append(chartReadOnly("/services", "externaldns.k8s.io/dnsendpoints", "gateway.networking.k8s.io/gateways",
+					"gateway.networking.k8s.io/listenersets", "gateway.networking.k8s.io/httproutes", "gateway.networking.x-k8s.io/xlistenersets"),
+					"/events:create,patch", "/namespaces:get,watch")
+				slices.Sort(rules)
+				chartCheckRoles(t, m, ns, map[string][]string{other: rules, ns: chartReadOnly("/services")})
 			},
 		},
 		{
