@@ -24,6 +24,12 @@ type timing struct {
 	// reprobe is how often a kind that the cluster does not serve, or that
 	// RBAC forbids, is tried again.
 	reprobe time.Duration
+	// clusterWait is how long the plugin waits, after the first of several
+	// clusters has synced, for the others before it becomes ready.
+	clusterWait time.Duration
+	// health is how often a named cluster's contact with its API server is
+	// checked; a cluster without contact for unreachableAfter is reported.
+	health, unreachableAfter time.Duration
 	// guard are the retry waits of the informers' list and watch calls, and
 	// of the first probe.
 	guard guardTiming
@@ -32,7 +38,11 @@ type timing struct {
 }
 
 // defaultTiming is the timing of a running plugin.
-var defaultTiming = timing{startupWait: 5 * time.Second, reprobe: 10 * time.Second, guard: defaultGuardTiming, persist: defaultPersistTiming}
+var defaultTiming = timing{
+	startupWait: 5 * time.Second, reprobe: 10 * time.Second, clusterWait: 10 * time.Second,
+	health: 2 * time.Second, unreachableAfter: 10 * time.Second, guard: defaultGuardTiming,
+	persist: defaultPersistTiming,
+}
 
 // sink receives the records of objects; *index.Index is one.
 type sink interface {
@@ -45,18 +55,20 @@ type sink interface {
 
 // controllerConfig is what a controller reads from its cluster, and how.
 type controllerConfig struct {
-	sources        sourceConfig
-	resources      []string            // kinds to publish
-	labelSelector  string              // for every published kind ...
-	labelSelectors map[string]string   // ... unless set for the kind here
-	namespaces     []string            // publish only from these; all when empty
-	nameservers    []string            // "namespace/name" of the nameservers' own Services
-	reverse        bool                // reverse zones are configured: publish PTR records
-	ownership      index.Policy        // with Delegated, Namespaces carry their domains
-	delegations    map[string][]string // with Delegated: namespace → domains of the Corefile
-	prefix         string              // prefix of the object keys: the cluster's name and "/", or ""
-	zonesLabel     string              // the zones label of its metrics
-	timing         timing
+	sources         sourceConfig
+	resources       []string            // kinds to publish
+	labelSelector   string              // for every published kind ...
+	labelSelectors  map[string]string   // ... unless set for the kind here
+	namespaces      []string            // publish only from these; all when empty
+	nameservers     []string            // "namespace/name" of the nameservers' own Services
+	reverse         bool                // reverse zones are configured: publish PTR records
+	ownership       index.Policy        // with Delegated, Namespaces carry their domains
+	delegations     map[string][]string // with Delegated: namespace → domains of the Corefile
+	prefix          string              // prefix of the object keys: the cluster's name and "/", or ""
+	cluster         string              // the cluster's name, or "" for a block's one cluster
+	nameserverZones []string            // the zones of the nameservers' names: the block's
+	zonesLabel      string              // the zones label of its metrics
+	timing          timing
 }
 
 // controller runs the informers of one cluster and puts the records of its
@@ -70,6 +82,7 @@ type controller struct {
 	mu        sync.Mutex
 	warnings  map[string]string        // object key → last warnings logged
 	informers map[informerKey]*watched // running informers (registry.go)
+	states    []*kindState             // of every informer started, for the cluster's health
 	stopCh    chan struct{}
 	wg        sync.WaitGroup
 	syncedCh  chan struct{} // closed once every enabled kind has synced
@@ -187,6 +200,10 @@ func (c *controller) watches() []*watched {
 	}
 	// The nameserver's own Services publish the NS names and their glue.
 	svc := kindByName("Service")
+	nsSources := c.cfg.sources
+	if c.cfg.nameserverZones != nil {
+		nsSources.zones = c.cfg.nameserverZones
+	}
 	for _, nsName := range c.cfg.nameservers {
 		namespace, name, _ := strings.Cut(nsName, "/")
 		ws = append(ws, &watched{
@@ -197,7 +214,7 @@ func (c *controller) watches() []*watched {
 			key: func(o metav1.Object) string {
 				return c.cfg.prefix + "Nameserver/" + o.GetNamespace() + "/" + o.GetName()
 			},
-			records:    func(obj any) result { return nameserverRecords(obj.(*corev1.Service), &c.cfg.sources) },
+			records:    func(obj any) result { return nameserverRecords(obj.(*corev1.Service), &nsSources) },
 			nameserver: true,
 		})
 	}
@@ -325,7 +342,7 @@ func (c *controller) update(w *watched, obj any) {
 	if !ok || w.retired.Load() {
 		return
 	}
-	eventsTotal.WithLabelValues(w.kind.name).Inc()
+	c.counted(w)
 	if c.dependent(w.kind) {
 		c.routeMu.Lock()
 		defer c.routeMu.Unlock()
@@ -346,7 +363,7 @@ func (c *controller) remove(w *watched, obj any) {
 	if !ok || w.retired.Load() {
 		return
 	}
-	eventsTotal.WithLabelValues(w.kind.name).Inc()
+	c.counted(w)
 	if c.dependent(w.kind) {
 		c.routeMu.Lock()
 		defer c.routeMu.Unlock()
@@ -360,6 +377,14 @@ func (c *controller) remove(w *watched, obj any) {
 		c.delegate(meta, true)
 	}
 	c.refreshDependents(w.kind, meta)
+}
+
+// counted counts an event of an informer.
+func (c *controller) counted(w *watched) {
+	eventsTotal.WithLabelValues(w.kind.name).Inc()
+	if c.cfg.cluster != "" {
+		clusterEvents.WithLabelValues(c.cfg.cluster).Inc()
+	}
 }
 
 // publish computes and indexes the records of one object.

@@ -35,7 +35,8 @@ import (
 // k8sTiming is the timing of the controllers of the tests: short waits, so
 // that re-probes and retries happen within a test.
 var k8sTiming = timing{
-	startupWait: 5 * time.Second, reprobe: 50 * time.Millisecond,
+	startupWait: 5 * time.Second, reprobe: 50 * time.Millisecond, clusterWait: time.Second,
+	health: 10 * time.Millisecond, unreachableAfter: 200 * time.Millisecond,
 	guard:   guardTiming{retryInitial: 10 * time.Millisecond, retryMax: 20 * time.Millisecond, throttledMax: 20 * time.Millisecond},
 	persist: persistTiming{interval: 10 * time.Millisecond, refresh: time.Hour},
 }
@@ -56,7 +57,7 @@ func k8sNewGatewayAPI(api apiClient, zones []string, configure func(*Gateway)) *
 		configure(g)
 	}
 	g.init()
-	g.ctrl = newController(g.controllerConfig(), api, g.index)
+	g.fleet.add(g.newCluster("", g.controllerConfig(), api, g.emitEvents))
 	return g
 }
 
@@ -404,3 +405,6 @@ func TestControllerStopLeavesNoGoroutines(t *testing.T) {
 		return ""
 	})
 }
+
+// k8sCtrl returns the controller of a Gateway without cluster blocks.
+func k8sCtrl(g *Gateway) *controller { return g.fleet.list()[0].ctrl }

@@ -5,6 +5,7 @@ package gateway
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,21 +34,15 @@ type Gateway struct {
 	apex      string // nameserver name, relative to each zone or absolute
 	secondary string // peer nameserver name, same form; may be empty
 
-	resources      []string // kinds to publish
-	ingressClasses []string
-	gatewayClasses []string
-	labelSelector  string              // for every published kind ...
-	labelSelectors map[string]string   // ... unless set for the kind here
-	namespaces     []string            // publish only from these; all when empty
-	ownership      index.Policy        // who may publish at a name
-	delegations    map[string][]string // namespace → domains from the delegate option
-	emitEvents     bool                // the events option: Events on rejected objects
-	kubeconfig     string
-	kubecontext    string
-	persistDir     string // the persist option: the copies of the zones on disk; "" without
+	// clusterOptions are the block's: those of its one cluster, and the
+	// defaults of the clusters that cluster blocks name.
+	clusterOptions
+	ownership  index.Policy  // who may publish at a name
+	clusters   []clusterSpec // the cluster blocks, in order; none: the block reads one cluster
+	fleet      fleet         // the clusters the plugin reads, by key prefix
+	persistDir string        // the persist option: the copies of the zones on disk; "" without
 
 	index  *index.Index
-	ctrl   *controller
 	timing timing
 	stopCh chan struct{} // closed by stop
 	// noStartupWait: start returns at once instead of waiting for the sync.
@@ -56,8 +51,6 @@ type Gateway struct {
 	ready         atomic.Bool
 	now           func() time.Time                  // the clock of the zones' serials; time.Now when nil
 	xfer          atomic.Pointer[transfer.Transfer] // the server's transfer plugin, for NOTIFY
-	// events emits Kubernetes Events while the controller runs, with the events option.
-	events atomic.Pointer[events]
 	// copies are the zones read from persistDir, answered until the informers sync.
 	copies atomic.Pointer[zoneCopies]
 	// unregisterCopies takes the plugin off the copy metric; nil when not on it.
@@ -69,9 +62,7 @@ func newGateway() *Gateway {
 	return &Gateway{
 		ttl:            defaultTTL,
 		apex:           defaultApex,
-		resources:      supportedResources(),
-		labelSelectors: map[string]string{},
-		delegations:    map[string][]string{},
+		clusterOptions: newClusterOptions(),
 		timing:         defaultTiming,
 	}
 }
@@ -91,7 +82,7 @@ func (g *Gateway) init() {
 		Listener: indexListener{g},
 		Now:      g.now,
 		Policy:   g.ownership,
-		Domains:  g.delegations,
+		Domains:  g.indexDomains(),
 		Serials:  serials,
 	})
 }
@@ -115,15 +106,39 @@ func (l indexListener) Conflict(name, msg string) {
 func (l indexListener) Rejected(r index.Rejection) {
 	log.Warning(r.String())
 	rejectedTotal.WithLabelValues(r.Zone, r.Reason).Inc()
-	if e := l.g.events.Load(); e != nil {
+	cl, key := l.g.fleet.of(r.Key)
+	if cl == nil {
+		return
+	}
+	if owner, _, _ := strings.Cut(r.Owner, "/"); cl.name != "" && r.Reason == index.ReasonOwned && owner != cl.name {
+		clusterConflicts.WithLabelValues(r.Zone).Inc()
+	}
+	if e := cl.events.Load(); e != nil {
+		r.Key = key // the object in its own cluster
 		e.rejected(r)
 	}
 }
 
-// Conflicted implements index.ConflictListener.
+// Conflicted implements index.ConflictListener. Each cluster hears of its
+// own objects.
 func (l indexListener) Conflicted(c index.Conflict) {
-	if e := l.g.events.Load(); e != nil {
-		e.conflicted(c)
+	byCluster := map[*cluster][]string{}
+	for _, k := range c.Keys {
+		if cl, key := l.g.fleet.of(k); cl != nil {
+			byCluster[cl] = append(byCluster[cl], key)
+		}
+	}
+	if len(byCluster) > 1 {
+		if zi := index.ZoneOf(l.g.Zones, c.Name); zi >= 0 {
+			clusterConflicts.WithLabelValues(l.g.Zones[zi]).Inc()
+		}
+	}
+	for cl, keys := range byCluster {
+		if e := cl.events.Load(); e != nil {
+			own := c
+			own.Keys = keys
+			e.conflicted(own)
+		}
 	}
 }
 

@@ -188,9 +188,9 @@ func TestControllerVersionSwitch(t *testing.T) {
 	gwcCreate(t, api.gw, dbNew)
 	api.serve(map[string][]string{"gateway.networking.k8s.io/v1": {"gateways", "tcproutes"}})
 	k8sEventually(t, "TCPRoute read at v1", func() string {
-		g.ctrl.mu.Lock()
-		defer g.ctrl.mu.Unlock()
-		if v := g.ctrl.informers[informerKey{kind: "TCPRoute"}].version.groupVersion; v != "gateway.networking.k8s.io/v1" {
+		k8sCtrl(g).mu.Lock()
+		defer k8sCtrl(g).mu.Unlock()
+		if v := k8sCtrl(g).informers[informerKey{kind: "TCPRoute"}].version.groupVersion; v != "gateway.networking.k8s.io/v1" {
 			return "read at " + v
 		}
 		return ""

@@ -147,6 +147,9 @@ func (c *controller) startInformer(w *watched, register bool) cache.InformerSync
 	list, watchFn := c.api.listWatch(w.version, w.namespace)
 	guard := c.guard(w, list, watchFn)
 	w.api = guard.state
+	c.mu.Lock()
+	c.states = append(c.states, guard.state)
+	c.mu.Unlock()
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			w.options(&o)

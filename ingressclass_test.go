@@ -96,7 +96,7 @@ func TestControllerDefaultIngressClass(t *testing.T) {
 
 	// Without ingressClasses, no IngressClass informer.
 	g2 := k8sStartGateway(t, client, []string{"example.com."}, nil)
-	for _, w := range g2.ctrl.watches() {
+	for _, w := range k8sCtrl(g2).watches() {
 		if w.kind == ingressClassKind {
 			t.Error("IngressClasses watched without ingressClasses")
 		}

@@ -2,66 +2,81 @@ package gateway
 
 import (
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
 )
 
-// The plugin owns its index and readiness: it starts the controller, which
-// puts records into the index, and publishes once the controller has synced.
+// The plugin owns its index and readiness: it starts the controllers of its
+// clusters, which put records into the index, and publishes once they have
+// synced.
+//
+// Ready means: every cluster has synced (listed every kind it serves and
+// allows), or one has and the others have had clusterWait to do so since.
+// With one cluster, ready means it has synced. A cluster that syncs later
+// publishes its names as they come.
 
-// controllerConfig returns the configuration of the plugin's controller.
+// controllerConfig returns the configuration of the controller of a block
+// without cluster blocks.
 func (g *Gateway) controllerConfig() controllerConfig {
+	return g.controllerConfigOf(&g.clusterOptions, g.Zones, true)
+}
+
+// controllerConfigOf returns the configuration of a controller that reads a
+// cluster with the options o and publishes in zones; nameservers: it reads the
+// nameservers' own Services too.
+func (g *Gateway) controllerConfigOf(o *clusterOptions, zones []string, nameservers bool) controllerConfig {
 	// Checked by the setup; an invalid selector here selects nothing.
-	gwSel, err := labels.Parse(g.labelSelector)
+	gwSel, err := labels.Parse(o.labelSelector)
 	if err != nil {
 		gwSel = labels.Nothing()
 	}
-	return controllerConfig{
+	cfg := controllerConfig{
 		sources: sourceConfig{
-			zones:           g.Zones,
+			zones:           zones,
 			ttl:             g.ttl,
-			ingressClasses:  g.ingressClasses,
-			gatewayClasses:  g.gatewayClasses,
+			ingressClasses:  o.ingressClasses,
+			gatewayClasses:  o.gatewayClasses,
 			gatewaySelector: gwSel,
 		},
-		resources:      g.resources,
-		labelSelector:  g.labelSelector,
-		labelSelectors: g.labelSelectors,
-		namespaces:     g.namespaces,
-		nameservers:    g.nameserverServices(),
+		resources:      o.resources,
+		labelSelector:  o.labelSelector,
+		labelSelectors: o.labelSelectors,
+		namespaces:     o.namespaces,
 		reverse:        len(forwardZones(g.Zones)) < len(g.Zones),
 		ownership:      g.ownership,
-		delegations:    g.delegations,
-		zonesLabel:     strings.Join(g.Zones, " "),
+		delegations:    o.delegations,
+		zonesLabel:     strings.Join(zones, " "),
 		timing:         g.timing,
 	}
+	if nameservers {
+		cfg.nameservers = g.nameserverServices()
+		cfg.nameserverZones = g.Zones
+	}
+	return cfg
 }
 
-// start starts the controller and waits up to startupWait for it to sync, so
-// that a reload does not answer SERVFAIL while the informers list; unless
-// noStartupWait (the first start of the process, see setup).
+// start starts the clusters' controllers and waits up to startupWait for
+// them to sync, so that a reload does not answer SERVFAIL while the informers
+// list; unless noStartupWait (the first start of the process, see setup).
 func (g *Gateway) start() error {
-	if g.emitEvents {
-		if es, ok := g.ctrl.api.(eventSinker); ok {
-			sink, err := es.eventSink()
-			if err != nil {
-				return err
-			}
-			g.events.Store(newEvents(sink))
+	g.stopCh = make(chan struct{})
+	clusters := g.fleet.list()
+	for _, cl := range clusters {
+		if err := g.startCluster(cl); err != nil {
+			return err
 		}
 	}
-	g.stopCh = make(chan struct{})
 	if g.persistDir != "" {
 		g.unregisterCopies = registerCopies(g)
 	}
 	published := make(chan struct{})
-	g.ctrl.start()
 	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
-		g.publishWhenSynced(published)
+		g.publishWhenSynced(clusters, published)
 	}()
 	if g.noStartupWait {
 		return nil
@@ -74,20 +89,83 @@ func (g *Gateway) start() error {
 	return nil
 }
 
+// startCluster starts a cluster's controller, its Events and its health watch.
+func (g *Gateway) startCluster(cl *cluster) error {
+	if cl.emitEvents {
+		if es, ok := cl.ctrl.api.(eventSinker); ok {
+			sink, err := es.eventSink()
+			if err != nil {
+				return err
+			}
+			cl.events.Store(newEvents(sink))
+		}
+	}
+	cl.ctrl.start()
+	if cl.name != "" {
+		cl.stopCh, cl.done = make(chan struct{}), make(chan struct{})
+		go g.watchHealth(cl)
+	}
+	return nil
+}
+
+// stopCluster stops what startCluster started.
+func stopCluster(cl *cluster) {
+	cl.ctrl.stop()
+	if cl.stopCh != nil {
+		close(cl.stopCh)
+		<-cl.done
+		cl.stopCh = nil
+	}
+	if e := cl.events.Swap(nil); e != nil {
+		e.stop()
+	}
+}
+
 // publishWhenSynced publishes the index and makes the plugin ready once the
-// controller has synced, and closes published.
-func (g *Gateway) publishWhenSynced(published chan<- struct{}) {
+// clusters have synced (see Ready), and closes published.
+func (g *Gateway) publishWhenSynced(clusters []*cluster, published chan<- struct{}) {
 	started := time.Now()
-	select {
-	case <-g.ctrl.synced():
-	case <-g.stopCh:
-		return
+	synced := make(chan *cluster, len(clusters))
+	for _, cl := range clusters {
+		g.wg.Add(1)
+		go func() {
+			defer g.wg.Done()
+			select {
+			case <-cl.ctrl.synced():
+				synced <- cl
+			case <-g.stopCh:
+			}
+		}()
+	}
+	var waiting []string
+	for _, cl := range clusters {
+		waiting = append(waiting, cl.name)
+	}
+	var deadline <-chan time.Time
+	kinds := 0
+	for len(waiting) > 0 {
+		select {
+		case cl := <-synced:
+			waiting = slices.DeleteFunc(waiting, func(n string) bool { return n == cl.name })
+			kinds += cl.ctrl.kinds
+			if deadline == nil && len(waiting) > 0 {
+				t := time.NewTimer(g.timing.clusterWait)
+				defer t.Stop()
+				deadline = t.C
+			}
+		case <-deadline:
+			log.Warningf("clusters %s have not synced %s after the first: ready without them; their names are published once they sync",
+				strings.Join(waiting, " "), g.timing.clusterWait)
+			waiting = nil
+		case <-g.stopCh:
+			return
+		}
 	}
 	g.index.Flush()
 	g.ready.Store(true)
 	close(published)
 	log.Infof("synced %d kinds for zones %s: published %d names %s after the informers started",
-		g.ctrl.kinds, strings.Join(g.Zones, " "), g.index.Snapshot().Len(), time.Since(started).Round(time.Millisecond))
+		kinds, strings.Join(g.Zones, " "), g.index.Snapshot().Len(), time.Since(started).Round(time.Millisecond))
 	if zc := g.copies.Swap(nil); zc != nil {
 		zc.index.Close()
 		log.Infof("persist: switched from the copies on disk to live data")
@@ -106,13 +184,15 @@ func (g *Gateway) publishWhenSynced(published chan<- struct{}) {
 	debug.FreeOSMemory()
 }
 
-// stop stops the controller, and with it readiness and the index's timer.
+// stop stops the controllers, and with them readiness and the index's timer.
 func (g *Gateway) stop() {
 	if g.stopCh == nil {
 		return
 	}
 	close(g.stopCh)
-	g.ctrl.stop()
+	for _, cl := range g.fleet.list() {
+		stopCluster(cl)
+	}
 	g.wg.Wait()
 	g.stopCh = nil
 	if g.unregisterCopies != nil {
@@ -121,7 +201,4 @@ func (g *Gateway) stop() {
 	}
 	g.ready.Store(false)
 	g.index.Close()
-	if e := g.events.Swap(nil); e != nil {
-		e.stop()
-	}
 }

@@ -85,3 +85,37 @@ func init() {
 		"Seconds since an informer last heard from the API server: 0 while its watch is open.",
 		[]string{"zones", "kind"}, nil)})
 }
+
+// The metrics of the clusters that cluster blocks name.
+var (
+	clusterSynced = promauto.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: plugin.Namespace,
+		Subsystem: "k8s_gateway",
+		Name:      "cluster_synced",
+		Help:      "1 once a cluster's informers have synced, else 0, by cluster.",
+	}, []string{"cluster"})
+	clusterConnected = promauto.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: plugin.Namespace,
+		Subsystem: "k8s_gateway",
+		Name:      "cluster_connected",
+		Help:      "1 while a cluster's API server answers, 0 while it has not for a while (its last known records are served), by cluster.",
+	}, []string{"cluster"})
+	clusterLastContact = promauto.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: plugin.Namespace,
+		Subsystem: "k8s_gateway",
+		Name:      "cluster_last_contact_timestamp_seconds",
+		Help:      "Unix time of the last successful contact with a cluster's API server, by cluster.",
+	}, []string{"cluster"})
+	clusterEvents = promauto.NewCounterVec(prometheus.CounterOpts{
+		Namespace: plugin.Namespace,
+		Subsystem: "k8s_gateway",
+		Name:      "cluster_events_total",
+		Help:      "Counter of Kubernetes object changes applied to the index, by cluster.",
+	}, []string{"cluster"})
+	clusterConflicts = promauto.NewCounterVec(prometheus.CounterOpts{
+		Namespace: plugin.Namespace,
+		Subsystem: "k8s_gateway",
+		Name:      "cluster_conflicts_total",
+		Help:      "Counter of names that objects of several clusters publish with conflicting records, or that the ownership policy gave to another cluster's namespace, by zone.",
+	}, []string{"zone"})
+)

@@ -72,9 +72,9 @@ func TestProbeAllWaitsWhileNothingWorks(t *testing.T) {
 		return false, nil, nil
 	})
 	g := k8sNewGateway(client, []string{"example.com."}, func(g *Gateway) { g.timing.startupWait = 50 * time.Millisecond })
-	t.Cleanup(g.ctrl.stop)
-	g.ctrl.stopCh = make(chan struct{})
-	errs := g.ctrl.probeAll(g.ctrl.watches())
+	t.Cleanup(k8sCtrl(g).stop)
+	k8sCtrl(g).stopCh = make(chan struct{})
+	errs := k8sCtrl(g).probeAll(k8sCtrl(g).watches())
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("kind %d: %v, want it probed until it works", i, err)

@@ -71,7 +71,7 @@ func TestWatchesPerNamespace(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			g := k8sNewGatewayAPI(fakeAPI{core: fake.NewSimpleClientset(), gw: newGatewayTracker()}, []string{"example.com."}, c.configure)
 			var got []string
-			for _, w := range g.ctrl.watches() {
+			for _, w := range k8sCtrl(g).watches() {
 				if !w.nameserver {
 					got = append(got, w.kind.name+"/"+w.namespace)
 				}

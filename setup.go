@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/seed-e581d630/k8s_gateway/index"
 
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -35,16 +35,10 @@ func setup(c *caddy.Controller) error {
 	if err != nil {
 		return plugin.Error(pluginName, err)
 	}
-	cfg, err := restConfig(g.kubeconfig, g.kubecontext)
-	if err != nil {
-		return plugin.Error(pluginName, err)
-	}
-	api, err := newRestAPI(cfg)
-	if err != nil {
-		return plugin.Error(pluginName, err)
-	}
 	g.init()
-	g.ctrl = newController(g.controllerConfig(), api, g.index)
+	if err := g.addClusters(kubeconfigAPI); err != nil {
+		return plugin.Error(pluginName, err)
+	}
 
 	// The first start of the process must not wait for the API server:
 	// CoreDNS listens only once every OnStartup has returned, and a server
@@ -72,6 +66,15 @@ func setup(c *caddy.Controller) error {
 		return g
 	})
 	return nil
+}
+
+// kubeconfigAPI returns the API client of a kubeconfig and context.
+func kubeconfigAPI(kubeconfig, context string) (apiClient, error) {
+	cfg, err := restConfig(kubeconfig, context)
+	if err != nil {
+		return nil, err
+	}
+	return newRestAPI(cfg)
 }
 
 // parse reads one k8s_gateway block. Errors name the Corefile line.
@@ -110,7 +113,11 @@ func parse(c *caddy.Controller) (*Gateway, error) {
 			}
 		}
 	}
-	if opt, err := g.checkZones(); err != nil {
+	opt, err := g.checkZones()
+	if err == nil {
+		opt, err = g.checkClusters()
+	}
+	if err != nil {
 		if l, ok := lines[opt]; ok {
 			line = l
 		}
@@ -124,24 +131,13 @@ func parse(c *caddy.Controller) (*Gateway, error) {
 }
 
 func parseOption(c *caddy.Controller, g *Gateway) error {
-	switch opt := c.Val(); opt {
-	case "resources":
-		args := c.RemainingArgs()
-		if len(args) == 0 {
-			return argCountErr(c, "resources RESOURCE...", args)
-		}
-		g.resources = nil
-		for _, a := range args {
-			kind, ok := resourceKind(a)
-			if !ok {
-				return c.Errf("unknown resource %q; supported: %s", a, strings.Join(supportedResources(), ", "))
-			}
-			if !slices.Contains(g.resources, kind) {
-				g.resources = append(g.resources, kind)
-			}
-		}
+	opt := c.Val()
+	if opt == "cluster" {
+		return parseCluster(c, g)
+	}
+	args := c.RemainingArgs()
+	switch opt {
 	case "ttl":
-		args := c.RemainingArgs()
 		if len(args) != 1 {
 			return argCountErr(c, "ttl TTL", args)
 		}
@@ -151,7 +147,6 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 		}
 		g.ttl = uint32(ttl)
 	case "apex", "secondary":
-		args := c.RemainingArgs()
 		if len(args) != 1 {
 			return argCountErr(c, opt+" NAME", args)
 		}
@@ -164,52 +159,9 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 		} else {
 			g.secondary = name
 		}
-	case "kubeconfig":
-		args := c.RemainingArgs()
-		if len(args) != 1 && len(args) != 2 {
-			return argCountErr(c, "kubeconfig FILE [CONTEXT]", args)
-		}
-		g.kubeconfig = args[0]
-		if len(args) == 2 {
-			g.kubecontext = args[1]
-		}
-		if err := checkKubeconfig(g.kubeconfig, g.kubecontext); err != nil {
-			return c.Errf("kubeconfig: %v", err)
-		}
 	case "fallthrough":
-		g.Fall.SetZonesFromArgs(c.RemainingArgs())
-	case "ingressClasses", "gatewayClasses":
-		args := c.RemainingArgs()
-		if len(args) == 0 {
-			return argCountErr(c, opt+" CLASS...", args)
-		}
-		if opt == "ingressClasses" {
-			g.ingressClasses = args
-		} else {
-			g.gatewayClasses = args
-		}
-	case "serviceLabelSelectors":
-		args := c.RemainingArgs()
-		if len(args) == 0 {
-			return argCountErr(c, "serviceLabelSelectors SELECTOR...", args)
-		}
-		sel := strings.Join(args, ",")
-		if _, err := labels.Parse(sel); err != nil {
-			return c.Errf("invalid label selector %q: %v", sel, err)
-		}
-		g.labelSelectors["Service"] = sel
-	case "labelSelector":
-		args := c.RemainingArgs()
-		if len(args) == 0 {
-			return argCountErr(c, "labelSelector SELECTOR...", args)
-		}
-		sel := strings.Join(args, ",")
-		if _, err := labels.Parse(sel); err != nil {
-			return c.Errf("invalid label selector %q: %v", sel, err)
-		}
-		g.labelSelector = sel
+		g.Fall.SetZonesFromArgs(args)
 	case "ownership":
-		args := c.RemainingArgs()
 		if len(args) != 1 {
 			return argCountErr(c, "ownership union|first|delegated", args)
 		}
@@ -218,27 +170,7 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 			return c.Errf("unknown ownership policy %q; supported: union, first, delegated", args[0])
 		}
 		g.ownership = p
-	case "delegate":
-		args := c.RemainingArgs()
-		if len(args) < 2 {
-			return argCountErr(c, "delegate NAMESPACE DOMAIN...", args)
-		}
-		for _, d := range args[1:] {
-			name, err := canonicalName(d, false)
-			if err != nil {
-				return c.Errf("invalid domain %q delegated to namespace %s: %v", d, args[0], err)
-			}
-			if !slices.Contains(g.delegations[args[0]], name) {
-				g.delegations[args[0]] = append(g.delegations[args[0]], name)
-			}
-		}
-	case "events":
-		if args := c.RemainingArgs(); len(args) != 0 {
-			return argCountErr(c, "events", args)
-		}
-		g.emitEvents = true
 	case "persist":
-		args := c.RemainingArgs()
 		if len(args) != 1 {
 			return argCountErr(c, "persist DIR", args)
 		}
@@ -246,14 +178,14 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 			return c.Errf("persist: %v", err)
 		}
 		g.persistDir = args[0]
-	case "namespaces":
-		args := c.RemainingArgs()
-		if len(args) == 0 {
-			return argCountErr(c, "namespaces NAMESPACE...", args)
-		}
-		g.namespaces = args
 	default:
-		return c.Errf("unknown property %q", opt)
+		err := setClusterOption(&g.clusterOptions, opt, args)
+		if errors.Is(err, errUnknownOption) {
+			return c.Errf("unknown property %q", opt)
+		}
+		if err != nil {
+			return c.Err(err.Error())
+		}
 	}
 	return nil
 }
@@ -261,7 +193,7 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 // argCountErr reports a wrong number of arguments. Unlike c.ArgErr, which names
 // the last token read, it names the option and how it is used.
 func argCountErr(c *caddy.Controller, usage string, args []string) error {
-	return c.Errf("wrong number of arguments (%d) for %s", len(args), usage)
+	return c.Err(usageErr(usage, args).Error())
 }
 
 // checkKubeconfig makes sure the file is a readable kubeconfig and has the context.

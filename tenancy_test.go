@@ -128,7 +128,7 @@ func TestControllerMayPublish(t *testing.T) {
 			if policy == index.Delegated {
 				want = tt.want
 			}
-			if got := g.ctrl.mayPublish(tt.namespace, tt.name); got != want {
+			if got := k8sCtrl(g).mayPublish(tt.namespace, tt.name); got != want {
 				t.Errorf("%s: mayPublish(%s, %s) = %v, want %v", policy, tt.namespace, tt.name, got, want)
 			}
 		}

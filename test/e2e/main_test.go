@@ -66,6 +66,7 @@ func run(m *testing.M) int {
 		}
 		kubeconfig, kubectlBin = cluster.Kubeconfig, cluster.Kubectl
 	}
+	defer stopSecondCluster()
 	return m.Run()
 }
 

@@ -1,0 +1,195 @@
+package gateway
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+)
+
+// cluster is one cluster the plugin reads: its controller, which puts the
+// cluster's records into the plugin's index, and what reports on it.
+type cluster struct {
+	name       string // "" for the one cluster of a block without cluster blocks
+	ctrl       *controller
+	sink       *clusterSink // nil for the unnamed cluster, which feeds the index directly
+	emitEvents bool
+	// events emits Kubernetes Events into this cluster while it runs.
+	events atomic.Pointer[events]
+	stopCh chan struct{} // closed to stop the health watch
+	done   chan struct{} // closed when the health watch has stopped
+}
+
+// newCluster makes the cluster name with its controller on api.
+func (g *Gateway) newCluster(name string, cfg controllerConfig, api apiClient, emitEvents bool) *cluster {
+	cl := &cluster{name: name, emitEvents: emitEvents}
+	var out sink = g.index
+	if name != "" {
+		cfg.prefix = name + "/"
+		cfg.cluster = name
+		cl.sink = newClusterSink(cfg.prefix, g.index)
+		out = cl.sink
+	}
+	cl.ctrl = newController(cfg, api, out)
+	return cl
+}
+
+// addClusters makes the clusters of the configuration: the block's one
+// cluster, or one for each cluster block. apiOf returns the API client of a
+// kubeconfig and context (both empty: in the cluster, or the default
+// kubeconfig); it does not contact the API server.
+func (g *Gateway) addClusters(apiOf func(kubeconfig, context string) (apiClient, error)) error {
+	if len(g.clusters) == 0 {
+		api, err := apiOf(g.kubeconfig, g.kubecontext)
+		if err != nil {
+			return err
+		}
+		g.fleet.add(g.newCluster("", g.controllerConfig(), api, g.emitEvents))
+		return nil
+	}
+	for i, s := range g.clusters {
+		o := s.resolved(g.clusterOptions)
+		api, err := apiOf(o.kubeconfig, o.kubecontext)
+		if err != nil {
+			return fmt.Errorf("cluster %s: %w", s.name, err)
+		}
+		// The nameservers' own Services are read from the first cluster.
+		cfg := g.controllerConfigOf(&o, s.zones(g.Zones), i == 0)
+		g.fleet.add(g.newCluster(s.name, cfg, api, o.emitEvents))
+	}
+	return nil
+}
+
+// indexDomains returns the domains delegated by configuration, by tenant: a
+// namespace, or with cluster blocks "<cluster>/<namespace>".
+func (g *Gateway) indexDomains() map[string][]string {
+	if len(g.clusters) == 0 {
+		return g.delegations
+	}
+	out := map[string][]string{}
+	for _, s := range g.clusters {
+		for ns, ds := range s.resolved(g.clusterOptions).delegations {
+			out[s.name+"/"+ns] = ds
+		}
+	}
+	return out
+}
+
+// fleet is the set of clusters a plugin reads.
+type fleet struct {
+	mu      sync.RWMutex
+	members []*cluster
+	byName  map[string]*cluster
+}
+
+func (f *fleet) add(cl *cluster) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.byName == nil {
+		f.byName = map[string]*cluster{}
+	}
+	f.members = append(f.members, cl)
+	f.byName[cl.name] = cl
+}
+
+// remove takes the cluster name out of the fleet and returns it, or nil.
+func (f *fleet) remove(name string) *cluster {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cl := f.byName[name]
+	if cl == nil {
+		return nil
+	}
+	delete(f.byName, name)
+	for i, m := range f.members {
+		if m == cl {
+			f.members = append(f.members[:i:i], f.members[i+1:]...)
+			break
+		}
+	}
+	return cl
+}
+
+// list returns the clusters, in the order they were added.
+func (f *fleet) list() []*cluster {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	return append([]*cluster(nil), f.members...)
+}
+
+// of returns the cluster an index key belongs to and the key without the
+// cluster's prefix ("Kind/namespace/name"), or nil. Keys of named clusters
+// start with "<cluster>/"; a cluster name is lower case, a kind is not.
+func (f *fleet) of(key string) (*cluster, string) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	if name, rest, ok := strings.Cut(key, "/"); ok {
+		if cl := f.byName[name]; cl != nil && name != "" {
+			return cl, rest
+		}
+	}
+	return f.byName[""], key
+}
+
+// clusterSink feeds the index with the records of one named cluster. Its
+// namespaces are tenants of their own: "<cluster>/<namespace>", so that a
+// namespace is never the same tenant as its namesake in another cluster. It
+// remembers what it put, to withdraw all of it when the cluster goes.
+type clusterSink struct {
+	prefix string
+	out    sink
+
+	mu         sync.Mutex
+	keys       map[string]struct{}
+	namespaces map[string]struct{} // with domains set
+}
+
+func newClusterSink(prefix string, out sink) *clusterSink {
+	return &clusterSink{prefix: prefix, out: out, keys: map[string]struct{}{}, namespaces: map[string]struct{}{}}
+}
+
+// UpdateClaim implements sink.
+func (s *clusterSink) UpdateClaim(key string, claim index.Claim, rrs []dns.RR) {
+	if claim.Namespace != "" {
+		claim.Namespace = s.prefix + claim.Namespace
+	}
+	s.mu.Lock()
+	if len(rrs) == 0 {
+		delete(s.keys, key)
+	} else {
+		s.keys[key] = struct{}{}
+	}
+	s.mu.Unlock()
+	s.out.UpdateClaim(key, claim, rrs)
+}
+
+// SetDomains implements sink.
+func (s *clusterSink) SetDomains(namespace string, domains []string) {
+	s.mu.Lock()
+	if len(domains) == 0 {
+		delete(s.namespaces, namespace)
+	} else {
+		s.namespaces[namespace] = struct{}{}
+	}
+	s.mu.Unlock()
+	s.out.SetDomains(s.prefix+namespace, domains)
+}
+
+// withdraw removes every record and domain the cluster put. Its controller
+// must have stopped.
+func (s *clusterSink) withdraw() {
+	s.mu.Lock()
+	keys, namespaces := s.keys, s.namespaces
+	s.keys, s.namespaces = map[string]struct{}{}, map[string]struct{}{}
+	s.mu.Unlock()
+	for key := range keys {
+		s.out.UpdateClaim(key, index.Claim{}, nil)
+	}
+	for ns := range namespaces {
+		s.out.SetDomains(s.prefix+ns, nil)
+	}
+}

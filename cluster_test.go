@@ -1,0 +1,240 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+)
+
+// k8sFleetCluster is one cluster of a fleet test, on a fake clientset.
+type k8sFleetCluster struct {
+	name, subdomain string
+	client          kubernetes.Interface
+}
+
+// k8sNewFleet configures a Gateway for example.com with a cluster block for
+// each cluster, publishing Services.
+func k8sNewFleet(t *testing.T, clusters []k8sFleetCluster, configure func(*Gateway)) *Gateway {
+	t.Helper()
+	g := newGateway()
+	g.Zones = []string{"example.com."}
+	g.resources = []string{"Service"}
+	g.timing = k8sTiming
+	clients := map[string]kubernetes.Interface{}
+	for _, c := range clusters {
+		spec := clusterSpec{name: c.name, subdomain: c.subdomain, opts: newClusterOptions(), set: map[string]bool{}}
+		spec.opts.kubeconfig = c.name // the key of its fake below
+		g.clusters = append(g.clusters, spec)
+		clients[c.name] = c.client
+	}
+	if configure != nil {
+		configure(g)
+	}
+	g.init()
+	err := g.addClusters(func(kubeconfig, _ string) (apiClient, error) { return fakeAPI{core: clients[kubeconfig]}, nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.stop)
+	return g
+}
+
+// k8sStartFleet is k8sNewFleet, started and ready.
+func k8sStartFleet(t *testing.T, clusters []k8sFleetCluster, configure func(*Gateway)) *Gateway {
+	t.Helper()
+	g := k8sNewFleet(t, clusters, configure)
+	if err := g.start(); err != nil {
+		t.Fatal(err)
+	}
+	if !g.Ready() {
+		t.Fatal("not ready after start")
+	}
+	return g
+}
+
+// k8sClaimingServiceIn is k8sClaimingService, created in client.
+func k8sClaimingServiceIn(t *testing.T, client kubernetes.Interface, ns, name string, created int64, hosts, ip string) {
+	t.Helper()
+	k8sCreate(t, client, k8sClaimingService(ns, name, created, hosts, ip))
+}
+
+// TestFleetMerged: two clusters merged into one zone answer the union at a
+// name both publish; one cluster's objects never replace the other's, even
+// with the same kind, namespace and name.
+func TestFleetMerged(t *testing.T) {
+	a, b := fake.NewSimpleClientset(), fake.NewSimpleClientset()
+	g := k8sStartFleet(t, []k8sFleetCluster{{name: "a", client: a}, {name: "b", client: b}}, nil)
+	k8sClaimingServiceIn(t, a, "apps", "web", 100, "web.example.com", "192.0.2.1")
+	k8sClaimingServiceIn(t, b, "apps", "web", 200, "web.example.com", "192.0.2.2")
+	k8sAnswers(t, g, "web.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1", "web.example.com. 60 IN A 192.0.2.2"}))
+	k8sAnswers(t, g, "web.apps.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.apps.example.com. 60 IN A 192.0.2.1", "web.apps.example.com. 60 IN A 192.0.2.2"}))
+
+	// A cluster that withdraws drops out.
+	if err := b.CoreV1().Services("apps").Delete(context.Background(), "web", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "web.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1"}))
+}
+
+// TestFleetFirstOwnership: under the first policy a namespace is a tenant of
+// its cluster: the same-named namespace of another cluster cannot publish at
+// its names, and the rejection is counted as a cross-cluster conflict and
+// told, as an Event, to the rejected object in its own cluster only.
+func TestFleetFirstOwnership(t *testing.T) {
+	ctx := context.Background()
+	a, b := fake.NewSimpleClientset(), fake.NewSimpleClientset()
+	g := k8sStartFleet(t, []k8sFleetCluster{{name: "a", client: a}, {name: "b", client: b}}, func(g *Gateway) {
+		g.ownership = index.First
+		g.emitEvents = true
+		for i := range g.clusters {
+			g.clusters[i].opts.emitEvents = true
+			g.clusters[i].set["events"] = true
+		}
+	})
+	before := k8sMetric(clusterConflicts.WithLabelValues("example.com."))
+	k8sClaimingServiceIn(t, a, "apps", "shop", 100, "shop.example.com", "192.0.2.1")
+	k8sAnswers(t, g, "shop.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"shop.example.com. 60 IN A 192.0.2.1"}))
+	k8sClaimingServiceIn(t, b, "apps", "thief", 200, "shop.example.com", "192.0.2.66")
+	k8sEventually(t, "the rejection's Event in cluster b", func() string {
+		list, err := b.CoreV1().Events("apps").List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err.Error()
+		}
+		for _, ev := range list.Items {
+			o := ev.InvolvedObject
+			if ev.Reason == eventNameRejected && o.Kind == "Service" && o.Namespace == "apps" && o.Name == "thief" {
+				return ""
+			}
+		}
+		return fmt.Sprintf("no DNSNameRejected on Service apps/thief: %d events", len(list.Items))
+	})
+	k8sAnswers(t, g, "thief.apps.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"thief.apps.example.com. 60 IN A 192.0.2.66"}))
+	k8sAnswers(t, g, "shop.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"shop.example.com. 60 IN A 192.0.2.1"}))
+	if got := k8sMetric(clusterConflicts.WithLabelValues("example.com.")) - before; got < 1 {
+		t.Errorf("cluster conflicts counted %v, want at least 1", got)
+	}
+	if list, err := a.CoreV1().Events("apps").List(ctx, metav1.ListOptions{}); err != nil || len(list.Items) != 0 {
+		t.Errorf("events in cluster a: %v %v", list, err)
+	}
+}
+
+// TestFleetSubdomain: a cluster with a subdomain publishes below it only;
+// names it gives outside are not published.
+func TestFleetSubdomain(t *testing.T) {
+	a, b := fake.NewSimpleClientset(), fake.NewSimpleClientset()
+	g := k8sStartFleet(t, []k8sFleetCluster{{name: "a", client: a}, {name: "b", subdomain: "b", client: b}}, nil)
+	k8sClaimingServiceIn(t, a, "apps", "web", 100, "web.example.com", "192.0.2.1")
+	k8sClaimingServiceIn(t, b, "apps", "web", 100, "web.b.example.com,www.example.com", "192.0.2.2")
+	k8sAnswers(t, g, "web.b.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.b.example.com. 60 IN A 192.0.2.2"}))
+	k8sAnswers(t, g, "web.apps.b.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.apps.b.example.com. 60 IN A 192.0.2.2"}))
+	k8sAnswers(t, g, "web.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1"}))
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sNX)
+}
+
+// TestFleetWithdraw: a cluster taken out of the fleet takes its names along.
+func TestFleetWithdraw(t *testing.T) {
+	a, b := fake.NewSimpleClientset(), fake.NewSimpleClientset()
+	g := k8sStartFleet(t, []k8sFleetCluster{{name: "a", client: a}, {name: "b", client: b}}, nil)
+	k8sClaimingServiceIn(t, a, "apps", "web", 100, "", "192.0.2.1")
+	k8sClaimingServiceIn(t, b, "apps", "web", 100, "", "192.0.2.2")
+	k8sAnswers(t, g, "web.apps.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.apps.example.com. 60 IN A 192.0.2.1", "web.apps.example.com. 60 IN A 192.0.2.2"}))
+	cl := g.fleet.remove("b")
+	stopCluster(cl)
+	cl.sink.withdraw()
+	k8sAnswers(t, g, "web.apps.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.apps.example.com. 60 IN A 192.0.2.1"}))
+	if c, _ := g.fleet.of("b/Service/apps/web"); c != nil {
+		t.Errorf("key of the removed cluster b belongs to %q", c.name)
+	}
+}
+
+// TestFleetUnreachableCluster: a cluster whose API server never answers does
+// not hold back readiness beyond clusterWait, is reported unreachable, and
+// the other cluster's names are answered.
+func TestFleetUnreachableCluster(t *testing.T) {
+	a, down := fake.NewSimpleClientset(), fake.NewSimpleClientset()
+	down.PrependReactor("list", "*", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
+		return true, nil, apierrors.NewServiceUnavailable("unreachable")
+	})
+	k8sCreate(t, a, k8sClaimingService("apps", "web", 100, "web.example.com", "192.0.2.1"))
+	g := k8sNewFleet(t, []k8sFleetCluster{{name: "a", client: a}, {name: "down", client: down}}, func(g *Gateway) {
+		g.timing.startupWait = 50 * time.Millisecond
+		g.timing.clusterWait = 300 * time.Millisecond
+	})
+	begin := time.Now()
+	if err := g.start(); err != nil {
+		t.Fatal(err)
+	}
+	k8sEventually(t, "ready", func() string {
+		if !g.Ready() {
+			return "not ready"
+		}
+		return ""
+	})
+	if d := time.Since(begin); d < g.timing.clusterWait {
+		t.Errorf("ready after %s, before clusterWait", d)
+	}
+	k8sAnswers(t, g, "web.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1"}))
+	k8sEventually(t, "cluster metrics", func() string {
+		synced, conn := k8sMetric(clusterSynced.WithLabelValues("a")), k8sMetric(clusterConnected.WithLabelValues("a"))
+		downSynced, downConn := k8sMetric(clusterSynced.WithLabelValues("down")), k8sMetric(clusterConnected.WithLabelValues("down"))
+		if synced != 1 || conn != 1 || downSynced != 0 || downConn != 0 {
+			return fmt.Sprintf("a synced %v connected %v, down synced %v connected %v", synced, conn, downSynced, downConn)
+		}
+		return ""
+	})
+}
+
+// TestFleetOf maps index keys to their clusters.
+func TestFleetOf(t *testing.T) {
+	var f fleet
+	f.add(&cluster{name: "prod"})
+	f.add(&cluster{name: "stage"})
+	for _, tc := range []struct{ key, cluster, rest string }{
+		{"prod/Ingress/apps/web", "prod", "Ingress/apps/web"},
+		{"stage/Nameserver/kube-system/dns", "stage", "Nameserver/kube-system/dns"},
+		{"other/Ingress/apps/web", "", ""},
+		{"Ingress/apps/web", "", ""},
+	} {
+		cl, rest := f.of(tc.key)
+		name := ""
+		if cl != nil {
+			name = cl.name
+		} else {
+			rest = ""
+		}
+		if name != tc.cluster || rest != tc.rest {
+			t.Errorf("of(%q) = %q, %q; want %q, %q", tc.key, name, rest, tc.cluster, tc.rest)
+		}
+	}
+	var single fleet
+	single.add(&cluster{name: ""})
+	if cl, rest := single.of("Ingress/apps/web"); cl == nil || rest != "Ingress/apps/web" {
+		t.Errorf("the unnamed cluster does not own its keys: %v %q", cl, rest)
+	}
+}
+
+// k8sMetric returns the value of a gauge or counter.
+func k8sMetric(m prometheus.Metric) float64 {
+	var d dto.Metric
+	if err := m.Write(&d); err != nil {
+		return -1
+	}
+	if c := d.GetCounter(); c != nil {
+		return c.GetValue()
+	}
+	return d.GetGauge().GetValue()
+}
