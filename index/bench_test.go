@@ -21,6 +21,7 @@ func BenchmarkIndexSync(b *testing.B) {
 		{10_000, 1},
 		{100_000, 1},
 		{100_000, 100},
+		{1_000_000, 100},
 	} {
 		objects := make([][]dns.RR, 0, c.names/c.perObject)
 		for o := range c.names / c.perObject {

@@ -3,7 +3,6 @@ package index
 import (
 	"hash/maphash"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -197,10 +196,9 @@ func (ix *Index) UpdateClaim(key string, claim Claim, rrs []dns.RR) {
 		ix.mu.Unlock()
 		return
 	}
-	affected := map[string]struct{}{}
-	for _, rr := range ix.objects[key] {
+	old := ix.objects[key]
+	for _, rr := range old {
 		name := rr.Header().Name
-		affected[name] = struct{}{}
 		if o := withoutContribution(ix.owners[name], key); len(o) > 0 {
 			ix.owners[name] = o
 		} else {
@@ -224,22 +222,39 @@ func (ix *Index) UpdateClaim(key string, claim Claim, rrs []dns.RR) {
 		for j < len(rrs) && rrs[j].Header().Name == name {
 			j++
 		}
-		affected[name] = struct{}{}
 		ix.owners[name] = withContribution(ix.owners[name], key, claim, rrs[i:j:j])
 		i = j
 	}
 	// Rebuild in a fixed order so that logs and conflict choices are reproducible.
-	names := make([]string, 0, len(affected))
-	for name := range affected {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range ownerNames(old, rrs) {
 		ix.rebuild(name)
 	}
 	notify := ix.publishLocked(false)
 	ix.mu.Unlock()
 	ix.announce(notify)
+}
+
+// ownerNames returns the distinct owner names of a and b, which are ordered
+// by owner name (see sortRRs), in order.
+func ownerNames(a, b []dns.RR) []string {
+	names := make([]string, 0, len(a)+len(b))
+	for len(a) > 0 || len(b) > 0 {
+		var name string
+		switch {
+		case len(b) == 0 || len(a) > 0 && a[0].Header().Name < b[0].Header().Name:
+			name = a[0].Header().Name
+		default:
+			name = b[0].Header().Name
+		}
+		for len(a) > 0 && a[0].Header().Name == name {
+			a = a[1:]
+		}
+		for len(b) > 0 && b[0].Header().Name == name {
+			b = b[1:]
+		}
+		names = append(names, name)
+	}
+	return names
 }
 
 // Flush publishes everything applied so far and from then on publishes every

@@ -865,3 +865,27 @@ func TestIndexNestedZoneEmptyNonTerminals(t *testing.T) {
 	}
 	checkIndexInvariants(t, ix)
 }
+
+func TestOwnerNames(t *testing.T) {
+	rrs := func(names ...string) []dns.RR {
+		var out []dns.RR
+		for _, n := range names {
+			out = append(out, &dns.A{Hdr: dns.RR_Header{Name: n, Rrtype: dns.TypeA, Class: dns.ClassINET}})
+		}
+		return out
+	}
+	for _, c := range []struct {
+		a, b []dns.RR
+		want []string
+	}{
+		{nil, nil, []string{}},
+		{rrs("a."), nil, []string{"a."}},
+		{nil, rrs("a.", "a.", "b."), []string{"a.", "b."}},
+		{rrs("a.", "c.", "c."), rrs("b.", "c.", "d."), []string{"a.", "b.", "c.", "d."}},
+		{rrs("b.", "d."), rrs("a.", "b.", "b."), []string{"a.", "b.", "d."}},
+	} {
+		if got := ownerNames(c.a, c.b); !slices.Equal(got, c.want) {
+			t.Errorf("ownerNames(%v, %v) = %q, want %q", c.a, c.b, got, c.want)
+		}
+	}
+}
