@@ -146,6 +146,7 @@ type clusterSink struct {
 	mu         sync.Mutex
 	keys       map[string]struct{}
 	namespaces map[string]struct{} // with domains set
+	fresh      map[string]struct{} // keys put since mark; nil when not marking
 }
 
 func newClusterSink(prefix string, out sink) *clusterSink {
@@ -162,6 +163,9 @@ func (s *clusterSink) UpdateClaim(key string, claim index.Claim, rrs []dns.RR) {
 		delete(s.keys, key)
 	} else {
 		s.keys[key] = struct{}{}
+	}
+	if s.fresh != nil {
+		s.fresh[key] = struct{}{}
 	}
 	s.mu.Unlock()
 	s.out.UpdateClaim(key, claim, rrs)
@@ -191,5 +195,29 @@ func (s *clusterSink) withdraw() {
 	}
 	for ns := range namespaces {
 		s.out.SetDomains(s.prefix+ns, nil)
+	}
+}
+
+// mark starts a new listing of the cluster (a new controller after its
+// kubeconfig changed): sweep then removes the keys not put since.
+func (s *clusterSink) mark() {
+	s.mu.Lock()
+	s.fresh = map[string]struct{}{}
+	s.mu.Unlock()
+}
+
+// sweep removes the keys not put since mark: objects gone meanwhile.
+func (s *clusterSink) sweep() {
+	s.mu.Lock()
+	var stale []string
+	for key := range s.keys {
+		if _, ok := s.fresh[key]; !ok {
+			stale = append(stale, key)
+		}
+	}
+	s.fresh = nil
+	s.mu.Unlock()
+	for _, key := range stale {
+		s.UpdateClaim(key, index.Claim{}, nil)
 	}
 }

@@ -41,6 +41,9 @@ type Gateway struct {
 	clusters   []clusterSpec // the cluster blocks, in order; none: the block reads one cluster
 	fleet      fleet         // the clusters the plugin reads, by key prefix
 	persistDir string        // the persist option: the copies of the zones on disk; "" without
+	// clusterAPI: the clusterapi option; discovery then finds clusters.
+	clusterAPI *clusterAPIConfig
+	discovery  *discovery
 
 	index  *index.Index
 	timing timing

@@ -72,11 +72,19 @@ func (g *Gateway) start() error {
 	if g.persistDir != "" {
 		g.unregisterCopies = registerCopies(g)
 	}
+	waits := make([]syncWait, 0, len(clusters)+1)
+	for _, cl := range clusters {
+		waits = append(waits, syncWait{cl.name, cl.ctrl.synced(), func() int { return cl.ctrl.kinds }})
+	}
+	if g.discovery != nil {
+		g.discovery.start()
+		waits = append(waits, syncWait{"(Cluster API)", g.discovery.synced(), func() int { return 2 }})
+	}
 	published := make(chan struct{})
 	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
-		g.publishWhenSynced(clusters, published)
+		g.publishWhenSynced(waits, published)
 	}()
 	if g.noStartupWait {
 		return nil
@@ -121,33 +129,41 @@ func stopCluster(cl *cluster) {
 	}
 }
 
+// syncWait is a source of records the plugin waits for: a cluster, or the
+// Cluster API watch.
+type syncWait struct {
+	name   string
+	synced <-chan struct{}
+	kinds  func() int // the informers it runs, once synced
+}
+
 // publishWhenSynced publishes the index and makes the plugin ready once the
-// clusters have synced (see Ready), and closes published.
-func (g *Gateway) publishWhenSynced(clusters []*cluster, published chan<- struct{}) {
+// sources have synced (see Ready), and closes published.
+func (g *Gateway) publishWhenSynced(waits []syncWait, published chan<- struct{}) {
 	started := time.Now()
-	synced := make(chan *cluster, len(clusters))
-	for _, cl := range clusters {
+	synced := make(chan syncWait, len(waits))
+	for _, w := range waits {
 		g.wg.Add(1)
 		go func() {
 			defer g.wg.Done()
 			select {
-			case <-cl.ctrl.synced():
-				synced <- cl
+			case <-w.synced:
+				synced <- w
 			case <-g.stopCh:
 			}
 		}()
 	}
 	var waiting []string
-	for _, cl := range clusters {
-		waiting = append(waiting, cl.name)
+	for _, w := range waits {
+		waiting = append(waiting, w.name)
 	}
 	var deadline <-chan time.Time
 	kinds := 0
 	for len(waiting) > 0 {
 		select {
-		case cl := <-synced:
-			waiting = slices.DeleteFunc(waiting, func(n string) bool { return n == cl.name })
-			kinds += cl.ctrl.kinds
+		case w := <-synced:
+			waiting = slices.DeleteFunc(waiting, func(n string) bool { return n == w.name })
+			kinds += w.kinds()
 			if deadline == nil && len(waiting) > 0 {
 				t := time.NewTimer(g.timing.clusterWait)
 				defer t.Stop()
@@ -190,6 +206,9 @@ func (g *Gateway) stop() {
 		return
 	}
 	close(g.stopCh)
+	if g.discovery != nil {
+		g.discovery.stop()
+	}
 	for _, cl := range g.fleet.list() {
 		stopCluster(cl)
 	}

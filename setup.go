@@ -39,6 +39,17 @@ func setup(c *caddy.Controller) error {
 	if err := g.addClusters(kubeconfigAPI); err != nil {
 		return plugin.Error(pluginName, err)
 	}
+	if g.clusterAPI != nil {
+		cfg, err := restConfig(g.kubeconfig, g.kubecontext)
+		if err != nil {
+			return plugin.Error(pluginName, fmt.Errorf("clusterapi: %w", err))
+		}
+		mgmt, err := newRestAPI(cfg)
+		if err != nil {
+			return plugin.Error(pluginName, fmt.Errorf("clusterapi: %w", err))
+		}
+		g.discovery = g.newDiscovery(mgmt.dynamic, mgmt.servedResources, kubeconfigBytesAPI)
+	}
 
 	// The first start of the process must not wait for the API server:
 	// CoreDNS listens only once every OnStartup has returned, and a server
@@ -161,6 +172,8 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 		}
 	case "fallthrough":
 		g.Fall.SetZonesFromArgs(args)
+	case "clusterapi":
+		g.clusterAPI = &clusterAPIConfig{namespaces: args}
 	case "ownership":
 		if len(args) != 1 {
 			return argCountErr(c, "ownership union|first|delegated", args)

@@ -187,8 +187,8 @@ func (g *Gateway) checkClusters() (string, error) {
 	if len(g.clusters) == 0 {
 		return "", nil
 	}
-	if g.kubeconfig != "" {
-		return "kubeconfig", errors.New("kubeconfig: with cluster blocks, each cluster block names its own kubeconfig")
+	if g.kubeconfig != "" && g.clusterAPI == nil {
+		return "kubeconfig", errors.New("kubeconfig: with cluster blocks, each cluster block names its own kubeconfig (the block's names the Cluster API management cluster, with clusterapi)")
 	}
 	return "", nil
 }

@@ -112,3 +112,19 @@ func TestIndexDomains(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 }
+
+// TestParseClusterAPI: clusterapi takes namespaces, and lets the block's
+// kubeconfig name the management cluster beside cluster blocks.
+func TestParseClusterAPI(t *testing.T) {
+	kc := k8sKubeconfig(t)
+	g, err := parse(caddy.NewTestController("dns", "k8s_gateway example.com {\n kubeconfig "+kc+" two\n clusterapi fleet ops\n cluster a\n}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.clusterAPI == nil || !reflect.DeepEqual(g.clusterAPI.namespaces, []string{"fleet", "ops"}) || g.kubecontext != "two" {
+		t.Errorf("clusterapi %+v, kubecontext %q", g.clusterAPI, g.kubecontext)
+	}
+	if g, err := parse(caddy.NewTestController("dns", "k8s_gateway example.com {\n clusterapi\n}")); err != nil || g.clusterAPI == nil || len(g.clusterAPI.namespaces) != 0 {
+		t.Errorf("clusterapi without namespaces: %v", err)
+	}
+}

@@ -1,0 +1,359 @@
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/miekg/dns"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Cluster API discovery: the plugin watches the cluster.x-k8s.io Clusters of
+// the cluster it reads Clusters from (the management cluster), with the
+// kubeconfig Secret that Cluster API writes for each (<cluster>-kubeconfig,
+// key value), and reads each workload cluster whose kubeconfig works, under
+// its own subdomain <cluster>.<zone>. A Cluster deleted takes its names
+// along; a Secret rotated reconnects.
+
+// clusterAPIGroup is the API group of Cluster API's Cluster, and
+// clusterAPIVersions its versions, newest first.
+const clusterAPIGroup = "cluster.x-k8s.io"
+
+var clusterAPIVersions = []string{"v1beta2", "v1beta1"}
+
+// clusterNameLabel is the label Cluster API puts on a cluster's Secrets.
+const clusterNameLabel = "cluster.x-k8s.io/cluster-name"
+
+var secretsResource = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+
+// clusterAPIConfig is the clusterapi option.
+type clusterAPIConfig struct {
+	namespaces []string // read Clusters in these namespaces; all when empty
+}
+
+// discovery runs the Cluster API watch and the clusters it finds.
+type discovery struct {
+	g          *Gateway
+	dyn        dynamic.Interface
+	served     func(ctx context.Context, groupVersion string) ([]string, error)
+	apiOf      func(kubeconfig []byte) (apiClient, error)
+	namespaces []string
+
+	mu       sync.Mutex
+	members  map[string]*discovered // by "namespace/name" of the Cluster
+	warned   map[string]string      // Cluster → last problem logged
+	clusters stores                 // nil until the informers run
+	secrets  stores
+	stopped  bool
+
+	stopCh   chan struct{}
+	wg       sync.WaitGroup
+	syncedCh chan struct{} // closed once the Clusters and Secrets are listed
+}
+
+// discovered is one workload cluster the plugin reads.
+type discovered struct {
+	cl     *cluster
+	digest [32]byte // of the kubeconfig it reads with
+}
+
+func (g *Gateway) newDiscovery(dyn dynamic.Interface, served func(context.Context, string) ([]string, error), apiOf func([]byte) (apiClient, error)) *discovery {
+	return &discovery{
+		g: g, dyn: dyn, served: served, apiOf: apiOf, namespaces: g.clusterAPI.namespaces,
+		members: map[string]*discovered{}, warned: map[string]string{},
+		syncedCh: make(chan struct{}),
+	}
+}
+
+// synced is closed once the Clusters and their Secrets have been listed.
+func (d *discovery) synced() <-chan struct{} { return d.syncedCh }
+
+// start finds the Cluster version the management cluster serves, retrying
+// until it serves one, and starts the informers.
+func (d *discovery) start() {
+	d.stopCh = make(chan struct{})
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		version := d.clusterVersion()
+		if version == "" {
+			return // stopped
+		}
+		d.run(schema.GroupVersionResource{Group: clusterAPIGroup, Version: version, Resource: "clusters"})
+	}()
+}
+
+// clusterVersion returns the newest Cluster version served, "" once stopped.
+func (d *discovery) clusterVersion() string {
+	logged := false
+	for {
+		for _, v := range clusterAPIVersions {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			names, err := d.served(ctx, clusterAPIGroup+"/"+v)
+			cancel()
+			if err == nil && slices.Contains(names, "clusters") {
+				log.Infof("clusterapi: reading Clusters at %s/%s", clusterAPIGroup, v)
+				return v
+			}
+		}
+		if !logged {
+			log.Warningf("clusterapi: the management cluster serves no Cluster of %s at %s (Cluster API not installed?); trying again every %s",
+				clusterAPIGroup, strings.Join(clusterAPIVersions, ", "), d.g.timing.reprobe)
+			logged = true
+		}
+		select {
+		case <-d.stopCh:
+			return ""
+		case <-time.After(d.g.timing.reprobe):
+		}
+	}
+}
+
+// run watches Clusters and Secrets until stopped.
+func (d *discovery) run(clusters schema.GroupVersionResource) {
+	namespaces := d.namespaces
+	if len(namespaces) == 0 {
+		namespaces = []string{metav1.NamespaceAll}
+	}
+	var syncs []cache.InformerSynced
+	var clusterStores, secretStores stores
+	for _, ns := range namespaces {
+		f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(d.dyn, 0, ns, nil)
+		sf := dynamicinformer.NewFilteredDynamicSharedInformerFactory(d.dyn, 0, ns, func(o *metav1.ListOptions) {
+			o.LabelSelector = clusterNameLabel
+		})
+		ci, si := f.ForResource(clusters), sf.ForResource(secretsResource)
+		ci.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { d.reconcileObject(obj, "") },
+			UpdateFunc: func(_, obj any) { d.reconcileObject(obj, "") },
+			DeleteFunc: func(obj any) { d.reconcileObject(obj, "") },
+		})
+		si.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+			AddFunc:    func(obj any) { d.reconcileObject(obj, "-kubeconfig") },
+			UpdateFunc: func(_, obj any) { d.reconcileObject(obj, "-kubeconfig") },
+			DeleteFunc: func(obj any) { d.reconcileObject(obj, "-kubeconfig") },
+		})
+		clusterStores = append(clusterStores, ci.Informer().GetStore())
+		secretStores = append(secretStores, si.Informer().GetStore())
+		syncs = append(syncs, ci.Informer().HasSynced, si.Informer().HasSynced)
+		f.Start(d.stopCh)
+		sf.Start(d.stopCh)
+	}
+	d.mu.Lock()
+	d.clusters, d.secrets = clusterStores, secretStores
+	d.mu.Unlock()
+	if cache.WaitForCacheSync(d.stopCh, syncs...) {
+		close(d.syncedCh)
+		// Events that came before the listers were set are seen again.
+		d.reconcileAll()
+	}
+	<-d.stopCh
+}
+
+// reconcileObject reconciles the Cluster an object is about: a Cluster, or
+// with suffix, its Secret <cluster><suffix>.
+func (d *discovery) reconcileObject(obj any, suffix string) {
+	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = t.Obj
+	}
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	name, ok := strings.CutSuffix(u.GetName(), suffix)
+	if !ok {
+		return // another Secret of the cluster
+	}
+	d.reconcile(u.GetNamespace(), name)
+}
+
+// reconcileAll reconciles every Cluster, and withdraws those that are gone.
+func (d *discovery) reconcileAll() {
+	d.mu.Lock()
+	keys := map[string]bool{}
+	for k := range d.members {
+		keys[k] = true
+	}
+	for _, st := range d.clusters {
+		for _, k := range st.ListKeys() {
+			keys[k] = true
+		}
+	}
+	d.mu.Unlock()
+	for k := range keys {
+		ns, name, _ := strings.Cut(k, "/")
+		d.reconcile(ns, name)
+	}
+}
+
+// reconcile makes the plugin read the Cluster ns/name as its objects say:
+// with a working kubeconfig Secret while the Cluster exists, not at all once
+// it is deleted.
+func (d *discovery) reconcile(ns, name string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.clusters == nil || d.stopped {
+		return // not listed yet (reconcileAll follows), or stopped
+	}
+	key := ns + "/" + name
+	obj, ok := d.clusters.get(key)
+	if !ok || obj.GetDeletionTimestamp() != nil {
+		d.withdraw(key)
+		return
+	}
+	secret, ok := d.secrets.get(key + "-kubeconfig")
+	if !ok {
+		d.warn(key, "waiting for its kubeconfig Secret "+key+"-kubeconfig")
+		return
+	}
+	value, problem := secretValue(secret)
+	if problem != "" {
+		d.warn(key, "kubeconfig Secret "+key+"-kubeconfig: "+problem)
+		return
+	}
+	digest := sha256.Sum256(value)
+	old := d.members[key]
+	if old != nil && old.digest == digest {
+		return
+	}
+	api, err := d.apiOf(value)
+	if err != nil {
+		d.warn(key, "kubeconfig Secret "+key+"-kubeconfig: "+err.Error()+"; not reading the cluster with it")
+		return
+	}
+	delete(d.warned, key)
+	if old != nil {
+		d.reconnect(key, old, api, digest)
+		return
+	}
+	spec := clusterSpec{name: name, subdomain: name}
+	if _, ok := dns.IsDomainName(name + "." + d.g.Zones[0]); !ok || checkClusterName(name) != nil {
+		d.warn(key, "its name is not a DNS label: not published")
+		return
+	}
+	cfg := d.g.controllerConfigOf(&d.g.clusterOptions, spec.zones(d.g.Zones), false)
+	cl := d.g.newCluster(ns+"."+name, cfg, api, d.g.emitEvents)
+	d.g.fleet.add(cl)
+	if err := d.g.startCluster(cl); err != nil {
+		log.Errorf("clusterapi: Cluster %s: %v", key, err)
+	}
+	d.members[key] = &discovered{cl: cl, digest: digest}
+	log.Infof("clusterapi: Cluster %s: reading it, under %s", key, strings.Join(cfg.sources.zones, " "))
+}
+
+// reconnect replaces the controller of a member whose kubeconfig changed. The
+// records stay while the new controller lists; then those of objects that are
+// gone meanwhile are removed.
+func (d *discovery) reconnect(key string, m *discovered, api apiClient, digest [32]byte) {
+	stopCluster(m.cl)
+	m.cl.sink.mark()
+	m.cl.ctrl = newController(m.cl.ctrl.cfg, api, m.cl.sink)
+	if err := d.g.startCluster(m.cl); err != nil {
+		log.Errorf("clusterapi: Cluster %s: %v", key, err)
+	}
+	m.digest = digest
+	log.Infof("clusterapi: Cluster %s: its kubeconfig Secret changed; reconnected", key)
+	ctrl, sink := m.cl.ctrl, m.cl.sink
+	d.wg.Add(1)
+	go func() {
+		defer d.wg.Done()
+		select {
+		case <-ctrl.synced():
+			sink.sweep()
+		case <-d.stopCh:
+		}
+	}()
+}
+
+// withdraw stops reading the Cluster key and removes its names.
+func (d *discovery) withdraw(key string) {
+	delete(d.warned, key)
+	m := d.members[key]
+	if m == nil {
+		return
+	}
+	delete(d.members, key)
+	d.g.fleet.remove(m.cl.name)
+	stopCluster(m.cl)
+	m.cl.sink.withdraw()
+	log.Infof("clusterapi: Cluster %s is gone: its names are withdrawn", key)
+}
+
+// warn logs a problem with a Cluster once, until it changes.
+func (d *discovery) warn(key, problem string) {
+	if d.warned[key] == problem {
+		return
+	}
+	d.warned[key] = problem
+	log.Warningf("clusterapi: Cluster %s: %s", key, problem)
+}
+
+// stop stops the watch and every cluster it started; their names go.
+func (d *discovery) stop() {
+	if d.stopCh == nil {
+		return
+	}
+	d.mu.Lock()
+	d.stopped = true
+	d.mu.Unlock()
+	close(d.stopCh)
+	d.wg.Wait()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for key, m := range d.members {
+		d.g.fleet.remove(m.cl.name)
+		stopCluster(m.cl)
+		delete(d.members, key)
+	}
+	d.stopCh = nil
+}
+
+// secretValue returns the kubeconfig of a Cluster API kubeconfig Secret, or
+// what is wrong with it.
+func secretValue(u *unstructured.Unstructured) ([]byte, string) {
+	s, ok, _ := unstructured.NestedString(u.Object, "data", "value")
+	if !ok || s == "" {
+		return nil, "no key value"
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, "key value is not base64: " + err.Error()
+	}
+	return b, ""
+}
+
+// kubeconfigBytesAPI returns the API client of a kubeconfig's current context.
+func kubeconfigBytesAPI(kubeconfig []byte) (apiClient, error) {
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg.UserAgent = "k8s_gateway"
+	cfg.QPS, cfg.Burst = 50, 100
+	return newRestAPI(cfg)
+}
+
+// stores are the stores of one kind's informers, one per namespace.
+type stores []cache.Store
+
+// get returns the object with the key "namespace/name".
+func (s stores) get(key string) (*unstructured.Unstructured, bool) {
+	for _, st := range s {
+		if o, ok, _ := st.GetByKey(key); ok {
+			u, ok := o.(*unstructured.Unstructured)
+			return u, ok
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,128 @@
+package gateway
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"testing"
+
+	"github.com/miekg/dns"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+var capiClusters = schema.GroupVersionResource{Group: clusterAPIGroup, Version: "v1beta2", Resource: "clusters"}
+
+func capiCluster(ns, name string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(clusterAPIGroup + "/v1beta2")
+	u.SetKind("Cluster")
+	u.SetNamespace(ns)
+	u.SetName(name)
+	return u
+}
+
+func capiSecret(ns, cluster, kubeconfig string) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"data": map[string]any{"value": base64.StdEncoding.EncodeToString([]byte(kubeconfig))},
+	}}
+	u.SetNamespace(ns)
+	u.SetName(cluster + "-kubeconfig")
+	u.SetLabels(map[string]string{clusterNameLabel: cluster})
+	return u
+}
+
+// TestClusterAPIDiscovery: a Cluster with a working kubeconfig Secret is read
+// under <cluster>.<zone>; a Secret rotated reconnects (objects gone from the
+// new view are withdrawn); a broken kubeconfig is logged and changes nothing
+// else; a Cluster deleted takes its names along.
+func TestClusterAPIDiscovery(t *testing.T) {
+	ctx := context.Background()
+	a, b := fake.NewSimpleClientset(), fake.NewSimpleClientset()
+	k8sCreate(t, a, k8sClaimingService("apps", "web", 100, "", "192.0.2.1"))
+	k8sCreate(t, b, k8sClaimingService("apps", "api", 100, "", "192.0.2.2"))
+	clients := map[string]kubernetes.Interface{"kubeconfig-a": a, "kubeconfig-b": b}
+
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{
+		capiClusters: "ClusterList", secretsResource: "SecretList",
+	})
+	g := newGateway()
+	g.Zones = []string{"example.com."}
+	g.resources = []string{"Service"}
+	g.timing = k8sTiming
+	g.clusterAPI = &clusterAPIConfig{}
+	g.init()
+	served := func(_ context.Context, gv string) ([]string, error) {
+		if gv == capiClusters.GroupVersion().String() {
+			return []string{"clusters"}, nil
+		}
+		return nil, errors.New("not served")
+	}
+	g.discovery = g.newDiscovery(dyn, served, func(kc []byte) (apiClient, error) {
+		c, ok := clients[string(kc)]
+		if !ok {
+			return nil, errors.New("broken kubeconfig")
+		}
+		return fakeAPI{core: c}, nil
+	})
+	t.Cleanup(g.stop)
+	if err := g.start(); err != nil {
+		t.Fatal(err)
+	}
+	k8sEventually(t, "ready", func() string {
+		if !g.Ready() {
+			return "not ready"
+		}
+		return ""
+	})
+	create := func(u *unstructured.Unstructured, gvr schema.GroupVersionResource) {
+		t.Helper()
+		if _, err := dyn.Resource(gvr).Namespace(u.GetNamespace()).Create(ctx, u, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	web := "web.apps.prod.example.com."
+	create(capiCluster("fleet", "prod"), capiClusters)
+	create(capiSecret("fleet", "prod", "kubeconfig-a"), secretsResource)
+	k8sAnswers(t, g, web, dns.TypeA, k8sExpect(t, "NOERROR", []string{web + " 60 IN A 192.0.2.1"}))
+	k8sAnswers(t, g, "web.apps.example.com.", dns.TypeA, k8sNX)
+
+	// A broken kubeconfig: the Cluster is not read, the others are unaffected.
+	create(capiCluster("fleet", "bad"), capiClusters)
+	create(capiSecret("fleet", "bad", "garbage"), secretsResource)
+	k8sEventually(t, "bad is not read", func() string {
+		g.discovery.mu.Lock()
+		defer g.discovery.mu.Unlock()
+		if _, ok := g.discovery.members["fleet/bad"]; ok {
+			return "fleet/bad is read"
+		}
+		if g.discovery.warned["fleet/bad"] == "" {
+			return "no warning about fleet/bad"
+		}
+		return ""
+	})
+	k8sAnswers(t, g, web, dns.TypeA, k8sExpect(t, "NOERROR", []string{web + " 60 IN A 192.0.2.1"}))
+
+	// Rotation: the new kubeconfig reads another view of the cluster.
+	if _, err := dyn.Resource(secretsResource).Namespace("fleet").Update(ctx, capiSecret("fleet", "prod", "kubeconfig-b"), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	api := "api.apps.prod.example.com."
+	k8sAnswers(t, g, api, dns.TypeA, k8sExpect(t, "NOERROR", []string{api + " 60 IN A 192.0.2.2"}))
+	k8sAnswers(t, g, web, dns.TypeA, k8sNX)
+
+	// Deleted: its names go.
+	if err := dyn.Resource(capiClusters).Namespace("fleet").Delete(ctx, "prod", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, api, dns.TypeA, k8sNX)
+	if cl, _ := g.fleet.of("fleet.prod/Service/apps/api"); cl != nil {
+		t.Errorf("the deleted Cluster is still in the fleet as %q", cl.name)
+	}
+}
