@@ -378,6 +378,10 @@ func chartLocalCorefile(t *testing.T, data map[string]string) string {
 		case name == "k8s_gateway" && block != "":
 			out = append(out, line, indent+"    kubeconfig {$KUBECONFIG}")
 			continue
+		case name == "kubeconfig" && strings.Contains(line, "/etc/k8s-gateway/clusters/"):
+			line = indent + "kubeconfig {$KUBECONFIG}" // fleet.clusters: every cluster is the test cluster
+		case name == "cluster" && block == "":
+			line += " { kubeconfig {$KUBECONFIG} }"
 		}
 		out = append(out, strings.ReplaceAll(line, "/etc/coredns/", dir+"/"))
 	}
@@ -791,6 +795,53 @@ tenancy:
 					"/events:create,patch", "/namespaces:get,watch")
 				slices.Sort(rules)
 				chartCheckRoles(t, m, ns, map[string][]string{other: rules, ns: chartReadOnly("/services")})
+			},
+		},
+		{
+			name: "fleet",
+			values: `domain: example.com
+watchedResources: [Service]
+fleet:
+  clusters:
+  - {name: prod, kubeconfigSecret: prod-kubeconfig, subdomain: true}
+  clusterAPI: {enabled: true, namespaces: ["{{ns}}"]}
+`,
+			check: func(t *testing.T, ns string, m chartManifest, cf chartCorefile) {
+				cm := chartGet[corev1.ConfigMap](t, m, "ConfigMap", "").Data["Corefile"]
+				for _, want := range []string{"clusterapi " + ns + "\n", "cluster local\n", "cluster prod {\n", "kubeconfig /etc/k8s-gateway/clusters/prod/value\n", "subdomain\n"} {
+					if !strings.Contains(cm, want) {
+						t.Errorf("Corefile without %q:\n%s", want, cm)
+					}
+				}
+				pod := chartGet[appsv1.Deployment](t, m, "Deployment", "").Spec.Template.Spec
+				if !slices.ContainsFunc(pod.Volumes, func(v corev1.Volume) bool {
+					return v.Name == "kubeconfig-prod" && v.Secret != nil && v.Secret.SecretName == "prod-kubeconfig"
+				}) {
+					t.Errorf("volumes %+v, want the Secret prod-kubeconfig", pod.Volumes)
+				}
+				if !slices.ContainsFunc(pod.Containers[0].VolumeMounts, func(vm corev1.VolumeMount) bool {
+					return vm.Name == "kubeconfig-prod" && vm.MountPath == "/etc/k8s-gateway/clusters/prod" && vm.ReadOnly
+				}) {
+					t.Errorf("volume mounts %+v", pod.Containers[0].VolumeMounts)
+				}
+				role := chartGet[rbacv1.Role](t, m, "Role", "k8s-gateway-clusterapi")
+				want := chartReadOnly("cluster.x-k8s.io/clusters", "/secrets")
+				slices.Sort(want)
+				if got := chartRuleSet(t, role.Rules); role.Namespace != ns || !slices.Equal(got, want) {
+					t.Errorf("Role %s/%s rules %q, want %s/%q", role.Namespace, role.Name, got, ns, want)
+				}
+				cr := chartGet[rbacv1.ClusterRole](t, m, "ClusterRole", "")
+				if got := chartRuleSet(t, cr.Rules); slices.Contains(got, "/secrets:list,watch") {
+					t.Errorf("ClusterRole rules %q grant secrets", got)
+				}
+			},
+			dns: func(t *testing.T, ns, other string, s *server) {
+				// Both cluster blocks read the test cluster here: local into the
+				// zone, prod under its subdomain.
+				lbServiceAt(t, kubeconfig, ns, "web", "", "192.0.2.151")
+				for _, name := range []string{"web." + ns + ".example.com.", "web." + ns + ".prod.example.com."} {
+					s.eventually(t, 15*time.Second, name, dns.TypeA, positive(name+" 60 IN A 192.0.2.151"))
+				}
 			},
 		},
 		{

@@ -227,6 +227,32 @@ ones, without it every rule.
 {{- include "k8s-gateway.namespacedRules" . }}
 {{- end }}
 {{- include "k8s-gateway.clusterScopedRules" . }}
+{{- with (.Values.fleet).clusterAPI }}
+{{- if and .enabled (not .namespaces) }}
+{{ include "k8s-gateway.clusterAPIRules" . }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+clusterAPIRules: what fleet.clusterAPI reads in the management cluster:
+Cluster API's Clusters and their kubeconfig Secrets (RBAC cannot narrow
+Secrets to those names or to a label).
+*/}}
+{{- define "k8s-gateway.clusterAPIRules" -}}
+- apiGroups: ["cluster.x-k8s.io"]
+  resources: ["clusters"]
+  verbs: ["list", "watch"]
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["list", "watch"]
+{{- end }}
+
+{{/*
+kubeconfigPath: where the kubeconfig of a fleet.clusters entry is mounted.
+*/}}
+{{- define "k8s-gateway.kubeconfigPath" -}}
+/etc/k8s-gateway/clusters/{{ .name }}/{{ .key | default "value" }}
 {{- end }}
 
 {{/*
@@ -352,6 +378,32 @@ or nothing.
         {{- end }}
         {{- if .Values.persistence.enabled }}
         persist {{ .Values.persistence.mountPath }}
+        {{- end }}
+        {{- with .Values.fleet }}
+        {{- if .clusterAPI.enabled }}
+        clusterapi{{ range .clusterAPI.namespaces }} {{ . }}{{ end }}
+        {{- end }}
+        {{- if and .clusters .local }}
+        cluster local
+        {{- end }}
+        {{- range .clusters }}
+        cluster {{ .name }} {
+            kubeconfig {{ include "k8s-gateway.kubeconfigPath" . }}{{ with .context }} {{ . }}{{ end }}
+            {{- if kindIs "string" .subdomain }}
+            {{- with .subdomain }}
+            subdomain {{ . }}
+            {{- end }}
+            {{- else if .subdomain }}
+            subdomain
+            {{- end }}
+            {{- with .resources }}
+            resources {{ join " " . }}
+            {{- end }}
+            {{- with .namespaces }}
+            namespaces {{ join " " . }}
+            {{- end }}
+        }
+        {{- end }}
         {{- end }}
     }
 {{- range $inBlock }}
