@@ -28,7 +28,7 @@ type k8sFleetCluster struct {
 
 // k8sNewFleet configures a Gateway for example.com with a cluster block for
 // each cluster, publishing Services.
-func k8sNewFleet(t *testing.T, clusters []k8sFleetCluster, configure func(*Gateway)) *Gateway {
+func k8sNewFleet(t testing.TB, clusters []k8sFleetCluster, configure func(*Gateway)) *Gateway {
 	t.Helper()
 	g := newGateway()
 	g.Zones = []string{"example.com."}
