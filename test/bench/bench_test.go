@@ -108,3 +108,22 @@ func TestPublishDelay(t *testing.T) {
 		t.Errorf("publishDelay of %q = %v, %v", r.published, d, ok)
 	}
 }
+
+func TestGCCPU(t *testing.T) {
+	for _, c := range []struct {
+		out  string
+		want time.Duration
+	}{
+		{"", 0},
+		{"gc 1 @0.012s 3%: 0.010+0.28+0.003 ms clock, 0.021+0.12/0.21/0.054+0.007 ms cpu, 4->4->0 MB, 4 MB goal, 0 MB stacks, 0 MB globals, 2 P\n",
+			412 * time.Microsecond},
+		{"[INFO] plugin/k8s_gateway: published 3 names\n" +
+			"gc 7 @1.5s 1%: 0.1+2+0.1 ms clock, 0.5+1/2/0+0.5 ms cpu, 8->9->4 MB, 9 MB goal, 0 MB stacks, 0 MB globals, 1 P\n" +
+			"gc 8 @1.6s 1%: 0.1+2+0.1 ms clock, 1+0/3/0+1 ms cpu, 8->9->4 MB, 9 MB goal, 0 MB stacks, 0 MB globals, 1 P\n",
+			9 * time.Millisecond},
+	} {
+		if got := gcCPU(c.out); got < c.want-time.Microsecond || got > c.want+time.Microsecond {
+			t.Errorf("gcCPU(%q) = %s, want %s", c.out, got, c.want)
+		}
+	}
+}

@@ -30,6 +30,7 @@ type throughput struct {
 	completed int
 	lost      int
 	cpuPerQ   time.Duration // server CPU per completed query
+	gcShare   float64       // of the server's CPU, the garbage collector's (Go servers with gctrace only)
 }
 
 // latency is one fixed-rate dnsperf run.
@@ -44,6 +45,7 @@ func (l *load) saturate(s *server) (throughput, error) {
 	if err != nil {
 		return throughput{}, err
 	}
+	logged := len(s.out.String())
 	out, err := l.dnsperfRun(s, "-c", strconv.Itoa(l.clients), "-q", strconv.Itoa(l.inflight),
 		"-l", seconds(l.duration))
 	if err != nil {
@@ -61,7 +63,35 @@ func (l *load) saturate(s *server) (throughput, error) {
 		return t, fmt.Errorf("dnsperf against %s completed no queries:\n%s", s.name, out)
 	}
 	t.cpuPerQ = (after - before) / time.Duration(t.completed)
+	if after > before {
+		t.gcShare = float64(gcCPU(s.out.String()[logged:])) / float64(after-before)
+	}
 	return t, nil
+}
+
+// gcCPU sums the CPU time of the garbage collections that the Go runtime
+// traced (GODEBUG=gctrace=1) in out: per collection, the "ms cpu" figures
+// (stop-the-world sweep termination, mark assist, background and idle
+// marking, mark termination).
+func gcCPU(out string) time.Duration {
+	var total float64
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, "gc ") {
+			continue
+		}
+		for _, part := range strings.Split(line, ", ") {
+			figures, ok := strings.CutSuffix(part, " ms cpu")
+			if !ok {
+				continue
+			}
+			for _, f := range strings.FieldsFunc(figures, func(r rune) bool { return r == '+' || r == '/' }) {
+				if v, err := strconv.ParseFloat(f, 64); err == nil {
+					total += v
+				}
+			}
+		}
+	}
+	return time.Duration(total * float64(time.Millisecond))
 }
 
 // measureLatency runs dnsperf at a fixed rate well below capacity and

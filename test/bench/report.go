@@ -47,6 +47,10 @@ func (s serverResult) cpu() float64 {
 	return median(s.tp, func(t throughput) float64 { return micros(t.cpuPerQ) })
 }
 
+func (s serverResult) gc() float64 {
+	return median(s.tp, func(t throughput) float64 { return t.gcShare })
+}
+
 func (s serverResult) p50() float64 {
 	return median(s.lat, func(l latency) float64 { return micros(l.p50) })
 }
@@ -178,6 +182,8 @@ func (rep *report) targets(b *bytes.Buffer) {
 		row(fmt.Sprintf("%d names: freshness ≤ 5 ms median, also under churn", r.n),
 			fmt.Sprintf("%s; churn %s", ms(r.fresh.median), ms(r.churnFresh.median)),
 			r.fresh.median <= 5*time.Millisecond && r.churnFresh.median <= 5*time.Millisecond)
+		row(fmt.Sprintf("%d names: garbage collection ≤ 2%% of the CPU under saturating load", r.n),
+			fmt.Sprintf("%.1f%%", 100*gw.gc()), gw.gc() <= 0.02)
 		row(fmt.Sprintf("%d names: peak resident during sync ≤ 1.5 × steady", r.n),
 			fmt.Sprintf("%.1f MiB vs %.1f MiB", mib(r.rssPeak), mib(r.rssSynced)), r.rssPeak*2 <= r.rssSynced*3)
 		if r.n == 10000 {

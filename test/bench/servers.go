@@ -181,7 +181,8 @@ func (c *servers) gateway(ns string) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return start("k8s_gateway", port, c.cpu, nil, c.coredns, "-conf", conf)
+	// gctrace: the garbage collector's CPU in each run (see gcCPU).
+	return start("k8s_gateway", port, c.cpu, []string{"GODEBUG=gctrace=1"}, c.coredns, "-conf", conf)
 }
 
 func (c *servers) whoami() (*server, error) {
