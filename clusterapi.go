@@ -154,11 +154,35 @@ func (d *discovery) run(clusters schema.GroupVersionResource) {
 	d.clusters, d.secrets = clusterStores, secretStores
 	d.mu.Unlock()
 	if cache.WaitForCacheSync(d.stopCh, syncs...) {
-		close(d.syncedCh)
-		// Events that came before the listers were set are seen again.
+		// Events that came before the stores were set are seen again.
 		d.reconcileAll()
+		d.waitMembers()
+		close(d.syncedCh)
 	}
 	<-d.stopCh
+}
+
+// waitMembers waits until the workload clusters read so far have synced, or
+// clusterWait has passed, so that a restarted plugin does not become ready
+// and answer NXDOMAIN for their names while they list.
+func (d *discovery) waitMembers() {
+	d.mu.Lock()
+	var pending []<-chan struct{}
+	for _, m := range d.members {
+		pending = append(pending, m.cl.ctrl.synced())
+	}
+	d.mu.Unlock()
+	deadline := time.NewTimer(d.g.timing.clusterWait)
+	defer deadline.Stop()
+	for _, ch := range pending {
+		select {
+		case <-ch:
+		case <-deadline.C:
+			return
+		case <-d.stopCh:
+			return
+		}
+	}
 }
 
 // reconcileObject reconciles the Cluster an object is about: a Cluster, or

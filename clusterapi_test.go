@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -14,6 +15,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 var capiClusters = schema.GroupVersionResource{Group: clusterAPIGroup, Version: "v1beta2", Resource: "clusters"}
@@ -124,5 +126,45 @@ func TestClusterAPIDiscovery(t *testing.T) {
 	k8sAnswers(t, g, api, dns.TypeA, k8sNX)
 	if cl, _ := g.fleet.of("fleet.prod/Service/apps/api"); cl != nil {
 		t.Errorf("the deleted Cluster is still in the fleet as %q", cl.name)
+	}
+}
+
+// TestClusterAPIReadyWithWorkloads: a plugin started with a Cluster already
+// there becomes ready only once that workload cluster has synced, so it
+// never answers NXDOMAIN for its names meanwhile.
+func TestClusterAPIReadyWithWorkloads(t *testing.T) {
+	work := fake.NewSimpleClientset()
+	k8sCreate(t, work, k8sClaimingService("apps", "web", 100, "", "192.0.2.1"))
+	// The workload cluster lists slowly.
+	work.PrependReactor("list", "*", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
+		time.Sleep(300 * time.Millisecond)
+		return false, nil, nil
+	})
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{
+		capiClusters: "ClusterList", secretsResource: "SecretList",
+	}, capiCluster("fleet", "prod"), capiSecret("fleet", "prod", "kubeconfig"))
+	g := newGateway()
+	g.Zones = []string{"example.com."}
+	g.resources = []string{"Service"}
+	g.timing = k8sTiming
+	g.timing.clusterWait = time.Minute // ready must come from the sync, not the wait
+	g.clusterAPI = &clusterAPIConfig{}
+	g.init()
+	served := func(context.Context, string) ([]string, error) { return []string{"clusters"}, nil }
+	g.discovery = g.newDiscovery(dyn, served, func([]byte) (apiClient, error) { return fakeAPI{core: work}, nil })
+	t.Cleanup(g.stop)
+	g.noStartupWait = true
+	if err := g.start(); err != nil {
+		t.Fatal(err)
+	}
+	web := "web.apps.prod.example.com."
+	k8sEventually(t, "ready", func() string {
+		if !g.Ready() {
+			return "not ready"
+		}
+		return ""
+	})
+	if got, want := k8sAnswer(g, web, dns.TypeA), k8sExpect(t, "NOERROR", []string{web + " 60 IN A 192.0.2.1"}); got != want {
+		t.Errorf("at ready: %s, want %s", got, want)
 	}
 }
