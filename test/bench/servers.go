@@ -191,7 +191,7 @@ func (c *servers) whoami() (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return start("CoreDNS whoami", port, c.cpu, nil, c.lean, "-conf", conf)
+	return start("CoreDNS whoami", port, c.cpu, []string{"GODEBUG=gctrace=1"}, c.lean, "-conf", conf)
 }
 
 func (c *servers) file(zoneFile string) (*server, error) {
@@ -200,7 +200,7 @@ func (c *servers) file(zoneFile string) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return start("CoreDNS file", port, c.cpu, nil, c.lean, "-conf", conf)
+	return start("CoreDNS file", port, c.cpu, []string{"GODEBUG=gctrace=1"}, c.lean, "-conf", conf)
 }
 
 // knot starts knotd with one UDP worker. knotd pins its UDP workers to CPUs
