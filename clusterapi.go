@@ -12,9 +12,10 @@ import (
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
 )
@@ -129,26 +130,23 @@ func (d *discovery) run(clusters schema.GroupVersionResource) {
 	var syncs []cache.InformerSynced
 	var clusterStores, secretStores stores
 	for _, ns := range namespaces {
-		f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(d.dyn, 0, ns, nil)
-		sf := dynamicinformer.NewFilteredDynamicSharedInformerFactory(d.dyn, 0, ns, func(o *metav1.ListOptions) {
-			o.LabelSelector = clusterNameLabel
-		})
-		ci, si := f.ForResource(clusters), sf.ForResource(secretsResource)
-		ci.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		ci := dynamicInformer(d.dyn, clusters, ns, "")
+		si := dynamicInformer(d.dyn, secretsResource, ns, clusterNameLabel)
+		ci.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { d.reconcileObject(obj, "") },
 			UpdateFunc: func(_, obj any) { d.reconcileObject(obj, "") },
 			DeleteFunc: func(obj any) { d.reconcileObject(obj, "") },
 		})
-		si.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		si.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { d.reconcileObject(obj, "-kubeconfig") },
 			UpdateFunc: func(_, obj any) { d.reconcileObject(obj, "-kubeconfig") },
 			DeleteFunc: func(obj any) { d.reconcileObject(obj, "-kubeconfig") },
 		})
-		clusterStores = append(clusterStores, ci.Informer().GetStore())
-		secretStores = append(secretStores, si.Informer().GetStore())
-		syncs = append(syncs, ci.Informer().HasSynced, si.Informer().HasSynced)
-		f.Start(d.stopCh)
-		sf.Start(d.stopCh)
+		clusterStores = append(clusterStores, ci.GetStore())
+		secretStores = append(secretStores, si.GetStore())
+		syncs = append(syncs, ci.HasSynced, si.HasSynced)
+		go ci.Run(d.stopCh)
+		go si.Run(d.stopCh)
 	}
 	d.mu.Lock()
 	d.clusters, d.secrets = clusterStores, secretStores
@@ -380,4 +378,26 @@ func (s stores) get(key string) (*unstructured.Unstructured, bool) {
 		}
 	}
 	return nil, false
+}
+
+// dynamicInformer is an informer of resource in namespace ns (all when
+// empty) with the label selector, through the dynamic client. It stands in
+// for client-go's dynamicinformer, whose package links every typed informer
+// and client of client-go into the binary.
+func dynamicInformer(dyn dynamic.Interface, resource schema.GroupVersionResource, ns, selector string) cache.SharedIndexInformer {
+	client := dyn.Resource(resource).Namespace(ns)
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = selector
+			return client.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			o.LabelSelector = selector
+			return client.Watch(ctx, o)
+		},
+	}
+	// The dynamic client says whether it supports streaming lists (WatchList);
+	// its fake does not.
+	return cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, dyn),
+		&unstructured.Unstructured{}, cache.SharedIndexInformerOptions{ObjectDescription: resource.String()})
 }
