@@ -412,21 +412,11 @@ func (c *controller) guard(w *watched, list listFunc, watchFn watchFunc) *apiGua
 }
 
 // Guard states of every running informer, for the contact metric.
-var (
-	guardsMu sync.Mutex
-	guards   = map[*kindState][2]string{} // state → zones, kind
-)
+var guards liveSet[*kindState, [2]string] // state → zones, kind
 
 // registerGuard adds s to the contact metric until the returned function is called.
 func registerGuard(s *kindState, zones, kind string) func() {
-	guardsMu.Lock()
-	guards[s] = [2]string{zones, kind}
-	guardsMu.Unlock()
-	return func() {
-		guardsMu.Lock()
-		delete(guards, s)
-		guardsMu.Unlock()
-	}
+	return guards.add(s, [2]string{zones, kind})
 }
 
 // contactCollector exports the seconds since each informer's last contact
@@ -436,13 +426,11 @@ type contactCollector struct{ desc *prometheus.Desc }
 func (c contactCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 
 func (c contactCollector) Collect(ch chan<- prometheus.Metric) {
-	guardsMu.Lock()
-	defer guardsMu.Unlock()
 	// Several informers of one kind (namespaces) report the stalest.
 	stalest := map[[2]string]float64{}
-	for s, labels := range guards {
+	guards.each(func(s *kindState, labels [2]string) {
 		stalest[labels] = max(stalest[labels], s.sinceContact().Seconds())
-	}
+	})
 	for labels, v := range stalest {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, v, labels[0], labels[1])
 	}

@@ -1,8 +1,6 @@
 package gateway
 
 import (
-	"sync"
-
 	"github.com/coredns/coredns/plugin"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
@@ -18,21 +16,11 @@ var copyWritten = promauto.NewGaugeVec(prometheus.GaugeOpts{
 }, []string{"zone"})
 
 // Plugins with the persist option, for the copy metric.
-var (
-	persistingMu sync.Mutex
-	persisting   = map[*Gateway]struct{}{}
-)
+var persisting liveSet[*Gateway, struct{}]
 
 // registerCopies adds g to the copy metric until the returned function is called.
 func registerCopies(g *Gateway) func() {
-	persistingMu.Lock()
-	persisting[g] = struct{}{}
-	persistingMu.Unlock()
-	return func() {
-		persistingMu.Lock()
-		delete(persisting, g)
-		persistingMu.Unlock()
-	}
+	return persisting.add(g, struct{}{})
 }
 
 // copyCollector exports, per zone, 1 while the zone is answered from its
@@ -42,12 +30,10 @@ type copyCollector struct{ desc *prometheus.Desc }
 func (c copyCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 
 func (c copyCollector) Collect(ch chan<- prometheus.Metric) {
-	persistingMu.Lock()
-	defer persistingMu.Unlock()
 	// A zone of two instances (during a reload) is answered from a copy
 	// when either answers from one.
 	answered := map[string]float64{}
-	for g := range persisting {
+	persisting.each(func(g *Gateway, _ struct{}) {
 		zc, now := g.copies.Load(), g.clock()
 		for zi, zone := range g.Zones {
 			v := 0.0
@@ -56,7 +42,7 @@ func (c copyCollector) Collect(ch chan<- prometheus.Metric) {
 			}
 			answered[zone] = max(answered[zone], v)
 		}
-	}
+	})
 	for zone, v := range answered {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, v, zone)
 	}

@@ -1,0 +1,25 @@
+package gateway
+
+import "testing"
+
+func TestLiveSet(t *testing.T) {
+	var s liveSet[string, int]
+	count := func() map[string]int {
+		got := map[string]int{}
+		s.each(func(k string, v int) { got[k] = v })
+		return got
+	}
+	removeA := s.add("a", 1)
+	removeB := s.add("b", 2)
+	if got := count(); len(got) != 2 || got["a"] != 1 || got["b"] != 2 {
+		t.Fatalf("after two adds: %v", got)
+	}
+	removeA()
+	if got := count(); len(got) != 1 || got["b"] != 2 {
+		t.Fatalf("after removing a: %v", got)
+	}
+	removeB()
+	if got := count(); len(got) != 0 {
+		t.Fatalf("after removing both: %v", got)
+	}
+}
