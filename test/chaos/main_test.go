@@ -37,6 +37,9 @@ var (
 func TestMain(m *testing.M) { os.Exit(run(m)) }
 
 func run(m *testing.M) int {
+	if harness.NoTests() {
+		return m.Run()
+	}
 	root, err := harness.Root()
 	if err != nil {
 		return fail(err)
@@ -59,9 +62,7 @@ func run(m *testing.M) int {
 		"K8SGW_ETCD_PORT="+etcdPort,
 	)
 	err = cluster.Up()
-	if os.Getenv("K8SGW_CHAOS_KEEP_CLUSTER") == "" {
-		defer cluster.Down()
-	}
+	defer cluster.Release(os.Getenv("K8SGW_CHAOS_KEEP_CLUSTER") != "")
 	if err != nil {
 		return fail(err)
 	}

@@ -46,10 +46,11 @@ func secondCluster(t *testing.T) string {
 	return cluster2.Kubeconfig
 }
 
-// stopSecondCluster stops the second control plane if a test started it.
+// stopSecondCluster stops the second control plane if a test started it
+// (and it was not running before).
 func stopSecondCluster() {
-	if cluster2 != nil && os.Getenv("K8SGW_E2E_KEEP_CLUSTER") == "" {
-		cluster2.Down()
+	if cluster2 != nil {
+		cluster2.Release(os.Getenv("K8SGW_E2E_KEEP_CLUSTER") != "")
 	}
 }
 

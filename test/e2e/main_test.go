@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 }
 
 func run(m *testing.M) int {
+	if harness.NoTests() {
+		return m.Run()
+	}
 	root, err := harness.Root()
 	if err != nil {
 		return fail(err)
@@ -58,9 +61,7 @@ func run(m *testing.M) int {
 			"K8SGW_ETCD_PORT="+harness.EnvOr("K8SGW_E2E_ETCD_PORT", "23890"),
 		)
 		err := cluster.Up()
-		if os.Getenv("K8SGW_E2E_KEEP_CLUSTER") == "" {
-			defer cluster.Down()
-		}
+		defer cluster.Release(os.Getenv("K8SGW_E2E_KEEP_CLUSTER") != "")
 		if err != nil {
 			return fail(err)
 		}

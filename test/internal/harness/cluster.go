@@ -17,8 +17,9 @@ import (
 // Cluster is one control plane run by hack/cluster.sh, told apart from
 // others by its state dir and ports (the K8SGW_* settings it was made with).
 type Cluster struct {
-	root string
-	env  []string
+	root    string
+	env     []string
+	started bool // Up started it, or the part of it that was not running
 
 	Kubeconfig string // its admin kubeconfig, once Up
 	Kubectl    string // kubectl matching its API server, once Up
@@ -34,10 +35,15 @@ func NewCluster(root string, settings ...string) *Cluster {
 func (c *Cluster) Env() []string { return c.env }
 
 // Up starts the cluster, building what is missing, and reads its kubeconfig
-// and kubectl.
+// and kubectl. It notes whether the cluster was already running (Started).
 func (c *Cluster) Up() error {
-	if err := c.Script("up"); err != nil {
-		return err
+	up := c.command("up")
+	up.Stderr = os.Stderr
+	said, err := up.Output()
+	os.Stderr.Write(said)
+	c.started = c.started || !alreadyRunning(said)
+	if err != nil {
+		return fmt.Errorf("hack/cluster.sh up: %w", err)
 	}
 	cmd := c.command("env")
 	cmd.Stderr = os.Stderr
@@ -63,6 +69,36 @@ func (c *Cluster) Up() error {
 
 // Down stops the cluster and removes its state.
 func (c *Cluster) Down() error { return c.Script("down") }
+
+// Started reports whether Up started the cluster, or part of it. It did not
+// when hack/cluster.sh found it running: another run's, or one an earlier
+// run kept.
+func (c *Cluster) Started() bool { return c.started }
+
+// Release is what a suite does with its cluster when it ends: Down, unless
+// keep is set or the cluster was already running before Up (it is someone
+// else's, and is left running).
+func (c *Cluster) Release(keep bool) error {
+	if !c.started {
+		fmt.Fprintln(os.Stderr, "harness: the cluster was running before the tests; leaving it running")
+		return nil
+	}
+	if keep {
+		return nil
+	}
+	return c.Down()
+}
+
+// alreadyRunning reports whether the stdout of `hack/cluster.sh up` says
+// that the cluster was running before it (the line "# already running").
+func alreadyRunning(stdout []byte) bool {
+	for line := range strings.Lines(string(stdout)) {
+		if strings.TrimSpace(line) == "# already running" {
+			return true
+		}
+	}
+	return false
+}
 
 // Script runs hack/cluster.sh with args for this cluster; what it prints
 // goes to stderr.
