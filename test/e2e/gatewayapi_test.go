@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -216,20 +217,22 @@ type gwapiParent struct {
 	kind                        string // "" for Gateway
 }
 
+// kindGroup is the kind and the API group of the parent.
+func (p gwapiParent) kindGroup() (kind, group string) {
+	kind = cmp.Or(p.kind, "Gateway")
+	if kind == "XListenerSet" {
+		return kind, "gateway.networking.x-k8s.io"
+	}
+	return kind, "gateway.networking.k8s.io"
+}
+
 // setRouteStatus writes a route's status.parents, as a Gateway controller would.
 func setRouteStatus(t *testing.T, ns, resource, name string, parents ...gwapiParent) {
 	t.Helper()
 	now := time.Now().UTC().Format(time.RFC3339)
 	var list []map[string]any
 	for _, p := range parents {
-		kind := p.kind
-		if kind == "" {
-			kind = "Gateway"
-		}
-		group := "gateway.networking.k8s.io"
-		if kind == "XListenerSet" {
-			group = "gateway.networking.x-k8s.io"
-		}
+		kind, group := p.kindGroup()
 		ref := map[string]any{"group": group, "kind": kind, "name": p.gateway}
 		if p.section != "" {
 			ref["sectionName"] = p.section
@@ -294,89 +297,32 @@ func TestGatewayAPIRoutes(t *testing.T) {
 	s := startServer(t, "examples/Corefile", kubeconfig)
 	ns := namespace(t)
 	gatewayClass(t, ns)
-	kubectl(t, fmt.Sprintf(`
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: %[1]s}
-spec:
-  gatewayClassName: %[1]s
-  listeners:
-  - name: http
-    protocol: HTTP
-    port: 80
-    hostname: "*.gw.%[1]s.example.com"
-    allowedRoutes: {namespaces: {from: All}}
-  - name: tls
-    protocol: TLS
-    port: 443
-    hostname: tls.%[1]s.example.com
-    tls: {mode: Passthrough}
-  - name: tcp
-    protocol: TCP
-    port: 5432
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: pending, namespace: %[1]s}
-spec:
-  parentRefs: [{name: gw, sectionName: http}]
-  hostnames: [pending.gw.%[1]s.example.com]
-  rules: [{backendRefs: [{name: web, port: 80}]}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: unclaimed, namespace: %[1]s}
-spec:
-  parentRefs: [{name: gw}]
-  hostnames: [unclaimed.gw.%[1]s.example.com]
-  rules: [{backendRefs: [{name: web, port: 80}]}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: web, namespace: %[1]s}
-spec:
-  parentRefs: [{name: gw, sectionName: http}]
-  hostnames: [app.gw.%[1]s.example.com, outside.example.org]
-  rules: [{backendRefs: [{name: web, port: 80}]}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: GRPCRoute
-metadata: {name: grpc, namespace: %[1]s}
-spec:
-  parentRefs: [{name: gw, sectionName: http}]
-  hostnames: [grpc.gw.%[1]s.example.com]
-  rules: [{backendRefs: [{name: grpc, port: 9000}]}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: TLSRoute
-metadata: {name: tls, namespace: %[1]s}
-spec:
-  parentRefs: [{name: gw, sectionName: tls}]
-  hostnames: ["*.%[1]s.example.com"]
-  rules: [{backendRefs: [{name: tls, port: 443}]}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: TCPRoute
-metadata:
-  name: db
-  namespace: %[1]s
-  annotations: {coredns.io/hostname: db.%[1]s.example.com}
-spec:
-  parentRefs: [{name: gw, sectionName: tcp}]
-  rules: [{backendRefs: [{name: db, port: 5432}]}]
-`, ns), "apply", "-f", "-")
+	kubectl(t, manifests(
+		gateway{namespace: ns, name: "gw", class: ns, listeners: []listener{
+			{"http", "HTTP", 80, "*.gw." + ns + ".example.com", "allowedRoutes: {namespaces: {from: All}}"},
+			{"tls", "TLS", 443, "tls." + ns + ".example.com", passthrough},
+			{"tcp", "TCP", 5432, "", ""},
+		}},
+		route{kind: "HTTPRoute", namespace: ns, name: "pending", parent: gwapiParent{gateway: "gw", section: "http"},
+			hostnames: []string{"pending.gw." + ns + ".example.com"}, backend: "web", port: 80},
+		route{kind: "HTTPRoute", namespace: ns, name: "unclaimed", parent: gwapiParent{gateway: "gw"},
+			hostnames: []string{"unclaimed.gw." + ns + ".example.com"}, backend: "web", port: 80},
+		route{kind: "HTTPRoute", namespace: ns, name: "web", parent: gwapiParent{gateway: "gw", section: "http"},
+			hostnames: []string{"app.gw." + ns + ".example.com", "outside.example.org"}, backend: "web", port: 80},
+		route{kind: "GRPCRoute", namespace: ns, name: "grpc", parent: gwapiParent{gateway: "gw", section: "http"},
+			hostnames: []string{"grpc.gw." + ns + ".example.com"}, backend: "grpc", port: 9000},
+		route{kind: "TLSRoute", namespace: ns, name: "tls", parent: gwapiParent{gateway: "gw", section: "tls"},
+			hostnames: []string{"*." + ns + ".example.com"}, backend: "tls", port: 443},
+		route{kind: "TCPRoute", namespace: ns, name: "db", annotation: "db." + ns + ".example.com",
+			parent: gwapiParent{gateway: "gw", section: "tcp"}, backend: "db", port: 5432},
+	), "apply", "-f", "-")
 
 	// allowedRoutes All: a route from another namespace attaches to the http listener.
 	other := namespace(t)
-	kubectl(t, fmt.Sprintf(`
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: xns, namespace: %[2]s}
-spec:
-  parentRefs: [{name: gw, namespace: %[1]s, sectionName: http}]
-  hostnames: [xns.gw.%[1]s.example.com]
-  rules: [{backendRefs: [{name: web, port: 80}]}]
-`, ns, other), "apply", "-f", "-")
+	kubectl(t, manifests(route{kind: "HTTPRoute", namespace: other, name: "xns",
+		parent:    gwapiParent{gateway: "gw", namespace: ns, section: "http"},
+		hostnames: []string{"xns.gw." + ns + ".example.com"}, backend: "web", port: 80,
+	}), "apply", "-f", "-")
 	setRouteStatus(t, other, "httproutes", "xns", gwapiParent{gateway: "gw", namespace: ns, section: "http", accepted: "True"})
 	xns := "xns.gw." + ns + ".example.com."
 
@@ -445,14 +391,9 @@ spec:
 	s.eventually(t, 5*time.Second, app, dns.TypeA, nxdomain)
 
 	// A route without hostnames takes the listener's wildcard.
-	kubectl(t, fmt.Sprintf(`
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: catchall, namespace: %s}
-spec:
-  parentRefs: [{name: gw, sectionName: http}]
-  rules: [{backendRefs: [{name: web, port: 80}]}]
-`, ns), "apply", "-f", "-")
+	kubectl(t, manifests(route{kind: "HTTPRoute", namespace: ns, name: "catchall",
+		parent: gwapiParent{gateway: "gw", section: "http"}, backend: "web", port: 80,
+	}), "apply", "-f", "-")
 	setRouteStatus(t, ns, "httproutes", "catchall", gwapiParent{gateway: "gw", section: "http", accepted: "True"})
 	wild := "anything.gw." + ns + ".example.com."
 	s.eventually(t, 5*time.Second, wild, dns.TypeA, gwapiA(wild, "192.0.2.82"))
@@ -474,29 +415,13 @@ func TestGatewayAPINamespaceSelector(t *testing.T) {
 	gwNS, appNS := namespace(t), namespace(t)
 	gatewayClass(t, gwNS)
 	label := "e2e.example.com/expose-" + gwNS
-	kubectl(t, fmt.Sprintf(`
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: shared, namespace: %[1]s}
-spec:
-  gatewayClassName: %[1]s
-  listeners:
-  - name: http
-    protocol: HTTP
-    port: 80
-    allowedRoutes:
-      namespaces:
-        from: Selector
-        selector: {matchLabels: {%[3]s: "yes"}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: app, namespace: %[2]s}
-spec:
-  parentRefs: [{name: shared, namespace: %[1]s}]
-  hostnames: [app.%[2]s.example.com]
-  rules: [{backendRefs: [{name: app, port: 80}]}]
-`, gwNS, appNS, label), "apply", "-f", "-")
+	kubectl(t, manifests(
+		gateway{namespace: gwNS, name: "shared", class: gwNS, listeners: []listener{
+			{"http", "HTTP", 80, "", fmt.Sprintf(`allowedRoutes: {namespaces: {from: Selector, selector: {matchLabels: {%s: "yes"}}}}`, label)},
+		}},
+		route{kind: "HTTPRoute", namespace: appNS, name: "app", parent: gwapiParent{gateway: "shared", namespace: gwNS},
+			hostnames: []string{"app." + appNS + ".example.com"}, backend: "app", port: 80},
+	), "apply", "-f", "-")
 	setGatewayAddresses(t, gwNS, "shared", "192.0.2.90")
 	setRouteStatus(t, appNS, "httproutes", "app", gwapiParent{gateway: "shared", namespace: gwNS, accepted: "True"})
 	name := "app." + appNS + ".example.com."
@@ -559,24 +484,14 @@ func TestGatewayAPICRDAtRuntime(t *testing.T) {
 			t.Errorf("%s disabled although its CRD is installed", k)
 		}
 	}
-	kubectl(t, fmt.Sprintf(`
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: %[1]s}
-spec:
-  gatewayClassName: %[1]s
-  listeners:
-  - {name: http, protocol: HTTP, port: 80}
-  - {name: tls, protocol: TLS, port: 443, tls: {mode: Passthrough}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: web, namespace: %[1]s}
-spec:
-  parentRefs: [{name: gw, sectionName: http}]
-  hostnames: [web.%[1]s.example.com]
-  rules: [{backendRefs: [{name: web, port: 80}]}]
-`, ns), "apply", "-f", "-")
+	kubectl(t, manifests(
+		gateway{namespace: ns, name: "gw", class: ns, listeners: []listener{
+			{"http", "HTTP", 80, "", ""},
+			{"tls", "TLS", 443, "", passthrough},
+		}},
+		route{kind: "HTTPRoute", namespace: ns, name: "web", parent: gwapiParent{gateway: "gw", section: "http"},
+			hostnames: []string{"web." + ns + ".example.com"}, backend: "web", port: 80},
+	), "apply", "-f", "-")
 	setGatewayAddresses(t, ns, "gw", "192.0.2.100")
 	setRouteStatus(t, ns, "httproutes", "web", gwapiParent{gateway: "gw", section: "http", accepted: "True"})
 	web := "web." + ns + ".example.com."
@@ -587,15 +502,10 @@ spec:
 	kubectl(t, "", "apply", "--server-side", "--force-conflicts", "-f", file)
 	kubectl(t, "", "wait", "--for", "condition=established", "--timeout=60s", crd)
 	established := time.Since(start)
-	kubectlRetry(t, 30*time.Second, fmt.Sprintf(`
-apiVersion: gateway.networking.k8s.io/v1
-kind: TLSRoute
-metadata: {name: tls, namespace: %[1]s}
-spec:
-  parentRefs: [{name: gw, sectionName: tls}]
-  hostnames: [tls.%[1]s.example.com]
-  rules: [{backendRefs: [{name: tls, port: 443}]}]
-`, ns), "apply", "-f", "-")
+	kubectlRetry(t, 30*time.Second, manifests(route{kind: "TLSRoute", namespace: ns, name: "tls",
+		parent:    gwapiParent{gateway: "gw", section: "tls"},
+		hostnames: []string{"tls." + ns + ".example.com"}, backend: "tls", port: 443,
+	}), "apply", "-f", "-")
 	setRouteStatus(t, ns, "tlsroutes", "tls", gwapiParent{gateway: "gw", section: "tls", accepted: "True"})
 	created := time.Since(start)
 	tls := "tls." + ns + ".example.com."

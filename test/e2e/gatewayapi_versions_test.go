@@ -18,51 +18,18 @@ import (
 // returns the names they publish.
 func gwapiRoutes(t *testing.T, ns, tag, tlsVersion, tcpVersion, udpVersion string) []string {
 	t.Helper()
-	kubectlRetry(t, 30*time.Second, fmt.Sprintf(`
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: h-%[2]s, namespace: %[1]s}
-spec:
-  parentRefs: [{name: gw, sectionName: http}]
-  hostnames: [h-%[2]s.gw.%[1]s.example.com]
-  rules: [{backendRefs: [{name: web, port: 80}]}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: GRPCRoute
-metadata: {name: g-%[2]s, namespace: %[1]s}
-spec:
-  parentRefs: [{name: gw, sectionName: http}]
-  hostnames: [g-%[2]s.gw.%[1]s.example.com]
-  rules: [{backendRefs: [{name: grpc, port: 9000}]}]
----
-apiVersion: gateway.networking.k8s.io/%[3]s
-kind: TLSRoute
-metadata: {name: t-%[2]s, namespace: %[1]s}
-spec:
-  parentRefs: [{name: gw, sectionName: tls}]
-  hostnames: [t-%[2]s.tls.%[1]s.example.com]
-  rules: [{backendRefs: [{name: tls, port: 443}]}]
----
-apiVersion: gateway.networking.k8s.io/%[4]s
-kind: TCPRoute
-metadata:
-  name: c-%[2]s
-  namespace: %[1]s
-  annotations: {coredns.io/hostname: c-%[2]s.%[1]s.example.com}
-spec:
-  parentRefs: [{name: gw, sectionName: tcp}]
-  rules: [{backendRefs: [{name: db, port: 5432}]}]
----
-apiVersion: gateway.networking.k8s.io/%[5]s
-kind: UDPRoute
-metadata:
-  name: u-%[2]s
-  namespace: %[1]s
-  annotations: {coredns.io/hostname: u-%[2]s.%[1]s.example.com}
-spec:
-  parentRefs: [{name: gw, sectionName: udp}]
-  rules: [{backendRefs: [{name: dns, port: 53}]}]
-`, ns, tag, tlsVersion, tcpVersion, udpVersion), "apply", "-f", "-")
+	kubectlRetry(t, 30*time.Second, manifests(
+		route{kind: "HTTPRoute", namespace: ns, name: "h-" + tag, parent: gwapiParent{gateway: "gw", section: "http"},
+			hostnames: []string{"h-" + tag + ".gw." + ns + ".example.com"}, backend: "web", port: 80},
+		route{kind: "GRPCRoute", namespace: ns, name: "g-" + tag, parent: gwapiParent{gateway: "gw", section: "http"},
+			hostnames: []string{"g-" + tag + ".gw." + ns + ".example.com"}, backend: "grpc", port: 9000},
+		route{kind: "TLSRoute", version: tlsVersion, namespace: ns, name: "t-" + tag, parent: gwapiParent{gateway: "gw", section: "tls"},
+			hostnames: []string{"t-" + tag + ".tls." + ns + ".example.com"}, backend: "tls", port: 443},
+		route{kind: "TCPRoute", version: tcpVersion, namespace: ns, name: "c-" + tag, annotation: "c-" + tag + "." + ns + ".example.com",
+			parent: gwapiParent{gateway: "gw", section: "tcp"}, backend: "db", port: 5432},
+		route{kind: "UDPRoute", version: udpVersion, namespace: ns, name: "u-" + tag, annotation: "u-" + tag + "." + ns + ".example.com",
+			parent: gwapiParent{gateway: "gw", section: "udp"}, backend: "dns", port: 53},
+	), "apply", "-f", "-")
 	for _, r := range []struct{ resource, name, section string }{
 		{"httproutes", "h-" + tag, "http"}, {"grpcroutes", "g-" + tag, "http"}, {"tlsroutes", "t-" + tag, "tls"},
 		{"tcproutes", "c-" + tag, "tcp"}, {"udproutes", "u-" + tag, "udp"},
@@ -134,18 +101,12 @@ func TestGatewayAPIVersions(t *testing.T) {
 	s := startServer(t, "examples/Corefile", kubeconfig)
 	ns := namespace(t)
 	gatewayClass(t, ns)
-	kubectlRetry(t, 30*time.Second, fmt.Sprintf(`
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: gw, namespace: %[1]s}
-spec:
-  gatewayClassName: %[1]s
-  listeners:
-  - {name: http, protocol: HTTP, port: 80, hostname: "*.gw.%[1]s.example.com"}
-  - {name: tls, protocol: TLS, port: 443, hostname: "*.tls.%[1]s.example.com", tls: {mode: Passthrough}}
-  - {name: tcp, protocol: TCP, port: 5432}
-  - {name: udp, protocol: UDP, port: 5353}
-`, ns), "apply", "-f", "-")
+	kubectlRetry(t, 30*time.Second, manifests(gateway{namespace: ns, name: "gw", class: ns, listeners: []listener{
+		{"http", "HTTP", 80, "*.gw." + ns + ".example.com", ""},
+		{"tls", "TLS", 443, "*.tls." + ns + ".example.com", passthrough},
+		{"tcp", "TCP", 5432, "", ""},
+		{"udp", "UDP", 5353, "", ""},
+	}}), "apply", "-f", "-")
 	setGatewayAddresses(t, ns, "gw", "192.0.2.120")
 	names := gwapiRoutes(t, ns, "v12", "v1alpha2", "v1alpha2", "v1alpha2")
 	for _, name := range names {
@@ -178,23 +139,13 @@ spec:
 	waitLog(t, s, 20*time.Second, "ListenerSet enabled")
 	kubectl(t, "", "-n", ns, "patch", "gateways.gateway.networking.k8s.io", "gw", "--type=merge",
 		"-p", `{"spec":{"allowedListeners":{"namespaces":{"from":"Same"}}}}`)
-	kubectlRetry(t, 30*time.Second, fmt.Sprintf(`
-apiVersion: gateway.networking.x-k8s.io/v1alpha1
-kind: XListenerSet
-metadata: {name: xls, namespace: %[1]s}
-spec:
-  parentRef: {name: gw}
-  listeners:
-  - {name: web, protocol: HTTP, port: 80, hostname: "*.x.%[1]s.example.com"}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: x, namespace: %[1]s}
-spec:
-  parentRefs: [{group: gateway.networking.x-k8s.io, kind: XListenerSet, name: xls}]
-  hostnames: [app.x.%[1]s.example.com]
-  rules: [{backendRefs: [{name: web, port: 80}]}]
-`, ns), "apply", "-f", "-")
+	kubectlRetry(t, 30*time.Second, manifests(
+		listenerSet{namespace: ns, name: "xls", parent: "gw", experimental: true, listeners: []listener{
+			{"web", "HTTP", 80, "*.x." + ns + ".example.com", ""},
+		}},
+		route{kind: "HTTPRoute", namespace: ns, name: "x", parent: gwapiParent{gateway: "xls", kind: "XListenerSet"},
+			hostnames: []string{"app.x." + ns + ".example.com"}, backend: "web", port: 80},
+	), "apply", "-f", "-")
 	kubectl(t, "", "-n", ns, "patch", "xlistenersets.gateway.networking.x-k8s.io", "xls", "--subresource=status", "--type=merge",
 		"-p", fmt.Sprintf(`{"status":{"conditions":[{"type":"Accepted","status":"True","reason":"Accepted","message":"set by the e2e test","lastTransitionTime":%q,"observedGeneration":1}]}}`,
 			time.Now().UTC().Format(time.RFC3339)))
@@ -257,35 +208,17 @@ func TestGatewayAPIListenerSet(t *testing.T) {
 	gatewayClass(t, gwNS)
 	label := "e2e.example.com/shared-" + gwNS
 	kubectl(t, "", "label", "namespace", tenant, label+"=yes")
-	kubectlRetry(t, 30*time.Second, fmt.Sprintf(`
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: shared, namespace: %[1]s}
-spec:
-  gatewayClassName: %[1]s
-  allowedListeners: {namespaces: {from: All}}
-  listeners:
-  - {name: http, protocol: HTTP, port: 80, hostname: "*.shared.%[1]s.example.com"}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: ListenerSet
-metadata: {name: tenant, namespace: %[2]s}
-spec:
-  parentRef: {name: shared, namespace: %[1]s}
-  listeners:
-  - {name: web, protocol: HTTP, port: 80, hostname: "*.%[2]s.example.com"}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata:
-  name: app
-  namespace: %[2]s
-  annotations: {coredns.io/hostname: "alias.%[2]s.example.com, alias.elsewhere.example.com"}
-spec:
-  parentRefs: [{group: gateway.networking.k8s.io, kind: ListenerSet, name: tenant}]
-  hostnames: [app.%[2]s.example.com, app.shared.%[1]s.example.com]
-  rules: [{backendRefs: [{name: app, port: 80}]}]
-`, gwNS, tenant), "apply", "-f", "-")
+	kubectlRetry(t, 30*time.Second, manifests(
+		gateway{namespace: gwNS, name: "shared", class: gwNS, allowedListeners: "{namespaces: {from: All}}", listeners: []listener{
+			{"http", "HTTP", 80, "*.shared." + gwNS + ".example.com", ""},
+		}},
+		listenerSet{namespace: tenant, name: "tenant", parent: "shared", parentNamespace: gwNS, listeners: []listener{
+			{"web", "HTTP", 80, "*." + tenant + ".example.com", ""},
+		}},
+		route{kind: "HTTPRoute", namespace: tenant, name: "app", annotation: "alias." + tenant + ".example.com, alias.elsewhere.example.com",
+			parent:    gwapiParent{gateway: "tenant", kind: "ListenerSet"},
+			hostnames: []string{"app." + tenant + ".example.com", "app.shared." + gwNS + ".example.com"}, backend: "app", port: 80},
+	), "apply", "-f", "-")
 	setGatewayAddresses(t, gwNS, "shared", "192.0.2.130")
 	setRouteStatus(t, tenant, "httproutes", "app", gwapiParent{gateway: "tenant", kind: "ListenerSet", accepted: "True"})
 	app, alias := "app."+tenant+".example.com.", "alias."+tenant+".example.com."

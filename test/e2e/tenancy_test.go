@@ -259,48 +259,22 @@ func TestTenancyDelegatedListenerSet(t *testing.T) {
 		kubectl(t, "", "annotate", "--overwrite", "namespace", ns, "k8s-gateway.dns/domains="+ns+".tenants.example.com")
 	}
 	gatewayClass(t, gwNS)
-	kubectlRetry(t, 30*time.Second, fmt.Sprintf(`
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: shared, namespace: %[1]s}
-spec:
-  gatewayClassName: %[1]s
-  allowedListeners: {namespaces: {from: All}}
-  listeners:
-  - {name: http, protocol: HTTP, port: 80, hostname: "*.shared.example.com"}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: ListenerSet
-metadata: {name: broad, namespace: %[2]s}
-spec:
-  parentRef: {name: shared, namespace: %[1]s}
-  listeners:
-  - {name: web, protocol: HTTP, port: 80, hostname: "*.tenants.example.com", allowedRoutes: {namespaces: {from: All}}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: ListenerSet
-metadata: {name: own, namespace: %[3]s}
-spec:
-  parentRef: {name: shared, namespace: %[1]s}
-  listeners:
-  - {name: web, protocol: HTTP, port: 80, hostname: "*.tenants.example.com"}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: through-tenant, namespace: %[3]s}
-spec:
-  parentRefs: [{group: gateway.networking.k8s.io, kind: ListenerSet, name: broad, namespace: %[2]s}]
-  hostnames: [a.%[3]s.tenants.example.com]
-  rules: [{backendRefs: [{name: app, port: 80}]}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: through-own, namespace: %[3]s}
-spec:
-  parentRefs: [{group: gateway.networking.k8s.io, kind: ListenerSet, name: own}]
-  hostnames: [b.%[3]s.tenants.example.com]
-  rules: [{backendRefs: [{name: app, port: 80}]}]
-`, gwNS, tenant, other), "apply", "-f", "-")
+	kubectlRetry(t, 30*time.Second, manifests(
+		gateway{namespace: gwNS, name: "shared", class: gwNS, allowedListeners: "{namespaces: {from: All}}", listeners: []listener{
+			{"http", "HTTP", 80, "*.shared.example.com", ""},
+		}},
+		listenerSet{namespace: tenant, name: "broad", parent: "shared", parentNamespace: gwNS, listeners: []listener{
+			{"web", "HTTP", 80, "*.tenants.example.com", "allowedRoutes: {namespaces: {from: All}}"},
+		}},
+		listenerSet{namespace: other, name: "own", parent: "shared", parentNamespace: gwNS, listeners: []listener{
+			{"web", "HTTP", 80, "*.tenants.example.com", ""},
+		}},
+		route{kind: "HTTPRoute", namespace: other, name: "through-tenant",
+			parent:    gwapiParent{gateway: "broad", namespace: tenant, kind: "ListenerSet"},
+			hostnames: []string{"a." + other + ".tenants.example.com"}, backend: "app", port: 80},
+		route{kind: "HTTPRoute", namespace: other, name: "through-own", parent: gwapiParent{gateway: "own", kind: "ListenerSet"},
+			hostnames: []string{"b." + other + ".tenants.example.com"}, backend: "app", port: 80},
+	), "apply", "-f", "-")
 	setGatewayAddresses(t, gwNS, "shared", "192.0.2.150")
 	setListenerSetAccepted(t, tenant, "broad", "True")
 	setListenerSetAccepted(t, other, "own", "True")
