@@ -7,48 +7,27 @@ import (
 )
 
 var (
-	eventsTotal = promauto.NewCounterVec(prometheus.CounterOpts{
-		Namespace: plugin.Namespace,
-		Subsystem: "k8s_gateway",
-		Name:      "events_total",
-		Help:      "Counter of Kubernetes object changes applied to the index, by kind.",
-	}, []string{"kind"})
-	conflictsTotal = promauto.NewCounterVec(prometheus.CounterOpts{
-		Namespace: plugin.Namespace,
-		Subsystem: "k8s_gateway",
-		Name:      "conflicts_total",
-		Help:      "Counter of names whose records several objects claim with different data, by zone.",
-	}, []string{"zone"})
-	rejectedTotal = promauto.NewCounterVec(prometheus.CounterOpts{
-		Namespace: plugin.Namespace,
-		Subsystem: "k8s_gateway",
-		Name:      "rejected_total",
-		Help:      "Counter of claims on names that the ownership policy rejected, by zone and reason (reserved, owned, undelegated).",
-	}, []string{"zone", "reason"})
-	kindEnabled = promauto.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: plugin.Namespace,
-		Subsystem: "k8s_gateway",
-		Name:      "kind_enabled",
-		Help:      "1 when the informer of a kind runs, at the group version given, 0 when the cluster does not serve it or RBAC forbids it; by namespace with the namespaces option, else namespace \"\".",
-	}, []string{"zones", "kind", "namespace", "version"})
-	apiRequests = promauto.NewCounterVec(prometheus.CounterOpts{
-		Namespace: plugin.Namespace,
-		Subsystem: "k8s_gateway",
-		Name:      "api_requests_total",
-		Help:      "Counter of list and watch requests sent to the API server, by kind and verb.",
-	}, []string{"kind", "verb"})
-	relistsTotal = promauto.NewCounterVec(prometheus.CounterOpts{
-		Namespace: plugin.Namespace,
-		Subsystem: "k8s_gateway",
-		Name:      "relists_total",
-		Help:      "Counter of lists after an informer's first, by kind: after an expired watch or an outage.",
-	}, []string{"kind"})
-	zoneSerial = promauto.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: plugin.Namespace,
-		Subsystem: "k8s_gateway",
-		Name:      "zone_serial",
-		Help:      "The SOA serial of each zone.",
-	}, []string{"zone"})
+	eventsTotal = counterVec("events_total",
+		"Counter of Kubernetes object changes applied to the index, by kind.",
+		"kind")
+	conflictsTotal = counterVec("conflicts_total",
+		"Counter of names whose records several objects claim with different data, by zone.",
+		"zone")
+	rejectedTotal = counterVec("rejected_total",
+		"Counter of claims on names that the ownership policy rejected, by zone and reason (reserved, owned, undelegated).",
+		"zone", "reason")
+	kindEnabled = gaugeVec("kind_enabled",
+		"1 when the informer of a kind runs, at the group version given, 0 when the cluster does not serve it or RBAC forbids it; by namespace with the namespaces option, else namespace \"\".",
+		"zones", "kind", "namespace", "version")
+	apiRequests = counterVec("api_requests_total",
+		"Counter of list and watch requests sent to the API server, by kind and verb.",
+		"kind", "verb")
+	relistsTotal = counterVec("relists_total",
+		"Counter of lists after an informer's first, by kind: after an expired watch or an outage.",
+		"kind")
+	zoneSerial = gaugeVec("zone_serial",
+		"The SOA serial of each zone.",
+		"zone")
 )
 
 // setKindEnabled sets the kind_enabled series of informer w, replacing the
@@ -80,42 +59,46 @@ func setKindMetrics(zones string, running, disabled []*watched) {
 }
 
 func init() {
-	prometheus.MustRegister(contactCollector{prometheus.NewDesc(
-		prometheus.BuildFQName(plugin.Namespace, "k8s_gateway", "api_contact_age_seconds"),
+	prometheus.MustRegister(contactCollector{metricDesc("api_contact_age_seconds",
 		"Seconds since an informer last heard from the API server: 0 while its watch is open.",
-		[]string{"zones", "kind"}, nil)})
+		"zones", "kind")})
 }
 
 // The metrics of the clusters that cluster blocks name.
 var (
-	clusterSynced = promauto.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: plugin.Namespace,
-		Subsystem: "k8s_gateway",
-		Name:      "cluster_synced",
-		Help:      "1 once a cluster's informers have synced, else 0, by cluster.",
-	}, []string{"cluster"})
-	clusterConnected = promauto.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: plugin.Namespace,
-		Subsystem: "k8s_gateway",
-		Name:      "cluster_connected",
-		Help:      "1 while a cluster's API server answers, 0 while it has not for a while (its last known records are served), by cluster.",
-	}, []string{"cluster"})
-	clusterLastContact = promauto.NewGaugeVec(prometheus.GaugeOpts{
-		Namespace: plugin.Namespace,
-		Subsystem: "k8s_gateway",
-		Name:      "cluster_last_contact_timestamp_seconds",
-		Help:      "Unix time of the last successful contact with a cluster's API server, by cluster.",
-	}, []string{"cluster"})
-	clusterEvents = promauto.NewCounterVec(prometheus.CounterOpts{
-		Namespace: plugin.Namespace,
-		Subsystem: "k8s_gateway",
-		Name:      "cluster_events_total",
-		Help:      "Counter of Kubernetes object changes applied to the index, by cluster.",
-	}, []string{"cluster"})
-	clusterConflicts = promauto.NewCounterVec(prometheus.CounterOpts{
-		Namespace: plugin.Namespace,
-		Subsystem: "k8s_gateway",
-		Name:      "cluster_conflicts_total",
-		Help:      "Counter of names that objects of several clusters publish with conflicting records, or that the ownership policy gave to another cluster's namespace, by zone.",
-	}, []string{"zone"})
+	clusterSynced = gaugeVec("cluster_synced",
+		"1 once a cluster's informers have synced, else 0, by cluster.",
+		"cluster")
+	clusterConnected = gaugeVec("cluster_connected",
+		"1 while a cluster's API server answers, 0 while it has not for a while (its last known records are served), by cluster.",
+		"cluster")
+	clusterLastContact = gaugeVec("cluster_last_contact_timestamp_seconds",
+		"Unix time of the last successful contact with a cluster's API server, by cluster.",
+		"cluster")
+	clusterEvents = counterVec("cluster_events_total",
+		"Counter of Kubernetes object changes applied to the index, by cluster.",
+		"cluster")
+	clusterConflicts = counterVec("cluster_conflicts_total",
+		"Counter of names that objects of several clusters publish with conflicting records, or that the ownership policy gave to another cluster's namespace, by zone.",
+		"zone")
 )
+
+// counterVec registers the counter coredns_k8s_gateway_<name> (promauto, the
+// default registry, as CoreDNS plugins do).
+func counterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return promauto.NewCounterVec(prometheus.CounterOpts{
+		Namespace: plugin.Namespace, Subsystem: pluginName, Name: name, Help: help,
+	}, labels)
+}
+
+// gaugeVec registers the gauge coredns_k8s_gateway_<name>.
+func gaugeVec(name, help string, labels ...string) *prometheus.GaugeVec {
+	return promauto.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: plugin.Namespace, Subsystem: pluginName, Name: name, Help: help,
+	}, labels)
+}
+
+// metricDesc describes coredns_k8s_gateway_<name> for a collector.
+func metricDesc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(prometheus.BuildFQName(plugin.Namespace, pluginName, name), help, labels, nil)
+}

@@ -1,19 +1,12 @@
 package gateway
 
-import (
-	"github.com/coredns/coredns/plugin"
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promauto"
-)
+import "github.com/prometheus/client_golang/prometheus"
 
 // The metrics of the persist option.
 
-var copyWritten = promauto.NewGaugeVec(prometheus.GaugeOpts{
-	Namespace: plugin.Namespace,
-	Subsystem: "k8s_gateway",
-	Name:      "copy_written_timestamp_seconds",
-	Help:      "Unix time the copy of each zone on disk (persist) was written, as read at startup or last written.",
-}, []string{"zone"})
+var copyWritten = gaugeVec("copy_written_timestamp_seconds",
+	"Unix time the copy of each zone on disk (persist) was written, as read at startup or last written.",
+	"zone")
 
 // Plugins with the persist option, for the copy metric.
 var persisting liveSet[*Gateway, struct{}]
@@ -49,8 +42,7 @@ func (c copyCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 func init() {
-	prometheus.MustRegister(copyCollector{prometheus.NewDesc(
-		prometheus.BuildFQName(plugin.Namespace, "k8s_gateway", "copy_answered"),
+	prometheus.MustRegister(copyCollector{metricDesc("copy_answered",
 		"1 while a zone is answered from its copy on disk (persist): before the informers sync, until the copy's SOA expire.",
-		[]string{"zone"}, nil)})
+		"zone")})
 }
