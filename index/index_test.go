@@ -85,13 +85,13 @@ func checkIndexInvariants(t *testing.T, ix *Index) {
 		if b == nil {
 			continue
 		}
-		for li, l := range b {
+		for li, l := range *b {
 			for i, e := range l {
 				count++
 				if e.hash != maphash.String(s.names.seed, e.node.name) {
 					t.Errorf("node %q filed under a hash of another name", e.node.name)
 				}
-				if gb, gl := slot(e.hash); gb != bi || gl != li {
+				if gb, gl := s.names.slot(e.hash); gb != bi || gl != li {
 					t.Errorf("node %q filed in leaf %d/%d, belongs in %d/%d", e.node.name, bi, li, gb, gl)
 				}
 				if i > 0 && l[i-1].hash > e.hash {

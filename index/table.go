@@ -8,30 +8,40 @@ import (
 
 // A table maps the names of a snapshot to their nodes. It is a two-level
 // directory of small leaves: the top bits of a name's hash pick a block, the
-// next bits a leaf in it, and a leaf lists its (hash, node) pairs sorted by
-// hash. Leaves hold about names/32768 entries each: 768 KiB of leaf headers
-// in all, the fixed cost of a table.
+// next shift bits a leaf in it, and a leaf lists its (hash, node) pairs
+// sorted by hash.
+//
+// The number of leaves follows the number of names: a table is built with
+// about minPerLeaf names per leaf, and grows (is rebuilt with twice the
+// leaves) when it passes maxPerLeaf, so its fixed cost stays a few bytes per
+// name: 6 KiB for a small zone, 1.5 MiB at a million names.
 //
 // A table is immutable once published. The next snapshot's table copies the
 // top level (a fixed 2 KiB), the blocks and the leaves that hold changed
 // names, and shares everything else: publishing costs O(changed names),
-// whatever the size of the zones.
+// whatever the size of the zones (and O(names) at the rare growth, which at
+// least doubles the names since the last).
 type table struct {
-	seed maphash.Seed
-	top  [1 << topBits]*block
-	len  int // number of names
+	seed  maphash.Seed
+	shift uint8 // a block holds 1<<shift leaves
+	top   [1 << topBits]*block
+	len   int // number of names
 }
 
 const (
-	topBits   = 8
-	blockBits = 7
+	topBits = 8
+	// maxShift bounds the size of a block, which a publish copies: 256
+	// leaves, 6 KiB.
+	maxShift   = 8
+	minPerLeaf = 8  // names per leaf of a table as it is built
+	maxPerLeaf = 32 // names per leaf that make a table grow
 )
 
-// block is the second level of a table.
-type block [1 << blockBits]leaf
+// block is the second level of a table: 1<<shift leaves.
+type block []leaf
 
-// leaf holds the entries whose hashes share their top topBits+blockBits
-// bits, sorted by hash.
+// leaf holds the entries whose hashes share their top topBits+shift bits,
+// sorted by hash.
 type leaf []entry
 
 type entry struct {
@@ -39,9 +49,18 @@ type entry struct {
 	node *node
 }
 
+// shiftFor returns the block size, in bits, of a table of n names.
+func shiftFor(n int) uint8 {
+	var s uint8
+	for s < maxShift && n > (1<<topBits<<s)*minPerLeaf {
+		s++
+	}
+	return s
+}
+
 // slot returns the block and the leaf of hash h.
-func slot(h uint64) (bi, li int) {
-	return int(h >> (64 - topBits)), int(h >> (64 - topBits - blockBits) & (1<<blockBits - 1))
+func (t *table) slot(h uint64) (bi, li int) {
+	return int(h >> (64 - topBits)), int(h >> (64 - topBits - uint(t.shift)) & (1<<t.shift - 1))
 }
 
 // search returns the position of the first entry of l with a hash ≥ h.
@@ -73,52 +92,84 @@ func (l leaf) find(h uint64, name string) (int, bool) {
 // get returns the node of name, or nil.
 func (t *table) get(name string) *node {
 	h := maphash.String(t.seed, name)
-	bi, li := slot(h)
+	bi, li := t.slot(h)
 	b := t.top[bi]
 	if b == nil {
 		return nil
 	}
-	if i, ok := b[li].find(h, name); ok {
-		return b[li][i].node
+	if i, ok := (*b)[li].find(h, name); ok {
+		return (*b)[li][i].node
 	}
 	return nil
 }
 
 // each calls f for every node of t, in no particular order.
 func (t *table) each(f func(*node)) {
+	t.eachEntry(func(e entry) { f(e.node) })
+}
+
+// eachEntry calls f for every entry of t, in the order of their hashes.
+func (t *table) eachEntry(f func(entry)) {
 	for _, b := range t.top {
 		if b == nil {
 			continue
 		}
-		for _, l := range b {
+		for _, l := range *b {
 			for _, e := range l {
-				f(e.node)
+				f(e)
 			}
+		}
+	}
+}
+
+// add files e at the end of its leaf, allocating the block when needed.
+func (t *table) add(e entry) {
+	bi, li := t.slot(e.hash)
+	if t.top[bi] == nil {
+		b := make(block, 1<<t.shift)
+		t.top[bi] = &b
+	}
+	(*t.top[bi])[li] = append((*t.top[bi])[li], e)
+}
+
+// clip trims the spare capacity of every leaf: the next snapshot copies a
+// leaf before it changes it.
+func (t *table) clip() {
+	for _, b := range t.top {
+		if b == nil {
+			continue
+		}
+		for li, l := range *b {
+			(*b)[li] = slices.Clip(l)
 		}
 	}
 }
 
 // buildTable returns a table of every node of nodes (keyed by name).
 func buildTable(seed maphash.Seed, nodes map[string]*node) table {
-	t := table{seed: seed, len: len(nodes)}
+	t := table{seed: seed, shift: shiftFor(len(nodes)), len: len(nodes)}
 	for name, n := range nodes {
-		h := maphash.String(seed, name)
-		bi, li := slot(h)
-		if t.top[bi] == nil {
-			t.top[bi] = new(block)
-		}
-		t.top[bi][li] = append(t.top[bi][li], entry{h, n})
+		t.add(entry{maphash.String(seed, name), n})
 	}
 	for _, b := range t.top {
 		if b == nil {
 			continue
 		}
-		for li, l := range b {
+		for _, l := range *b {
 			slices.SortFunc(l, func(x, y entry) int { return cmp.Compare(x.hash, y.hash) })
-			b[li] = slices.Clip(l)
 		}
 	}
+	t.clip()
 	return t
+}
+
+// grown returns a copy of t with the block size for its number of names.
+// The entries come out of t in hash order, which keeps every leaf sorted.
+func (t *table) grown() table {
+	g := table{seed: t.seed, shift: shiftFor(t.len), len: t.len}
+	t.eachEntry(g.add)
+	g.clip()
+	return g
 }
 
 // with returns a copy of t in which every name of changed holds its node in
@@ -128,15 +179,15 @@ func (t table) with(changed map[string]struct{}, nodes map[string]*node) table {
 	ownLeaf := make(map[[2]int]bool, len(changed))
 	for name := range changed {
 		h := maphash.String(t.seed, name)
-		bi, li := slot(h)
+		bi, li := t.slot(h)
 		if !ownBlock[bi] {
-			nb := new(block)
+			nb := make(block, 1<<t.shift)
 			if old := t.top[bi]; old != nil {
-				*nb = *old
+				copy(nb, *old)
 			}
-			t.top[bi], ownBlock[bi] = nb, true
+			t.top[bi], ownBlock[bi] = &nb, true
 		}
-		b := t.top[bi]
+		b := *t.top[bi]
 		l := b[li]
 		if !ownLeaf[[2]int{bi, li}] {
 			l = slices.Clone(l)
@@ -158,6 +209,9 @@ func (t table) with(changed map[string]struct{}, nodes map[string]*node) table {
 			l = nil
 		}
 		b[li] = l
+	}
+	if t.shift < maxShift && t.len > (1<<topBits<<t.shift)*maxPerLeaf {
+		return t.grown()
 	}
 	return t
 }

@@ -77,3 +77,53 @@ func checkTable(t *testing.T, what string, tab *table, nodes map[string]*node) {
 		t.Errorf("%s: finds a name it does not hold", what)
 	}
 }
+
+// TestTableGrows adds names to a small table until it has grown its blocks
+// several times, checking it and the tables it was grown from each round.
+func TestTableGrows(t *testing.T) {
+	seed := maphash.MakeSeed()
+	nodes := map[string]*node{}
+	tab := buildTable(seed, nodes)
+	if tab.shift != 0 {
+		t.Fatalf("empty table built with shift %d", tab.shift)
+	}
+	type round struct {
+		tab   table
+		nodes map[string]*node
+	}
+	var history []round
+	for i := 0; i < 40_000; {
+		history = append(history, round{tab, maps.Clone(nodes)})
+		changed := map[string]struct{}{}
+		for range 4000 {
+			name := fmt.Sprintf("g%d.example.com.", i)
+			nodes[name] = &node{name: name}
+			changed[name] = struct{}{}
+			i++
+		}
+		tab = tab.with(changed, nodes)
+		checkTable(t, fmt.Sprintf("%d names", len(nodes)), &tab, nodes)
+		if max := (1 << topBits << tab.shift) * maxPerLeaf; tab.len > max {
+			t.Errorf("%d names in a table of shift %d (at most %d)", tab.len, tab.shift, max)
+		}
+	}
+	if tab.shift < 2 {
+		t.Errorf("table of %d names never grew: shift %d", tab.len, tab.shift)
+	}
+	for _, h := range history {
+		checkTable(t, fmt.Sprintf("kept table of %d names", len(h.nodes)), &h.tab, h.nodes)
+	}
+}
+
+func TestShiftFor(t *testing.T) {
+	for _, c := range []struct {
+		names int
+		shift uint8
+	}{
+		{0, 0}, {2048, 0}, {2049, 1}, {10_000, 3}, {100_000, 6}, {1_000_000, maxShift}, {100_000_000, maxShift},
+	} {
+		if got := shiftFor(c.names); got != c.shift {
+			t.Errorf("shiftFor(%d) = %d, want %d", c.names, got, c.shift)
+		}
+	}
+}
