@@ -194,6 +194,9 @@ func measureSize(ctx context.Context, o options, n int, pop *populator, srv *ser
 	if res.rssSynced, err = gw.rss(); err != nil {
 		return nil, err
 	}
+	if res.anonSynced, err = gw.anonRSS(); err != nil {
+		return nil, err
+	}
 	if res.rssPeak, err = gw.peakRSS(); err != nil {
 		return nil, err
 	}
@@ -203,8 +206,8 @@ func measureSize(ctx context.Context, o options, n int, pop *populator, srv *ser
 	if res.wrong > 0 {
 		return nil, fmt.Errorf("k8s_gateway answered %d of %d names wrongly", res.wrong, len(recs))
 	}
-	log.Printf("%d names: synced in %s (%s), %d MiB resident (peak %d MiB), %d wrong answers", n,
-		res.sync.Round(time.Millisecond), res.published, res.rssSynced>>20, res.rssPeak>>20, res.wrong)
+	log.Printf("%d names: synced in %s (%s), %d MiB resident (%d MiB anonymous, peak %d MiB), %d wrong answers", n,
+		res.sync.Round(time.Millisecond), res.published, res.rssSynced>>20, res.anonSynced>>20, res.rssPeak>>20, res.wrong)
 
 	all := []*server{gw}
 	type starter struct {
@@ -250,6 +253,9 @@ func measureSize(ctx context.Context, o options, n int, pop *populator, srv *ser
 	}
 	for i, s := range all {
 		if res.servers[i].rss, err = s.rss(); err != nil {
+			return nil, err
+		}
+		if res.servers[i].anon, err = s.anonRSS(); err != nil {
 			return nil, err
 		}
 	}

@@ -21,6 +21,7 @@ type sizeResult struct {
 	sync         time.Duration // process start to the last name answered
 	published    string        // the plugin's own log line about it
 	rssSynced    int64         // a second after the last name was answered
+	anonSynced   int64         // the anonymous part of rssSynced (RssAnon)
 	rssPeak      int64         // the highest resident size until then (VmHWM)
 	wrong        int
 	servers      []serverResult // ours first
@@ -37,6 +38,7 @@ type serverResult struct {
 	tp   []throughput
 	lat  []latency
 	rss  int64 // after the rounds
+	anon int64 // the anonymous part of rss (RssAnon): heap and stacks, not the binary's pages
 }
 
 func (s serverResult) qps() float64 {
@@ -114,27 +116,27 @@ func (rep *report) markdown() string {
 		o.serverCPU, o.clientCPU, o.rounds, o.load.duration, o.load.clients, o.load.inflight, o.load.latencyOf, o.load.rate)
 
 	b.WriteString("### Throughput, CPU and latency\n\n")
-	b.WriteString("| names | server | QPS | server CPU µs/query | p50 µs | p99 µs | QPS ÷ whoami | QPS ÷ file | CPU ÷ whoami | resident MiB after the rounds |\n")
-	b.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| names | server | QPS | server CPU µs/query | p50 µs | p99 µs | QPS ÷ whoami | QPS ÷ file | CPU ÷ whoami | resident MiB after the rounds | of it anonymous MiB |\n")
+	b.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rep.sizes {
 		who, file := r.server("CoreDNS whoami"), r.server("CoreDNS file")
 		for _, s := range r.servers {
-			fmt.Fprintf(&b, "| %d | %s | %.0f | %.1f | %.0f | %.0f | %s | %s | %s | %.1f |\n",
+			fmt.Fprintf(&b, "| %d | %s | %.0f | %.1f | %.0f | %.0f | %s | %s | %s | %.1f | %.1f |\n",
 				r.n, s.name, s.qps(), s.cpu(), s.p50(), s.p99(),
-				ratio(s.qps(), who.qps()), ratio(s.qps(), file.qps()), ratio(s.cpu(), who.cpu()), mib(s.rss))
+				ratio(s.qps(), who.qps()), ratio(s.qps(), file.qps()), ratio(s.cpu(), who.cpu()), mib(s.rss), mib(s.anon))
 		}
 	}
 
 	b.WriteString("\n### k8s_gateway: memory, sync and freshness\n\n")
-	b.WriteString("| names | objects | resident MiB after sync | peak resident MiB during sync | start → all answered | first snapshot (plugin log) | freshness median / max | under churn: updates/s, QPS, p99 µs, freshness median / max |\n")
-	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| names | objects | resident MiB after sync | of it anonymous MiB | peak resident MiB during sync | start → all answered | first snapshot (plugin log) | freshness median / max | under churn: updates/s, QPS, p99 µs, freshness median / max |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rep.sizes {
 		pub := "n/a"
 		if d, ok := r.publishDelay(); ok {
 			pub = d.Round(time.Millisecond).String()
 		}
-		fmt.Fprintf(&b, "| %d | %d | %.1f | %.1f | %s | %s | %s / %s | %.0f, %.0f, %.0f, %s / %s |\n",
-			r.n, r.layout.objects(), mib(r.rssSynced), mib(r.rssPeak), r.sync.Round(time.Millisecond), pub,
+		fmt.Fprintf(&b, "| %d | %d | %.1f | %.1f | %.1f | %s | %s | %s / %s | %.0f, %.0f, %.0f, %s / %s |\n",
+			r.n, r.layout.objects(), mib(r.rssSynced), mib(r.anonSynced), mib(r.rssPeak), r.sync.Round(time.Millisecond), pub,
 			ms(r.fresh.median), ms(r.fresh.max), r.churnRate, r.churn.qps, micros(r.churnLatency.p99),
 			ms(r.churnFresh.median), ms(r.churnFresh.max))
 	}
@@ -187,7 +189,7 @@ func (rep *report) targets(b *bytes.Buffer) {
 		row(fmt.Sprintf("%d names: peak resident during sync ≤ 1.5 × steady", r.n),
 			fmt.Sprintf("%.1f MiB vs %.1f MiB", mib(r.rssPeak), mib(r.rssSynced)), r.rssPeak*2 <= r.rssSynced*3)
 		if r.n == 10000 {
-			row("10000 names: resident ≤ 45 MiB", fmt.Sprintf("%.1f MiB", mib(r.rssSynced)), r.rssSynced <= 45<<20)
+			row("10000 names: resident ≤ 45 MiB", fmt.Sprintf("%.1f MiB (%.1f MiB anonymous)", mib(r.rssSynced), mib(r.anonSynced)), r.rssSynced <= 45<<20)
 		}
 		if r.n >= 1000000 || r.layout.objects() >= 100000 {
 			row(fmt.Sprintf("%d names, %d objects: start → every name answered ≤ 10 s", r.n, r.layout.objects()),

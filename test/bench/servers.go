@@ -102,6 +102,10 @@ const clockTicks = 100
 // rss returns the resident set size of the process in bytes.
 func (s *server) rss() (int64, error) { return s.memory("VmRSS") }
 
+// anonRSS returns the part of the resident set that is the process's own
+// memory (heap, stacks): the rest is the binary's pages, shared and clean.
+func (s *server) anonRSS() (int64, error) { return s.memory("RssAnon") }
+
 // peakRSS returns the highest resident set size the process has had, in bytes.
 func (s *server) peakRSS() (int64, error) { return s.memory("VmHWM") }
 
