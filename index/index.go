@@ -76,20 +76,21 @@ type Index struct {
 	afterFunc  func(d time.Duration, f func()) Timer
 
 	mu        sync.Mutex
-	live      bool                      // publish on every change (set by Flush)
-	objects   map[string][]dns.RR       // object key → its records
-	owners    map[string][]contribution // owner name → records per object, by key
-	children  map[string]int            // name → data-bearing names below it
-	nodes     map[string]*node          // writer's copy of the next snapshot
-	touched   map[string]struct{}       // names changed since the last publish
-	full      bool                      // the next publish rebuilds every name
-	changed   []bool                    // zones changed since the last publish
-	serials   []uint32                  // current serial per zone
-	pending   []bool                    // zones whose data changed without a new serial
-	restored  []bool                    // zones whose serial came from Config.Serials, until it changes
-	tick      Timer                     // bumps pending serials on the next second
-	conflicts map[string]string         // owner name → last logged conflict
-	cuts      int                       // names below an apex with NS records
+	live      bool                // publish on every change (set by Flush)
+	objects   map[string][]dns.RR // object key → its records
+	owners    map[string]string   // owner name → the one object publishing there
+	shared    map[string][]string // owner name → the objects publishing there, by key, when several
+	children  map[string]int      // name → data-bearing names below it
+	nodes     map[string]*node    // writer's copy of the next snapshot
+	touched   map[string]struct{} // names changed since the last publish
+	full      bool                // the next publish rebuilds every name
+	changed   []bool              // zones changed since the last publish
+	serials   []uint32            // current serial per zone
+	pending   []bool              // zones whose data changed without a new serial
+	restored  []bool              // zones whose serial came from Config.Serials, until it changes
+	tick      Timer               // bumps pending serials on the next second
+	conflicts map[string]string   // owner name → last logged conflict
+	cuts      int                 // names below an apex with NS records
 
 	policy        Policy
 	nsNames       []string               // the nameserver names, reserved to the plugin
@@ -111,7 +112,8 @@ func New(cfg Config) *Index {
 		now:       cfg.Now,
 		afterFunc: cfg.AfterFunc,
 		objects:   map[string][]dns.RR{},
-		owners:    map[string][]contribution{},
+		owners:    map[string]string{},
+		shared:    map[string][]string{},
 		children:  map[string]int{},
 		nodes:     map[string]*node{},
 		touched:   map[string]struct{}{},
@@ -197,14 +199,7 @@ func (ix *Index) UpdateClaim(key string, claim Claim, rrs []dns.RR) {
 		return
 	}
 	old := ix.objects[key]
-	for _, rr := range old {
-		name := rr.Header().Name
-		if o := withoutContribution(ix.owners[name], key); len(o) > 0 {
-			ix.owners[name] = o
-		} else {
-			delete(ix.owners, name)
-		}
-	}
+	forOwnerNames(old, func(name string) { ix.removeOwner(name, key) })
 	if len(rrs) == 0 {
 		delete(ix.objects, key)
 		delete(ix.claims, key)
@@ -216,15 +211,7 @@ func (ix *Index) UpdateClaim(key string, claim Claim, rrs []dns.RR) {
 			ix.claims[key] = claim
 		}
 	}
-	for i := 0; i < len(rrs); {
-		name := rrs[i].Header().Name
-		j := i + 1
-		for j < len(rrs) && rrs[j].Header().Name == name {
-			j++
-		}
-		ix.owners[name] = withContribution(ix.owners[name], key, claim, rrs[i:j:j])
-		i = j
-	}
+	forOwnerNames(rrs, func(name string) { ix.addOwner(name, key) })
 	// Rebuild in a fixed order so that logs and conflict choices are reproducible.
 	for _, name := range ownerNames(old, rrs) {
 		ix.rebuild(name)
@@ -325,7 +312,7 @@ func (ix *Index) rebuild(name string) {
 	if zi < 0 {
 		return
 	}
-	accepted, rejected := ix.admitted(name, zi, ix.owners[name])
+	accepted, rejected := ix.admitted(name, zi, ix.contributions(name))
 	ix.reportRejections(name, rejected)
 	sets, conflict := mergeSets(name, accepted, name == ix.zones[zi])
 	ix.reportConflict(name, conflict, accepted)

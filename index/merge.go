@@ -3,7 +3,6 @@ package index
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
@@ -158,26 +157,6 @@ type contribution struct {
 	key   string // the object's "Kind/namespace/name"
 	claim Claim
 	rrs   []dns.RR
-}
-
-// withContribution returns cs, ordered by key, with key's records set to rrs.
-// It may reuse cs's array: the index owns it.
-func withContribution(cs []contribution, key string, claim Claim, rrs []dns.RR) []contribution {
-	i, found := slices.BinarySearchFunc(cs, key, func(c contribution, k string) int { return strings.Compare(c.key, k) })
-	if found {
-		cs[i].rrs, cs[i].claim = rrs, claim
-		return cs
-	}
-	return slices.Insert(cs, i, contribution{key: key, claim: claim, rrs: rrs})
-}
-
-// withoutContribution returns cs without key's records.
-func withoutContribution(cs []contribution, key string) []contribution {
-	i, found := slices.BinarySearchFunc(cs, key, func(c contribution, k string) int { return strings.Compare(c.key, k) })
-	if !found {
-		return cs
-	}
-	return slices.Delete(cs, i, i+1)
 }
 
 // sortRRs orders records by owner name, type and RDATA.

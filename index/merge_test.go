@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -342,8 +343,8 @@ func TestSortRRs(t *testing.T) {
 // contributionsOf turns object key → records into the index's key-ordered form.
 func contributionsOf(m map[string][]dns.RR) []contribution {
 	var cs []contribution
-	for k, rrs := range m {
-		cs = withContribution(cs, k, Claim{}, rrs)
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		cs = append(cs, contribution{key: k, rrs: m[k]})
 	}
 	return cs
 }

@@ -1,0 +1,80 @@
+package index
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestOwners runs objects on and off one name and checks, after each step,
+// which keys publish there, in order, with which records, and that a name
+// is kept in exactly one of the two maps.
+func TestOwners(t *testing.T) {
+	ix := New(Config{Zones: []string{"example.com."}, SOA: indexSOA})
+	const name = "a.example.com."
+	ix.objects["Ingress/ns/x"] = qtRRs("a.example.com. 60 IN A 192.0.2.1", "b.example.com. 60 IN A 192.0.2.9")
+	ix.objects["Ingress/ns/y"] = qtRRs("a.example.com. 60 IN A 192.0.2.2")
+	ix.objects["Service/ns/z"] = qtRRs("0.example.com. 60 IN A 192.0.2.8", "a.example.com. 60 IN A 192.0.2.3", "a.example.com. 60 IN AAAA 2001:db8::3")
+	for i, step := range []struct {
+		add    bool
+		key    string
+		want   []string // the keys at name, in order
+		record int      // records of the last key in want
+	}{
+		{true, "Service/ns/z", []string{"Service/ns/z"}, 2},
+		{true, "Service/ns/z", []string{"Service/ns/z"}, 2},
+		{true, "Ingress/ns/x", []string{"Ingress/ns/x", "Service/ns/z"}, 2},
+		{true, "Ingress/ns/y", []string{"Ingress/ns/x", "Ingress/ns/y", "Service/ns/z"}, 2},
+		{false, "Ingress/ns/x", []string{"Ingress/ns/y", "Service/ns/z"}, 2},
+		{false, "Ingress/ns/absent", []string{"Ingress/ns/y", "Service/ns/z"}, 2},
+		{false, "Service/ns/z", []string{"Ingress/ns/y"}, 1},
+		{false, "Ingress/ns/y", nil, 0},
+		{false, "Ingress/ns/y", nil, 0},
+	} {
+		if step.add {
+			ix.addOwner(name, step.key)
+		} else {
+			ix.removeOwner(name, step.key)
+		}
+		cs := ix.contributions(name)
+		var keys []string
+		for _, c := range cs {
+			keys = append(keys, c.key)
+			for _, rr := range c.rrs {
+				if rr.Header().Name != name {
+					t.Errorf("step %d: %s contributes %s", i, c.key, rr)
+				}
+			}
+		}
+		if !slices.Equal(keys, step.want) {
+			t.Errorf("step %d: keys %q, want %q", i, keys, step.want)
+		}
+		if len(cs) > 0 && len(cs[len(cs)-1].rrs) != step.record {
+			t.Errorf("step %d: %s contributes %d records, want %d", i, cs[len(cs)-1].key, len(cs[len(cs)-1].rrs), step.record)
+		}
+		_, single := ix.owners[name]
+		_, several := ix.shared[name]
+		if single && several || single != (len(step.want) == 1) || several != (len(step.want) > 1) {
+			t.Errorf("step %d: in owners %v, in shared %v, with %d keys", i, single, several, len(step.want))
+		}
+	}
+}
+
+func TestRecordsAt(t *testing.T) {
+	rrs := qtRRs("a.example.com. 60 IN A 192.0.2.1", "b.example.com. 60 IN A 192.0.2.2", "b.example.com. 60 IN TXT \"x\"", "c.example.com. 60 IN A 192.0.2.3")
+	for _, c := range []struct {
+		name string
+		want int
+	}{
+		{"a.example.com.", 1}, {"b.example.com.", 2}, {"c.example.com.", 1}, {"0.example.com.", 0}, {"bb.example.com.", 0}, {"d.example.com.", 0},
+	} {
+		got := recordsAt(rrs, c.name)
+		if len(got) != c.want || cap(got) != len(got) {
+			t.Errorf("recordsAt(%s): %d records (cap %d), want %d", c.name, len(got), cap(got), c.want)
+		}
+		for _, rr := range got {
+			if rr.Header().Name != c.name {
+				t.Errorf("recordsAt(%s) holds %s", c.name, rr)
+			}
+		}
+	}
+}
