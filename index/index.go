@@ -81,9 +81,8 @@ type Index struct {
 	owners    map[string]string   // owner name → the one object publishing there
 	shared    map[string][]string // owner name → the objects publishing there, by key, when several
 	children  map[string]int      // name → data-bearing names below it
-	nodes     map[string]*node    // writer's copy of the next snapshot
-	touched   map[string]struct{} // names changed since the last publish
-	full      bool                // the next publish rebuilds every name
+	next      map[string]*node    // names changed since the last publish: their node, or nil when gone
+	full      bool                // the next publish builds the table anew instead of copying leaves
 	changed   []bool              // zones changed since the last publish
 	serials   []uint32            // current serial per zone
 	pending   []bool              // zones whose data changed without a new serial
@@ -115,9 +114,7 @@ func New(cfg Config) *Index {
 		owners:    map[string]string{},
 		shared:    map[string][]string{},
 		children:  map[string]int{},
-		nodes:     map[string]*node{},
-		touched:   map[string]struct{}{},
-		full:      true,
+		next:      map[string]*node{},
 		changed:   make([]bool, len(cfg.Zones)),
 		serials:   make([]uint32, len(cfg.Zones)),
 		pending:   make([]bool, len(cfg.Zones)),
@@ -136,7 +133,8 @@ func New(cfg Config) *Index {
 	if ix.afterFunc == nil {
 		ix.afterFunc = func(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 	}
-	s := &Snapshot{zoneNames: cfg.Zones, parents: parentZones(cfg.Zones), zones: make([]zoneState, len(cfg.Zones))}
+	s := &Snapshot{names: table{seed: maphash.MakeSeed()}, zoneNames: cfg.Zones, parents: parentZones(cfg.Zones), zones: make([]zoneState, len(cfg.Zones))}
+	ix.snap.Store(s) // empty: the writer reads the names it holds from it
 	now := uint32(ix.now().Unix())
 	for i, z := range cfg.Zones {
 		ix.serials[i] = now
@@ -163,9 +161,8 @@ func New(cfg Config) *Index {
 		}
 		s.zones[i] = zoneState{name: z, serial: ix.serials[i], soa: []dns.RR{cfg.SOA(z, ix.serials[i])}, ns: ns[:len(ns):len(ns)]}
 	}
-	s.names = buildTable(maphash.MakeSeed(), ix.nodes)
-	ix.full = false
-	ix.snap.Store(s)
+	s.names = s.names.overlaid(ix.next)
+	ix.next, ix.full = map[string]*node{}, false
 	return ix
 }
 
@@ -317,7 +314,7 @@ func (ix *Index) rebuild(name string) {
 	sets, conflict := mergeSets(name, accepted, name == ix.zones[zi])
 	ix.reportConflict(name, conflict, accepted)
 
-	old := ix.nodes[name]
+	old := ix.node(name)
 	hadData := old != nil && !old.empty()
 	if old != nil && equalSets(old.sets, sets) {
 		return
@@ -342,14 +339,14 @@ func (ix *Index) rebuild(name string) {
 // refresh replaces the node of name. With setData false it keeps the node's
 // current data and only re-evaluates its existence and wildcard link.
 func (ix *Index) refresh(name string, zi int, sets []rrset, setData bool) {
-	old := ix.nodes[name]
+	old := ix.node(name)
 	if !setData && old != nil {
 		sets = old.sets
 	}
 	exists := len(sets) > 0 || ix.children[name] > 0 || name == ix.zones[zi]
 	var n *node
 	if exists {
-		n = newNode(name, sets, ix.nodes["*."+name])
+		n = newNode(name, sets, ix.node("*."+name))
 		if old != nil && old.wildcard == n.wildcard && equalSets(old.sets, n.sets) {
 			return
 		}
@@ -367,32 +364,34 @@ func (ix *Index) refresh(name string, zi int, sets []rrset, setData bool) {
 	}
 }
 
+// node returns the writer's node of name: the one changed since the last
+// publish, else the published one; nil when the name does not exist.
+func (ix *Index) node(name string) *node {
+	if n, ok := ix.next[name]; ok {
+		return n
+	}
+	return ix.snap.Load().names.get(name)
+}
+
 func (ix *Index) setNode(n *node) {
-	ix.countCut(ix.nodes[n.name], -1)
+	ix.countCut(ix.node(n.name), -1)
 	ix.countCut(n, +1)
-	ix.nodes[n.name] = n
-	ix.touch(n.name)
+	ix.setNext(n.name, n)
 }
 
 func (ix *Index) deleteNode(name string) {
-	ix.countCut(ix.nodes[name], -1)
-	delete(ix.nodes, name)
-	ix.touch(name)
+	ix.countCut(ix.node(name), -1)
+	ix.setNext(name, nil)
 }
 
-// touch notes that the node of name changed since the last publish. Until
-// the first Flush (or Seal) nothing is published, and the first publish
-// builds the table from every name instead.
-func (ix *Index) touch(name string) {
-	if ix.full {
-		return
-	}
+// setNext notes the next node of name. Until the first Flush (or Seal)
+// nothing is published, and the first publish builds the table anew from
+// every name instead of copying leaves one name at a time.
+func (ix *Index) setNext(name string, n *node) {
+	ix.next[name] = n
 	if !ix.live {
 		ix.full = true
-		clear(ix.touched)
-		return
 	}
-	ix.touched[name] = struct{}{}
 }
 
 // countCut keeps count of the delegations (NS records below an apex).
@@ -483,12 +482,15 @@ func (ix *Index) nextSnapshotLocked() *Snapshot {
 	s := &Snapshot{names: old.names, zoneNames: old.zoneNames, parents: old.parents, zones: old.zones, cuts: ix.cuts > 0}
 	switch {
 	case ix.full:
-		s.names = buildTable(old.names.seed, ix.nodes)
-		ix.full = false
-		clear(ix.touched)
-	case len(ix.touched) > 0:
-		s.names = old.names.with(ix.touched, ix.nodes)
-		clear(ix.touched)
+		s.names = old.names.overlaid(ix.next)
+	case len(ix.next) > 0:
+		s.names = old.names.with(ix.next)
+	}
+	ix.full = false
+	if len(ix.next) > 0 {
+		// A new map, not a cleared one: after the initial sync this one
+		// holds every name, and a map never shrinks.
+		ix.next = map[string]*node{}
 	}
 	return s
 }

@@ -145,22 +145,29 @@ func (t *table) clip() {
 	}
 }
 
-// buildTable returns a table of every node of nodes (keyed by name).
-func buildTable(seed maphash.Seed, nodes map[string]*node) table {
-	t := table{seed: seed, shift: shiftFor(len(nodes)), len: len(nodes)}
-	for name, n := range nodes {
-		t.add(entry{maphash.String(seed, name), n})
-	}
-	for _, b := range t.top {
-		if b == nil {
-			continue
+// overlaid returns a table of t's names with those of next changed: each to
+// its node there, or removed when that is nil. It is built anew, with the
+// block size for its number of names: the way to publish many changes at
+// once, such as the initial sync's. t is left as it was.
+func (t *table) overlaid(next map[string]*node) table {
+	entries := make([]entry, 0, t.len+len(next))
+	t.eachEntry(func(e entry) {
+		if _, ok := next[e.node.name]; !ok {
+			entries = append(entries, e)
 		}
-		for _, l := range *b {
-			slices.SortFunc(l, func(x, y entry) int { return cmp.Compare(x.hash, y.hash) })
+	})
+	for name, n := range next {
+		if n != nil {
+			entries = append(entries, entry{maphash.String(t.seed, name), n})
 		}
 	}
-	t.clip()
-	return t
+	slices.SortFunc(entries, func(x, y entry) int { return cmp.Compare(x.hash, y.hash) })
+	o := table{seed: t.seed, shift: shiftFor(len(entries)), len: len(entries)}
+	for _, e := range entries {
+		o.add(e)
+	}
+	o.clip()
+	return o
 }
 
 // grown returns a copy of t with the block size for its number of names.
@@ -172,12 +179,12 @@ func (t *table) grown() table {
 	return g
 }
 
-// with returns a copy of t in which every name of changed holds its node in
-// nodes, or is absent when nodes has none. t is left as it was.
-func (t table) with(changed map[string]struct{}, nodes map[string]*node) table {
+// with returns a copy of t with the names of next changed: each to its node
+// there, or removed when that is nil. t is left as it was.
+func (t table) with(next map[string]*node) table {
 	var ownBlock [1 << topBits]bool
-	ownLeaf := make(map[[2]int]bool, len(changed))
-	for name := range changed {
+	ownLeaf := make(map[[2]int]bool, len(next))
+	for name, n := range next {
 		h := maphash.String(t.seed, name)
 		bi, li := t.slot(h)
 		if !ownBlock[bi] {
@@ -194,14 +201,13 @@ func (t table) with(changed map[string]struct{}, nodes map[string]*node) table {
 			ownLeaf[[2]int{bi, li}] = true
 		}
 		i, found := l.find(h, name)
-		n, ok := nodes[name]
 		switch {
-		case found && ok:
+		case found && n != nil:
 			l[i].node = n
 		case found:
 			l = slices.Delete(l, i, i+1)
 			t.len--
-		case ok:
+		case n != nil:
 			l = slices.Insert(l, i, entry{h, n})
 			t.len++
 		}

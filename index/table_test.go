@@ -19,7 +19,8 @@ func TestTableWith(t *testing.T) {
 		name := fmt.Sprintf("n%d.example.com.", i)
 		nodes[name] = &node{name: name}
 	}
-	tab := buildTable(seed, nodes)
+	empty := table{seed: seed}
+	tab := empty.overlaid(nodes)
 	type round struct {
 		tab   table
 		nodes map[string]*node
@@ -27,28 +28,33 @@ func TestTableWith(t *testing.T) {
 	var history []round
 	for r := range 30 {
 		history = append(history, round{tab, maps.Clone(nodes)})
-		changed := map[string]struct{}{}
+		next := map[string]*node{}
 		for range rng.IntN(200) + 1 {
 			name := fmt.Sprintf("n%d.example.com.", rng.IntN(7000))
-			changed[name] = struct{}{}
 			if _, ok := nodes[name]; ok && rng.IntN(2) == 0 {
 				delete(nodes, name)
+				next[name] = nil
 			} else {
 				nodes[name] = &node{name: name}
+				next[name] = nodes[name]
 			}
 		}
-		tab = tab.with(changed, nodes)
+		if r%10 == 9 {
+			tab = tab.overlaid(next) // the way of the initial sync
+		} else {
+			tab = tab.with(next)
+		}
 		checkTable(t, fmt.Sprintf("round %d", r), &tab, nodes)
 	}
 	for r, h := range history {
 		checkTable(t, fmt.Sprintf("kept round %d", r), &h.tab, h.nodes)
 	}
 	// Removing every name leaves an empty table.
-	all := map[string]struct{}{}
+	all := map[string]*node{}
 	for name := range nodes {
-		all[name] = struct{}{}
+		all[name] = nil
 	}
-	tab = tab.with(all, nil)
+	tab = tab.with(all)
 	checkTable(t, "emptied", &tab, nil)
 }
 
@@ -83,10 +89,7 @@ func checkTable(t *testing.T, what string, tab *table, nodes map[string]*node) {
 func TestTableGrows(t *testing.T) {
 	seed := maphash.MakeSeed()
 	nodes := map[string]*node{}
-	tab := buildTable(seed, nodes)
-	if tab.shift != 0 {
-		t.Fatalf("empty table built with shift %d", tab.shift)
-	}
+	tab := table{seed: seed}
 	type round struct {
 		tab   table
 		nodes map[string]*node
@@ -94,14 +97,14 @@ func TestTableGrows(t *testing.T) {
 	var history []round
 	for i := 0; i < 40_000; {
 		history = append(history, round{tab, maps.Clone(nodes)})
-		changed := map[string]struct{}{}
+		next := map[string]*node{}
 		for range 4000 {
 			name := fmt.Sprintf("g%d.example.com.", i)
 			nodes[name] = &node{name: name}
-			changed[name] = struct{}{}
+			next[name] = nodes[name]
 			i++
 		}
-		tab = tab.with(changed, nodes)
+		tab = tab.with(next)
 		checkTable(t, fmt.Sprintf("%d names", len(nodes)), &tab, nodes)
 		if max := (1 << topBits << tab.shift) * maxPerLeaf; tab.len > max {
 			t.Errorf("%d names in a table of shift %d (at most %d)", tab.len, tab.shift, max)
