@@ -1,0 +1,135 @@
+package gateway
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/tools/cache"
+)
+
+// BenchmarkCacheBytes reports what the informer cache keeps per object
+// (B/object): objects decoded from protobuf as the API server sends them,
+// each with strings of its own, converted by their kind's transform and
+// stored in a cache.Indexer with the namespace index, as the informers keep
+// them. The shapes are those of test/bench: a single-host Ingress and a
+// LoadBalancer Service with one port, each with one load balancer IP.
+//
+//	go test -run '^$' -bench CacheBytes .
+func BenchmarkCacheBytes(b *testing.B) {
+	const n = 20000
+	for _, tc := range []struct {
+		kind   string
+		encode func(i int) ([]byte, error)
+		decode func([]byte) (any, error)
+	}{
+		{"Ingress", func(i int) ([]byte, error) { return benchIngress(i).Marshal() }, func(data []byte) (any, error) {
+			var o networkingv1.Ingress
+			return &o, o.Unmarshal(data)
+		}},
+		{"Service", func(i int) ([]byte, error) { return benchService(i).Marshal() }, func(data []byte) (any, error) {
+			var o corev1.Service
+			return &o, o.Unmarshal(data)
+		}},
+	} {
+		b.Run(tc.kind, func(b *testing.B) {
+			transform := kindByName(tc.kind).transform
+			wire := make([][]byte, n)
+			for i := range wire {
+				var err error
+				if wire[i], err = tc.encode(i); err != nil {
+					b.Fatal(err)
+				}
+			}
+			var kept uint64
+			for b.Loop() {
+				before := heapLive()
+				store := cache.NewIndexer(cache.MetaNamespaceKeyFunc, cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+				for _, data := range wire {
+					obj, err := tc.decode(data)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if obj, err = transform(obj); err != nil {
+						b.Fatal(err)
+					}
+					if err := store.Add(obj); err != nil {
+						b.Fatal(err)
+					}
+				}
+				kept += heapLive() - before
+				runtime.KeepAlive(store)
+			}
+			b.ReportMetric(float64(kept)/float64(b.N)/n, "B/object")
+		})
+	}
+}
+
+// heapLive returns the bytes of live heap objects after a collection.
+func heapLive() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// benchMeta is the metadata the API server gives an object of test/bench.
+func benchMeta(name string, i int) metav1.ObjectMeta {
+	created := metav1.NewTime(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Second))
+	return metav1.ObjectMeta{
+		Name: name, Namespace: "k8sgw-bench",
+		UID:               types.UID(fmt.Sprintf("6f1e2d3c-4b5a-4978-8a6b-%012d", i)),
+		ResourceVersion:   fmt.Sprint(1000000 + i),
+		Generation:        1,
+		CreationTimestamp: created,
+		Labels:            map[string]string{"app.kubernetes.io/part-of": "k8sgw-bench"},
+		ManagedFields: []metav1.ManagedFieldsEntry{
+			{Manager: "bench", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &created, FieldsType: "FieldsV1",
+				FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:metadata":{"f:labels":{".":{},"f:app.kubernetes.io/part-of":{}}},"f:spec":{}}`)}},
+			{Manager: "bench", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1", Time: &created, FieldsType: "FieldsV1",
+				FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:status":{"f:loadBalancer":{"f:ingress":{}}}}`)}, Subresource: "status"},
+		},
+	}
+}
+
+func benchIP(i int) string { return fmt.Sprintf("10.%d.%d.%d", 2+i>>16, byte(i>>8), byte(i)) }
+
+func benchIngress(i int) *networkingv1.Ingress {
+	name := fmt.Sprintf("i%d", i)
+	return &networkingv1.Ingress{
+		ObjectMeta: benchMeta(name, i),
+		Spec:       networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{{Host: name + ".example.com"}}},
+		Status: networkingv1.IngressStatus{LoadBalancer: networkingv1.IngressLoadBalancerStatus{
+			Ingress: []networkingv1.IngressLoadBalancerIngress{{IP: benchIP(i)}},
+		}},
+	}
+}
+
+func benchService(i int) *corev1.Service {
+	no, single, cluster, vip := false, corev1.IPFamilyPolicySingleStack, corev1.ServiceInternalTrafficPolicyCluster, corev1.LoadBalancerIPModeVIP
+	clusterIP := fmt.Sprintf("10.96.%d.%d", byte(i>>8), byte(i))
+	return &corev1.Service{
+		ObjectMeta: benchMeta(fmt.Sprintf("s%d", i), i),
+		Spec: corev1.ServiceSpec{
+			Type:                          corev1.ServiceTypeLoadBalancer,
+			Ports:                         []corev1.ServicePort{{Name: "http", Protocol: corev1.ProtocolTCP, Port: 80, TargetPort: intstr.FromInt32(80)}},
+			ClusterIP:                     clusterIP,
+			ClusterIPs:                    []string{clusterIP},
+			IPFamilies:                    []corev1.IPFamily{corev1.IPv4Protocol},
+			IPFamilyPolicy:                &single,
+			SessionAffinity:               corev1.ServiceAffinityNone,
+			ExternalTrafficPolicy:         corev1.ServiceExternalTrafficPolicyCluster,
+			InternalTrafficPolicy:         &cluster,
+			AllocateLoadBalancerNodePorts: &no,
+		},
+		Status: corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{
+			Ingress: []corev1.LoadBalancerIngress{{IP: benchIP(i), IPMode: &vip}},
+		}},
+	}
+}
