@@ -18,27 +18,31 @@ import (
 // (B/object): objects decoded from protobuf as the API server sends them,
 // each with strings of its own, converted by their kind's transform and
 // stored in a cache.Indexer with the namespace index, as the informers keep
-// them. The shapes are those of test/bench: a single-host Ingress and a
-// LoadBalancer Service with one port, each with one load balancer IP.
+// them. The shapes are those of test/bench, a single-host Ingress and a
+// LoadBalancer Service with one port, each with one load balancer IP; and a
+// ClusterIP Service with two ports, the most common kind of Service, which
+// publishes nothing but is cached all the same.
 //
 //	go test -run '^$' -bench CacheBytes .
 func BenchmarkCacheBytes(b *testing.B) {
 	const n = 20000
+	decodeService := func(data []byte) (any, error) {
+		var o corev1.Service
+		return &o, o.Unmarshal(data)
+	}
 	for _, tc := range []struct {
-		kind   string
-		encode func(i int) ([]byte, error)
-		decode func([]byte) (any, error)
+		name, kind string
+		encode     func(i int) ([]byte, error)
+		decode     func([]byte) (any, error)
 	}{
-		{"Ingress", func(i int) ([]byte, error) { return benchIngress(i).Marshal() }, func(data []byte) (any, error) {
+		{"Ingress", "Ingress", func(i int) ([]byte, error) { return benchIngress(i).Marshal() }, func(data []byte) (any, error) {
 			var o networkingv1.Ingress
 			return &o, o.Unmarshal(data)
 		}},
-		{"Service", func(i int) ([]byte, error) { return benchService(i).Marshal() }, func(data []byte) (any, error) {
-			var o corev1.Service
-			return &o, o.Unmarshal(data)
-		}},
+		{"Service", "Service", func(i int) ([]byte, error) { return benchService(i).Marshal() }, decodeService},
+		{"ClusterIPService", "Service", func(i int) ([]byte, error) { return benchClusterIPService(i).Marshal() }, decodeService},
 	} {
-		b.Run(tc.kind, func(b *testing.B) {
+		b.Run(tc.name, func(b *testing.B) {
 			transform := kindByName(tc.kind).transform
 			wire := make([][]byte, n)
 			for i := range wire {
@@ -132,4 +136,13 @@ func benchService(i int) *corev1.Service {
 			Ingress: []corev1.LoadBalancerIngress{{IP: benchIP(i), IPMode: &vip}},
 		}},
 	}
+}
+
+func benchClusterIPService(i int) *corev1.Service {
+	svc := benchService(i)
+	svc.Spec.Type = corev1.ServiceTypeClusterIP
+	svc.Spec.AllocateLoadBalancerNodePorts = nil
+	svc.Spec.Ports = append(svc.Spec.Ports, corev1.ServicePort{Name: "metrics", Protocol: corev1.ProtocolTCP, Port: 9090, TargetPort: intstr.FromString("metrics")})
+	svc.Status = corev1.ServiceStatus{}
+	return svc
 }
