@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/miekg/dns"
-	corev1 "k8s.io/api/core/v1"
 )
 
 // SOA timers. Secondaries learn of changes by NOTIFY; refresh and retry are
@@ -89,9 +88,9 @@ func (g *Gateway) nameserverServices() []string {
 
 // nameserverRecords returns the records that a nameserver's own Service
 // publishes: its external addresses at <name>.<namespace>.<zone> in every zone.
-func nameserverRecords(svc *corev1.Service, c *sourceConfig) result {
+func nameserverRecords(svc *service, c *sourceConfig) result {
 	var r result
-	t, ok := annotationTargets(&r, &svc.ObjectMeta)
+	t, ok := annotationTargets(&r, svc)
 	if !ok {
 		t = serviceAddresses(&r, svc)
 	}

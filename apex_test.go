@@ -117,7 +117,7 @@ func TestNameserverRecords(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := nameserverRecords(tc.svc, cfg)
+			r := nameserverRecords(k8sSlimService(tc.svc), cfg)
 			if d := k8sDiff(k8sStrings(r.rrs), k8sWant(t, tc.want...)); d != "" {
 				t.Error(d)
 			}

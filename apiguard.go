@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"reflect"
 	"sync"
 	"time"
 
@@ -362,7 +363,7 @@ func (r *relay) relist() (watch.Interface, error) {
 			if err != nil || listed[key] {
 				continue
 			}
-			if o, ok := obj.(runtime.Object); ok && !r.send(watch.Event{Type: watch.Deleted, Object: o}) {
+			if o := r.g.tombstone(obj); o != nil && !r.send(watch.Event{Type: watch.Deleted, Object: o}) {
 				return nil, errStopped
 			}
 		}
@@ -384,6 +385,30 @@ func (r *relay) relist() (watch.Interface, error) {
 		return nil, err
 	}
 	return w, nil
+}
+
+// tombstone returns the object a deleted event carries for obj, an object
+// the informer holds: obj itself when it has the kind's API type; else, as
+// the reflector takes only that type and the informers of some kinds keep
+// types of their own (see object.go), an object of the API type with obj's
+// namespace, name and resource version.
+func (g *apiGuard) tombstone(obj any) runtime.Object {
+	o := g.newObject()
+	if ro, ok := obj.(runtime.Object); ok && reflect.TypeOf(ro) == reflect.TypeOf(o) {
+		return ro
+	}
+	from, err := meta.Accessor(obj)
+	if err != nil {
+		return nil
+	}
+	to, err := meta.Accessor(o)
+	if err != nil {
+		return nil
+	}
+	to.SetNamespace(from.GetNamespace())
+	to.SetName(from.GetName())
+	to.SetResourceVersion(from.GetResourceVersion())
+	return o
 }
 
 // guard returns the apiGuard of informer w. Its state drives kind_enabled

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
@@ -131,7 +132,11 @@ func TestGuardWatchRelistsOnExpiry(t *testing.T) {
 			watches = watches[1:]
 			return w, nil
 		},
-		known: func() []any { return []any{svcObj("kept", "10"), svcObj("gone", "11")} },
+		// What the informer holds: services, as the Service informers keep
+		// them (the deletion carries a Service in their place), and a Service.
+		known: func() []any {
+			return []any{k8sSlimService(svcObj("kept", "10")), k8sSlimService(svcObj("gone", "11")), svcObj("old", "9")}
+		},
 	}
 	w, err := g.Watch(context.Background(), metav1.ListOptions{ResourceVersion: "12", LabelSelector: "app=web"})
 	if err != nil {
@@ -143,19 +148,19 @@ func TestGuardWatchRelistsOnExpiry(t *testing.T) {
 		first.Error(&apierrors.NewResourceExpired("too old resource version").ErrStatus)
 	}()
 	var got []string
-	for len(got) < 6 {
+	for len(got) < 7 {
 		select {
 		case e := <-w.ResultChan():
 			o := e.Object.(*corev1.Service)
 			got = append(got, string(e.Type)+" "+o.Name+"@"+o.ResourceVersion)
-			if len(got) == 5 {
+			if len(got) == 6 {
 				go second.Add(svcObj("later", "51"))
 			}
 		case <-time.After(5 * time.Second):
 			t.Fatalf("events so far: %q", got)
 		}
 	}
-	want := []string{"MODIFIED kept@13", "MODIFIED kept@40", "MODIFIED new@45", "DELETED gone@11", "BOOKMARK @50", "ADDED later@51"}
+	want := []string{"MODIFIED kept@13", "MODIFIED kept@40", "MODIFIED new@45", "DELETED gone@11", "DELETED old@9", "BOOKMARK @50", "ADDED later@51"}
 	for i := range want {
 		if got[i] != want[i] {
 			t.Fatalf("events %q, want %q", got, want)
@@ -163,6 +168,63 @@ func TestGuardWatchRelistsOnExpiry(t *testing.T) {
 	}
 	if len(watchRVs) != 2 || watchRVs[1] != "50" {
 		t.Errorf("watched from %q, want the second watch from the list's 50", watchRVs)
+	}
+}
+
+// TestGuardRelistWithTransform: an informer whose transform keeps a type of
+// its own learns, after an expired watch, of a deletion it missed: the
+// reflector takes the deleted event only with the API type.
+func TestGuardRelistWithTransform(t *testing.T) {
+	lists := 0
+	expiring, next := watch.NewFake(), watch.NewFake()
+	watches := []*watch.FakeWatcher{expiring, next}
+	g := &apiGuard{
+		kind: "Service", timing: testGuardTiming, state: newKindState(nil),
+		newObject: func() runtime.Object { return &corev1.Service{} },
+		list: func(context.Context, metav1.ListOptions) (runtime.Object, error) {
+			lists++
+			list := &corev1.ServiceList{ListMeta: metav1.ListMeta{ResourceVersion: "10"}, Items: []corev1.Service{*svcObj("kept", "5")}}
+			if lists == 1 {
+				list.Items = append(list.Items, *svcObj("gone", "6"))
+			} else {
+				list.ResourceVersion = "20"
+			}
+			return list, nil
+		},
+		watch: func(context.Context, metav1.ListOptions) (watch.Interface, error) {
+			if len(watches) == 0 {
+				return watch.NewFake(), nil
+			}
+			w := watches[0]
+			watches = watches[1:]
+			return w, nil
+		},
+	}
+	lw := &cache.ListWatch{ListWithContextFunc: g.List, WatchFuncWithContext: g.Watch}
+	inf := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, noWatchList{}), &corev1.Service{}, 0, cache.Indexers{})
+	_ = inf.SetTransform(slimService)
+	g.known = inf.GetStore().List
+	deleted := make(chan any, 1)
+	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) { deleted <- obj }}); err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	defer close(stop)
+	go inf.Run(stop)
+	if !cache.WaitForCacheSync(stop, inf.HasSynced) {
+		t.Fatal("not synced")
+	}
+	expiring.Error(&apierrors.NewResourceExpired("too old resource version").ErrStatus)
+	select {
+	case obj := <-deleted:
+		if svc, ok := obj.(*service); !ok || svc.GetNamespace()+"/"+svc.GetName() != "ns/gone" {
+			t.Errorf("deleted %#v, want the service ns/gone", obj)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the deletion never reached the informer")
+	}
+	if keys := inf.GetStore().ListKeys(); len(keys) != 1 || keys[0] != "ns/kept" {
+		t.Errorf("store holds %q, want ns/kept", keys)
 	}
 }
 

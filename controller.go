@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
@@ -214,7 +213,7 @@ func (c *controller) watches() []*watched {
 			key: func(o metav1.Object) string {
 				return c.cfg.prefix + "Nameserver/" + o.GetNamespace() + "/" + o.GetName()
 			},
-			records:    func(obj any) result { return nameserverRecords(obj.(*corev1.Service), &nsSources) },
+			records:    func(obj any) result { return nameserverRecords(obj.(*service), &nsSources) },
 			nameserver: true,
 		})
 	}

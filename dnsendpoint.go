@@ -63,10 +63,11 @@ func dnsEndpointRecords(e *dnsEndpoint, c *sourceConfig) result {
 		r.warnf("cannot read the object: %s", msg)
 		return r
 	}
-	if ignored(&e.ObjectMeta) {
+	meta := apiMeta{&e.ObjectMeta}
+	if meta.ignored() {
 		return r
 	}
-	ttl := objectTTL(&r, &e.ObjectMeta, c.ttl)
+	ttl := objectTTL(&r, meta, c.ttl)
 	for i, ep := range e.Spec.Endpoints {
 		origin := fmt.Sprintf("spec.endpoints[%d]", i)
 		names := zoneNames(&r, ep.DNSName, c.zones, false, origin+".dnsName")

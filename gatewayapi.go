@@ -14,15 +14,16 @@ import (
 // published through the routes attached to them, not by the Gateway.
 func gatewayRecords(gw *gwv1.Gateway, c *sourceConfig) result {
 	var r result
-	if ignored(&gw.ObjectMeta) || !gatewayClassAllowed(gw, c.gatewayClasses) ||
+	meta := apiMeta{&gw.ObjectMeta}
+	if meta.ignored() || !gatewayClassAllowed(gw, c.gatewayClasses) ||
 		c.gatewaySelector != nil && !c.gatewaySelector.Matches(labels.Set(gw.Labels)) {
 		return r
 	}
-	names := annotationHostnames(&r, &gw.ObjectMeta, c.zones)
+	names := annotationHostnames(&r, meta, c.zones)
 	if len(names) == 0 {
 		return r
 	}
-	r.publish(uniqueNames(names), gatewayTargets(&r, gw), objectTTL(&r, &gw.ObjectMeta, c.ttl))
+	r.publish(uniqueNames(names), gatewayTargets(&r, gw), objectTTL(&r, meta, c.ttl))
 	return r
 }
 
@@ -36,7 +37,7 @@ func gatewayClassAllowed(gw *gwv1.Gateway, classes []string) bool {
 
 // gatewayTargets returns the Gateway's target annotation or its status addresses.
 func gatewayTargets(r *result, gw *gwv1.Gateway) targets {
-	if t, ok := annotationTargets(r, &gw.ObjectMeta); ok {
+	if t, ok := annotationTargets(r, apiMeta{&gw.ObjectMeta}); ok {
 		return t
 	}
 	var t targets

@@ -67,7 +67,7 @@ func TestIngressClassAllowedDefault(t *testing.T) {
 		{name: "empty spec class", ing: ing(&empty, ""), classes: []string{"nginx"}, defaultClass: "nginx"},
 		{name: "no filter", ing: ing(nil, ""), want: true},
 	} {
-		if got := ingressClassAllowed(tc.ing, tc.classes, tc.defaultClass); got != tc.want {
+		if got := ingressClassAllowed(k8sSlimIngress(tc.ing), tc.classes, tc.defaultClass); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}

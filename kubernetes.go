@@ -116,18 +116,13 @@ func (t *targets) addIP(r *result, value, origin string) {
 	}
 }
 
-// ignored reports whether the object opted out with the ignore label.
-func ignored(meta *metav1.ObjectMeta) bool {
-	return strings.EqualFold(meta.Labels[ignoreLabel], "true")
-}
-
 // annotationTargets returns the target annotation's addresses, if the object
 // has one with at least one valid target. As in external-dns, an empty target
 // annotation, or one without a valid target, does not override the object's
 // own addresses.
-func annotationTargets(r *result, meta *metav1.ObjectMeta) (targets, bool) {
+func annotationTargets(r *result, meta sourceMeta) (targets, bool) {
 	for _, key := range targetAnnotations {
-		v, ok := meta.Annotations[key]
+		v, ok := meta.annotation(key)
 		if !ok || strings.TrimSpace(v) == "" {
 			continue
 		}
@@ -146,9 +141,9 @@ func annotationTargets(r *result, meta *metav1.ObjectMeta) (targets, bool) {
 // objectTTL returns the TTL for an object's records: the ttl annotation, or def.
 // As in external-dns, the annotation is seconds ("600") or a Go duration
 // ("10m", "1h30m"; fractions of a second are dropped).
-func objectTTL(r *result, meta *metav1.ObjectMeta, def uint32) uint32 {
+func objectTTL(r *result, meta sourceMeta, def uint32) uint32 {
 	for _, key := range ttlAnnotations {
-		v, ok := meta.Annotations[key]
+		v, ok := meta.annotation(key)
 		if !ok {
 			continue
 		}
@@ -180,7 +175,7 @@ func parseTTL(s string) (uint32, error) {
 // annotationHostnames returns the names in the hostname annotations, each
 // absolute or relative to every zone: those of coredns.io/hostname and those
 // of the first external-dns hostname annotation that has a valid name.
-func annotationHostnames(r *result, meta *metav1.ObjectMeta, zones []string) []string {
+func annotationHostnames(r *result, meta sourceMeta, zones []string) []string {
 	names := hostnamesOf(r, meta, coreDNSHostnameAnnotation, zones)
 	for _, key := range hostnameAnnotations {
 		if more := hostnamesOf(r, meta, key, zones); len(more) > 0 {
@@ -191,8 +186,8 @@ func annotationHostnames(r *result, meta *metav1.ObjectMeta, zones []string) []s
 }
 
 // hostnamesOf returns the names of one hostname annotation, a comma-separated list.
-func hostnamesOf(r *result, meta *metav1.ObjectMeta, key string, zones []string) []string {
-	v, ok := meta.Annotations[key]
+func hostnamesOf(r *result, meta sourceMeta, key string, zones []string) []string {
+	v, ok := meta.annotation(key)
 	if !ok {
 		return nil
 	}
@@ -350,8 +345,11 @@ func uniqueNames(names []string) []string {
 // The informers keep slimmed copies of the objects: only the fields the
 // sources read. This keeps memory per object small in large clusters.
 
+// sourceAnnotations are the annotations every source reads.
+var sourceAnnotations = slices.Concat([]string{coreDNSHostnameAnnotation}, hostnameAnnotations, targetAnnotations, ttlAnnotations)
+
 // readAnnotations are the annotations any source reads.
-var readAnnotations = slices.Concat([]string{coreDNSHostnameAnnotation}, hostnameAnnotations, targetAnnotations, ttlAnnotations, []string{legacyIngressClassAnnotation})
+var readAnnotations = append(slices.Clip(sourceAnnotations), legacyIngressClassAnnotation)
 
 func slimMeta(m metav1.ObjectMeta) metav1.ObjectMeta {
 	out := metav1.ObjectMeta{

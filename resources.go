@@ -48,9 +48,9 @@ var kinds = []*kind{
 		transform: slimIngress,
 		records: func(obj any, c *sourceConfig, ctx sourceContext) result {
 			if len(c.ingressClasses) == 0 {
-				return ingressRecords(obj.(*networkingv1.Ingress), c, "")
+				return ingressRecords(obj.(*ingress), c, "")
 			}
-			return ingressRecords(obj.(*networkingv1.Ingress), c, ctx.defaultIngressClass())
+			return ingressRecords(obj.(*ingress), c, ctx.defaultIngressClass())
 		},
 	},
 	{
@@ -58,7 +58,7 @@ var kinds = []*kind{
 		object: &corev1.Service{}, list: &corev1.ServiceList{},
 		transform: slimService,
 		records: func(obj any, c *sourceConfig, _ sourceContext) result {
-			return serviceRecords(obj.(*corev1.Service), c)
+			return serviceRecords(obj.(*service), c)
 		},
 	},
 	{

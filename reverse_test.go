@@ -45,7 +45,7 @@ func TestReverseZoneNames(t *testing.T) {
 		}
 	}
 	var r result
-	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}}
+	svc := k8sSlimService(&corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"}})
 	if got := serviceNames(&r, svc, rtZones); !slices.Equal(got, []string{"web.apps.example.com."}) {
 		t.Errorf("serviceNames = %q, want the forward zone only", got)
 	}
@@ -57,10 +57,10 @@ func TestReverseZoneNames(t *testing.T) {
 // CNAME gives way to the other data at its name.
 func TestReverseZonePublishing(t *testing.T) {
 	cfg := &sourceConfig{zones: rtZones, ttl: 60}
-	lb := func(name, ip string, annotations ...string) *corev1.Service {
+	lb := func(name, ip string, annotations ...string) *service {
 		svc := k8sService(corev1.ServiceTypeLoadBalancer, ip)
 		svc.Name = name
-		return k8sSvcAnnotate(svc, annotations...)
+		return k8sSlimService(k8sSvcAnnotate(svc, annotations...))
 	}
 	objects := map[string][]string{}
 	add := func(key string, r result) {
@@ -74,10 +74,10 @@ func TestReverseZonePublishing(t *testing.T) {
 	add("Service/apps/web", serviceRecords(lb("web", "192.0.2.30"), cfg))
 	add("Service/apps/api", serviceRecords(lb("api", "192.0.2.31"), cfg))
 	// A hostname annotation naming a reverse name: a CNAME there (RFC 2317).
-	add("Service/apps/alias", serviceRecords(k8sSvcAnnotate(&corev1.Service{
+	add("Service/apps/alias", serviceRecords(k8sSlimService(k8sSvcAnnotate(&corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "alias"},
 		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "40.0/25.2.0.192.in-addr.arpa"},
-	}, "coredns.io/hostname", "40.2.0.192.in-addr.arpa."), cfg))
+	}, "coredns.io/hostname", "40.2.0.192.in-addr.arpa.")), cfg))
 	add("DNSEndpoint/default/rev", dnsEndpointRecords(rtEndpoint("rev",
 		"30.2.0.192.in-addr.arpa", "PTR", "www.example.com", // united with the synthesised PTR
 		"31.2.0.192.in-addr.arpa", "CNAME", "31.0/25.2.0.192.in-addr.arpa", // gives way to the synthesised PTR

@@ -28,11 +28,12 @@ type route struct {
 // and whose allowedRoutes admit the route, point at the parent's addresses.
 func routeRecords(rt *route, ctx sourceContext, c *sourceConfig) result {
 	var r result
-	if ignored(rt.meta) {
+	meta := apiMeta{rt.meta}
+	if meta.ignored() {
 		return r
 	}
-	ttl := objectTTL(&r, rt.meta, c.ttl)
-	extra := annotationHostnames(&r, rt.meta, c.zones)
+	ttl := objectTTL(&r, meta, c.ttl)
+	extra := annotationHostnames(&r, meta, c.zones)
 	// The targets of every name, united over the parents that publish it, so
 	// that a route attached through several listeners or Gateways publishes
 	// each record once and never both a CNAME and addresses for one name.
@@ -142,7 +143,7 @@ func resolveParent(r *result, rt *route, ref gwv1.ParentReference, ctx sourceCon
 			return parent{}, false
 		}
 		// A target annotation on the ListenerSet wins over the Gateway's addresses.
-		t, ok := annotationTargets(r, ls.meta)
+		t, ok := annotationTargets(r, apiMeta{ls.meta})
 		if !ok {
 			t = gatewayTargets(r, gw)
 		}

@@ -1,13 +1,100 @@
 package gateway
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
+
+// service is what the informers keep of a Service (see object.go): what
+// serviceRecords, serviceSRV and nameserverRecords read.
+type service struct {
+	objectMeta
+	typ          serviceType
+	externalName string   // of an ExternalName Service
+	externalIPs  []string // of any type: the nameservers' Services publish them
+	// ports are the named ports of a LoadBalancer Service, those that SRV
+	// records are made of.
+	ports []servicePort
+	lb    []lbAddress // status.loadBalancer.ingress
+}
+
+// serviceType is the spec.type of a Service, as far as the sources tell them apart.
+type serviceType uint8
+
+const (
+	otherService serviceType = iota // ClusterIP, NodePort: nothing published
+	loadBalancerService
+	externalNameService
+)
+
+type servicePort struct {
+	name     string
+	protocol corev1.Protocol
+	port     int32
+}
+
+// slimService converts a Service into a service. Anything else, such as a
+// cache.DeletedFinalStateUnknown, passes unchanged.
+func slimService(obj any) (any, error) {
+	svc, ok := obj.(*corev1.Service)
+	if !ok {
+		return obj, nil
+	}
+	out := &service{objectMeta: newObjectMeta(&svc.ObjectMeta)}
+	switch svc.Spec.Type {
+	case corev1.ServiceTypeLoadBalancer:
+		out.typ = loadBalancerService
+		for _, p := range svc.Spec.Ports {
+			if p.Name == "" {
+				continue
+			}
+			if out.ports == nil {
+				out.ports = make([]servicePort, 0, len(svc.Spec.Ports))
+			}
+			out.ports = append(out.ports, servicePort{name: p.Name, protocol: knownProtocol(p.Protocol), port: p.Port})
+		}
+	case corev1.ServiceTypeExternalName:
+		out.typ = externalNameService
+		out.externalName = svc.Spec.ExternalName
+	}
+	if len(svc.Spec.ExternalIPs) > 0 {
+		out.externalIPs = slices.Clone(svc.Spec.ExternalIPs)
+	}
+	if n := len(svc.Status.LoadBalancer.Ingress); n > 0 {
+		out.lb = make([]lbAddress, 0, n)
+	}
+	for _, lb := range svc.Status.LoadBalancer.Ingress {
+		if lb.IP != "" || lb.Hostname != "" {
+			out.lb = append(out.lb, lbAddress{lb.IP, lb.Hostname})
+		}
+	}
+	return out, nil
+}
+
+// knownProtocol returns the constant of a port protocol, so that the
+// services do not each keep a copy of its name.
+func knownProtocol(p corev1.Protocol) corev1.Protocol {
+	for _, c := range []corev1.Protocol{corev1.ProtocolTCP, corev1.ProtocolUDP, corev1.ProtocolSCTP} {
+		if p == c {
+			return c
+		}
+	}
+	return p
+}
+
+// DeepCopyObject implements runtime.Object.
+func (in *service) DeepCopyObject() runtime.Object {
+	out := *in
+	out.objectMeta = in.objectMeta.deepCopy()
+	out.externalIPs, out.ports, out.lb = slices.Clone(in.externalIPs), slices.Clone(in.ports), slices.Clone(in.lb)
+	return &out
+}
 
 // serviceRecords returns the records a Service publishes.
 //
@@ -18,24 +105,24 @@ import (
 // An ExternalName Service publishes the same names as a CNAME to
 // spec.externalName. Other Services publish nothing: cluster IPs never leave
 // the cluster.
-func serviceRecords(svc *corev1.Service, c *sourceConfig) result {
+func serviceRecords(svc *service, c *sourceConfig) result {
 	var r result
-	if ignored(&svc.ObjectMeta) {
+	if svc.ignored() {
 		return r
 	}
 	var t targets
-	switch svc.Spec.Type {
-	case corev1.ServiceTypeLoadBalancer:
+	switch svc.typ {
+	case loadBalancerService:
 		var ok bool
-		if t, ok = annotationTargets(&r, &svc.ObjectMeta); !ok {
+		if t, ok = annotationTargets(&r, svc); !ok {
 			t = serviceAddresses(&r, svc)
 		}
-	case corev1.ServiceTypeExternalName:
-		t.add(&r, svc.Spec.ExternalName, "spec.externalName")
+	case externalNameService:
+		t.add(&r, svc.externalName, "spec.externalName")
 		if len(t.ips) > 0 {
 			// An ExternalName is a name, never an address (the API server accepts
 			// "192.0.2.1" as one: it is a valid DNS subdomain).
-			r.warnf("spec.externalName %q is an IP address, not a hostname: nothing published", svc.Spec.ExternalName)
+			r.warnf("spec.externalName %q is an IP address, not a hostname: nothing published", svc.externalName)
 			t.ips = nil
 		}
 	default:
@@ -44,35 +131,32 @@ func serviceRecords(svc *corev1.Service, c *sourceConfig) result {
 	if t.empty() {
 		return r
 	}
-	ttl := objectTTL(&r, &svc.ObjectMeta, c.ttl)
+	ttl := objectTTL(&r, svc, c.ttl)
 	own := serviceNames(&r, svc, c.zones)
-	names := append(own, annotationHostnames(&r, &svc.ObjectMeta, c.zones)...)
+	names := append(own, annotationHostnames(&r, svc, c.zones)...)
 	r.publish(uniqueNames(names), t, ttl)
-	if svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
+	if svc.typ == loadBalancerService {
 		r.rrs = append(r.rrs, serviceSRV(&r, svc, own, t, c.zones, ttl)...)
 	}
 	return r
 }
 
 // serviceAddresses returns a LoadBalancer Service's external IPs and load balancer addresses.
-func serviceAddresses(r *result, svc *corev1.Service) targets {
+func serviceAddresses(r *result, svc *service) targets {
 	var t targets
-	for _, ip := range svc.Spec.ExternalIPs {
+	for _, ip := range svc.externalIPs {
 		t.addIP(r, ip, "spec.externalIPs")
 	}
-	for _, lb := range svc.Status.LoadBalancer.Ingress {
-		t.addIP(r, lb.IP, "status.loadBalancer")
-		t.add(r, lb.Hostname, "status.loadBalancer")
-	}
+	addLBAddresses(r, &t, svc.lb)
 	return t
 }
 
 // serviceNames returns <name>.<namespace>.<zone> for every forward zone.
-func serviceNames(r *result, svc *corev1.Service, zones []string) []string {
+func serviceNames(r *result, svc *service, zones []string) []string {
 	// The API server makes both DNS labels; checking them here keeps a dot or
 	// an escape in either from moving the name into another zone.
-	if checkLabel(strings.ToLower(svc.Name)) != nil || checkLabel(strings.ToLower(svc.Namespace)) != nil {
-		r.warnf("name %q or namespace %q is not a DNS label", svc.Name, svc.Namespace)
+	if checkLabel(strings.ToLower(svc.name)) != nil || checkLabel(strings.ToLower(svc.GetNamespace())) != nil {
+		r.warnf("name %q or namespace %q is not a DNS label", svc.name, svc.GetNamespace())
 		return nil
 	}
 	names := make([]string, 0, len(zones))
@@ -80,7 +164,7 @@ func serviceNames(r *result, svc *corev1.Service, zones []string) []string {
 		if isReverseZone(z) {
 			continue
 		}
-		name := strings.ToLower(svc.Name + "." + svc.Namespace + "." + z)
+		name := strings.ToLower(svc.name + "." + svc.GetNamespace() + "." + z)
 		if _, ok := dns.IsDomainName(name); !ok || len(name) > 254 {
 			r.warnf("name %s is not a valid domain name", name)
 			continue
@@ -96,7 +180,7 @@ func serviceNames(r *result, svc *corev1.Service, zones []string) []string {
 // is the owner name, which holds them; when the load balancer reports only a
 // hostname, the owner name is a CNAME, so the target is that hostname itself.
 // A hostname inside the zones may itself be a CNAME there: then no SRV.
-func serviceSRV(r *result, svc *corev1.Service, owners []string, t targets, zones []string, ttl uint32) []dns.RR {
+func serviceSRV(r *result, svc *service, owners []string, t targets, zones []string, ttl uint32) []dns.RR {
 	target := ""
 	if len(t.ips) == 0 {
 		if len(t.hosts) == 0 {
@@ -105,13 +189,13 @@ func serviceSRV(r *result, svc *corev1.Service, owners []string, t targets, zone
 		target = t.hosts[0]
 	}
 	var rrs []dns.RR
-	for _, p := range svc.Spec.Ports {
-		port := strings.ToLower(p.Name)
-		proto := strings.ToLower(string(p.Protocol))
+	for _, p := range svc.ports {
+		port := strings.ToLower(p.name)
+		proto := strings.ToLower(string(p.protocol))
 		if proto == "" {
 			proto = "tcp"
 		}
-		if port == "" || checkLabel("_"+port) != nil || checkLabel("_"+proto) != nil || p.Port < 1 || p.Port > 65535 {
+		if port == "" || checkLabel("_"+port) != nil || checkLabel("_"+proto) != nil || p.port < 1 || p.port > 65535 {
 			continue
 		}
 		if target != "" && index.ZoneOf(zones, target) >= 0 {
@@ -129,25 +213,9 @@ func serviceSRV(r *result, svc *corev1.Service, owners []string, t targets, zone
 			}
 			rrs = append(rrs, &dns.SRV{
 				Hdr:      dns.RR_Header{Name: name, Rrtype: dns.TypeSRV, Class: dns.ClassINET, Ttl: ttl},
-				Priority: 0, Weight: 100, Port: uint16(p.Port), Target: srvTarget,
+				Priority: 0, Weight: 100, Port: uint16(p.port), Target: srvTarget,
 			})
 		}
 	}
 	return rrs
-}
-
-func slimService(obj any) (any, error) {
-	svc, ok := obj.(*corev1.Service)
-	if !ok {
-		return obj, nil
-	}
-	out := &corev1.Service{ObjectMeta: slimMeta(svc.ObjectMeta)}
-	out.Spec.Type = svc.Spec.Type
-	out.Spec.ExternalName = svc.Spec.ExternalName
-	out.Spec.ExternalIPs = svc.Spec.ExternalIPs
-	for _, p := range svc.Spec.Ports {
-		out.Spec.Ports = append(out.Spec.Ports, corev1.ServicePort{Name: p.Name, Protocol: p.Protocol, Port: p.Port})
-	}
-	out.Status.LoadBalancer = svc.Status.LoadBalancer
-	return out, nil
 }

@@ -17,6 +17,12 @@ func k8sService(typ corev1.ServiceType, lb ...string) *corev1.Service {
 	}
 }
 
+// k8sSlimService converts a Service as its informer does.
+func k8sSlimService(svc *corev1.Service) *service {
+	out, _ := slimService(svc)
+	return out.(*service)
+}
+
 func k8sSvcAnnotate(svc *corev1.Service, kv ...string) *corev1.Service {
 	if svc.Annotations == nil {
 		svc.Annotations = map[string]string{}
@@ -386,7 +392,7 @@ func k8sServiceCases() []k8sServiceCase {
 func TestServiceRecords(t *testing.T) {
 	for _, tc := range k8sServiceCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			r := serviceRecords(tc.svc, tc.cfg)
+			r := serviceRecords(k8sSlimService(tc.svc), tc.cfg)
 			if d := k8sDiff(k8sStrings(r.rrs), k8sWant(t, tc.want...)); d != "" {
 				t.Error(d)
 			}
