@@ -201,6 +201,9 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 	if res == index.NameError {
 		m.Rcode = dns.RcodeNameError
 	}
+	if res == index.Success {
+		fitAdditional(&state, m)
+	}
 	w.WriteMsg(m)
 	return dns.RcodeSuccess, nil
 }

@@ -66,25 +66,6 @@ var allowances = []allowance{
 		},
 	},
 	{
-		// Not allowed, a known deviation (see the report of the commit that
-		// added this test): RFC 2181 §9 says TC "should not be set merely
-		// because some extra information could have been included in the
-		// reply", but CoreDNS's scrub (miekg/dns Truncate) sets TC when it
-		// leaves out any record, additional addresses of SRV or MX targets
-		// included; Knot leaves them out without TC. Forgiven when TC is
-		// the only difference and both answer and authority sections are
-		// complete.
-		name: "scrub-tc-for-additional",
-		apply: func(c *diffCase) bool {
-			p, k := c.plugin, c.knot
-			if !p.Truncated || k.Truncated || !sameRecords(p.Answer, k.Answer) || !sameRecords(p.Ns, k.Ns) {
-				return false
-			}
-			p.Truncated = false
-			return true
-		},
-	},
-	{
 		// RFC 4343 §3: names compare without regard to case. Knot writes
 		// every name of a reply that shares a suffix with the query name
 		// as a compression pointer into the question, so that suffix takes

@@ -1,0 +1,86 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/coredns/coredns/plugin/pkg/dnstest"
+	"github.com/coredns/coredns/plugin/test"
+	"github.com/coredns/coredns/request"
+	"github.com/miekg/dns"
+)
+
+// fitGateway serves example.com. with an SRV RRset of 8 targets whose
+// addresses (A and AAAA each) do not fit in 512 octets with it, and a
+// delegation to 12 nameservers below it whose glue does not either.
+func fitGateway(t *testing.T) *Gateway {
+	t.Helper()
+	var srv, deleg []string
+	for i := 1; i <= 8; i++ {
+		srv = append(srv, fmt.Sprintf("_big._tcp.example.com. 60 IN SRV 0 0 80 t%d.example.com.", i),
+			fmt.Sprintf("t%d.example.com. 60 IN A 192.0.2.%d", i, i), fmt.Sprintf("t%d.example.com. 60 IN AAAA 2001:db8::%d", i, i))
+	}
+	for i := 1; i <= 12; i++ {
+		deleg = append(deleg, fmt.Sprintf("sub.example.com. 60 IN NS n%d.sub.example.com.", i),
+			fmt.Sprintf("n%d.sub.example.com. 60 IN A 192.0.2.%d", i, 100+i), fmt.Sprintf("n%d.sub.example.com. 60 IN AAAA 2001:db8::%d", i, 100+i))
+	}
+	g, _ := qtGateway(t, []string{"example.com."}, nil, map[string][]string{"DNSEndpoint/default/srv": srv, "DNSEndpoint/default/sub": deleg})
+	return g
+}
+
+// fitServe sends m to g through CoreDNS's scrub, as the server does, and
+// returns the reply as the client gets it.
+func fitServe(t *testing.T, g *Gateway, m *dns.Msg, tcp bool) *dns.Msg {
+	t.Helper()
+	rec := dnstest.NewRecorder(&test.ResponseWriter{TCP: tcp})
+	if _, err := g.ServeDNS(context.Background(), request.NewScrubWriter(m, rec), m); err != nil || rec.Msg == nil {
+		t.Fatalf("ServeDNS: %v, wrote %v", err, rec.Msg)
+	}
+	return rec.Msg
+}
+
+// TestFitAdditional: an answer whose additional addresses do not fit the
+// client's buffer loses addresses, not its TC bit (RFC 2181 §9), and the
+// rest fits; with room, over TCP or with EDNS, it has them all. A referral
+// whose glue does not fit is truncated with TC, as the scrub does it: glue
+// is required (RFC 9471).
+func TestFitAdditional(t *testing.T) {
+	g := fitGateway(t)
+	for _, c := range []struct {
+		name      string
+		edns      uint16 // 0: no EDNS
+		tcp       bool
+		wantExtra int // -1: fewer than all 16, more than none
+	}{
+		{"udp", 0, false, -1},
+		{"udp-edns-512", 512, false, -1},
+		{"udp-edns-1232", 1232, false, 16},
+		{"tcp", 0, true, 16},
+	} {
+		m := new(dns.Msg).SetQuestion("_big._tcp.example.com.", dns.TypeSRV)
+		if c.edns > 0 {
+			m.SetEdns0(c.edns, false)
+		}
+		r := fitServe(t, g, m, c.tcp)
+		extra := len(r.Extra)
+		if r.IsEdns0() != nil {
+			extra--
+		}
+		size := max(512, int(c.edns))
+		switch {
+		case r.Truncated || len(r.Answer) != 8:
+			t.Errorf("%s: TC %v with %d SRV records, want no TC and all 8", c.name, r.Truncated, len(r.Answer))
+		case c.wantExtra >= 0 && extra != c.wantExtra:
+			t.Errorf("%s: %d additional records, want %d", c.name, extra, c.wantExtra)
+		case c.wantExtra < 0 && (extra == 0 || extra >= 16):
+			t.Errorf("%s: %d additional records, want some of the 16", c.name, extra)
+		case !c.tcp && r.Len() > size:
+			t.Errorf("%s: %d octets, more than %d", c.name, r.Len(), size)
+		}
+	}
+	r := fitServe(t, g, new(dns.Msg).SetQuestion("x.sub.example.com.", dns.TypeA), false)
+	if !r.Truncated || len(r.Ns) == 0 {
+		t.Errorf("referral too large for 512 octets: TC %v with %d NS records, want TC", r.Truncated, len(r.Ns))
+	}
+}
