@@ -23,7 +23,10 @@ const (
 	Delegation
 )
 
-// maxChain is the longest CNAME chain followed inside a zone.
+// maxChain is the number of CNAME links followed inside a zone. A longer
+// chain is answered as far as that, and the resolver follows the rest (RFC
+// 1034 §3.6.2: a chain is no failure; Knot stops after 5 CNAMEs, BIND too
+// has a bound).
 const maxChain = 8
 
 // Lookup answers qname and qtype from zone zi of the snapshot, following RFC
@@ -38,8 +41,12 @@ func (s *Snapshot) Lookup(zi int, qname string, qtype uint16) (answer, ns, extra
 		return nil, s.zones[s.parents[zi]].soa, nil, NoData
 	}
 	for hops := 0; ; hops++ {
-		if hops > maxChain {
+		if hops > 0 && owns(answer, qname) {
+			// A loop: RFC 1034 §3.6.2 has it signalled as an error.
 			return nil, nil, nil, ServerFailure
+		}
+		if hops > maxChain {
+			return answer, nil, nil, Success
 		}
 		if s.cuts {
 			if cut := s.cut(qname, zone); cut != nil && !(cut.name == qname && qtype == dns.TypeDS) {
@@ -98,6 +105,16 @@ func (s *Snapshot) Lookup(zi int, qname string, qtype uint16) (answer, ns, extra
 		}
 		return answer, nil, s.additional(rrs), Success
 	}
+}
+
+// owns reports whether one of the CNAMEs of a chain is owned by name.
+func owns(chain []dns.RR, name string) bool {
+	for _, rr := range chain {
+		if rr.Header().Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // find returns the node that answers for qname: the node of qname itself, or

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -29,11 +30,23 @@ func newLookupIndex(t *testing.T) *Index {
 		"dangling": {"dangling.example.com. 300 IN CNAME missing.example.com."},
 		"wild":     {"*.w.example.com. 60 IN A 192.0.2.50"},
 		"sub":      {"sub.example.com. 60 IN NS ns.example.net."},
+		"wildloop": {"*.lw.example.com. 60 IN CNAME x.lw.example.com."},
+		"long":     longChain(maxChain + 2),
 	} {
 		ix.Update(key, qtRRs(rrs...))
 	}
 	ix.Flush()
 	return ix
+}
+
+// longChain returns a chain of n CNAMEs, l1.long → l2.long → ..., that ends
+// at an address.
+func longChain(n int) []string {
+	var rrs []string
+	for i := 1; i <= n; i++ {
+		rrs = append(rrs, fmt.Sprintf("l%d.long.example.com. 60 IN CNAME l%d.long.example.com.", i, i+1))
+	}
+	return append(rrs, fmt.Sprintf("l%d.long.example.com. 60 IN A 192.0.2.99", n+1))
 }
 
 // TestLookup checks the Result kinds, and that the sections Lookup returns
@@ -55,10 +68,18 @@ func TestLookup(t *testing.T) {
 		{"x.w.example.com.", dns.TypeAAAA, NoData},
 		{"x.sub.example.com.", dns.TypeA, Delegation},
 		{"sub.example.com.", dns.TypeDS, NoData},
+		{"a.lw.example.com.", dns.TypeA, ServerFailure}, // a loop through a wildcard
+		{"l1.long.example.com.", dns.TypeA, Success},
 	} {
 		if _, _, _, res := s.Lookup(0, c.name, c.qtype); res != c.want {
 			t.Errorf("%s %s: result %d, want %d", c.name, dns.TypeToString[c.qtype], res, c.want)
 		}
+	}
+	// A chain longer than maxChain is answered as far as it goes, the rest
+	// being the resolver's.
+	if answer, ns, _, _ := s.Lookup(0, "l1.long.example.com.", dns.TypeA); len(answer) != maxChain+1 || len(ns) != 0 ||
+		answer[maxChain].(*dns.CNAME).Target != fmt.Sprintf("l%d.long.example.com.", maxChain+2) {
+		t.Errorf("a chain of %d CNAMEs: answer %v, authority %v; want the first %d CNAMEs alone", maxChain+2, answer, ns, maxChain+1)
 	}
 	// Appending to an answer must not write into the snapshot.
 	answer, _, _, _ := s.Lookup(0, "www.example.com.", dns.TypeA)
