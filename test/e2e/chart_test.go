@@ -435,11 +435,11 @@ func chartEnsureCRDs(t *testing.T, crds []string, remove bool, files ...string) 
 	for _, f := range files {
 		kubectl(t, "", "apply", "--server-side", "--force-conflicts", "-f", f)
 	}
-	wait := []string{"wait", "--for", "condition=established", "--timeout=60s"}
+	var wait []string
 	for _, c := range crds {
 		wait = append(wait, "crd/"+c)
 	}
-	kubectl(t, "", wait...)
+	waitEstablished(t, wait...)
 	if remove {
 		t.Cleanup(func() {
 			for _, c := range crds {

@@ -34,7 +34,7 @@ func installClusterCRD(t *testing.T) {
 	}
 	crd := filepath.Join(mod.Dir, "core/config/crd/bases/cluster.x-k8s.io_clusters.yaml")
 	kubectl(t, "", "apply", "--server-side", "--force-conflicts", "-f", crd)
-	kubectl(t, "", "wait", "--for", "condition=established", "--timeout=60s", "crd/clusters.cluster.x-k8s.io")
+	waitEstablished(t, "crd/clusters.cluster.x-k8s.io")
 }
 
 // workloadKubeconfig returns a kubeconfig of the cluster of kubecfg that

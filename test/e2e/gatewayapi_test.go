@@ -138,7 +138,7 @@ func useGatewayAPI(t *testing.T, set gwapiSet) {
 			t.Logf("skipping %s: %v\n%s", filepath.Base(f), err, out)
 		}
 	}
-	kubectl(t, "", append([]string{"wait", "--for", "condition=established", "--timeout=60s"}, crds...)...)
+	waitEstablished(t, crds...)
 	gwapiCurrent = set
 	t.Logf("Gateway API CRDs %s %s established in %s (before: %q)", set.version, set.channel, time.Since(start).Round(time.Millisecond), installed)
 }
@@ -454,7 +454,7 @@ func TestGatewayAPICRDAtRuntime(t *testing.T) {
 			t.Errorf("reinstalling the TLSRoute CRD: %v\n%s", err, out)
 			return
 		}
-		kubectlErr("", "wait", "--for", "condition=established", "--timeout=60s", crd)
+		waitEstablishedErr(crd)
 	})
 	start := time.Now()
 	kubectl(t, "", "delete", crd, "--wait=true", "--timeout=60s")
@@ -500,7 +500,7 @@ func TestGatewayAPICRDAtRuntime(t *testing.T) {
 	// Install the CRD; the controller re-probes disabled kinds every 10 s.
 	start = time.Now()
 	kubectl(t, "", "apply", "--server-side", "--force-conflicts", "-f", file)
-	kubectl(t, "", "wait", "--for", "condition=established", "--timeout=60s", crd)
+	waitEstablished(t, crd)
 	established := time.Since(start)
 	kubectlRetry(t, 30*time.Second, manifests(route{kind: "TLSRoute", namespace: ns, name: "tls",
 		parent:    gwapiParent{gateway: "gw", section: "tls"},

@@ -35,6 +35,27 @@ func kubectlErr(stdin string, args ...string) (string, error) {
 	return harness.Kubectl(kubectlBin, kubeconfig, stdin, args...)
 }
 
+// waitEstablished waits until the CRDs (as "crd/NAME") are established.
+// kubectl wait fails at once, instead of waiting, on a CRD so new that its
+// status has no conditions yet; that is retried until the timeout.
+func waitEstablished(t *testing.T, crds ...string) {
+	t.Helper()
+	if out, err := waitEstablishedErr(crds...); err != nil {
+		t.Fatalf("kubectl wait for %s established: %v\n%s", strings.Join(crds, " "), err, out)
+	}
+}
+
+func waitEstablishedErr(crds ...string) (string, error) {
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		out, err := kubectlErr("", append([]string{"wait", "--for", "condition=established", "--timeout=60s"}, crds...)...)
+		if err == nil || !strings.Contains(out, "accessor error") || time.Now().After(deadline) {
+			return out, err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // namespace creates a namespace for one test and deletes it afterwards.
 func namespace(t *testing.T) string {
 	t.Helper()
