@@ -59,14 +59,9 @@ func slimIngress(obj any) (any, error) {
 		}
 	}
 	out.hosts = slices.Clip(out.hosts)
-	if n := len(ing.Status.LoadBalancer.Ingress); n > 0 {
-		out.lb = make([]lbAddress, 0, n)
-	}
-	for _, lb := range ing.Status.LoadBalancer.Ingress {
-		if lb.IP != "" || lb.Hostname != "" {
-			out.lb = append(out.lb, lbAddress{lb.IP, lb.Hostname})
-		}
-	}
+	out.lb = lbAddresses(ing.Status.LoadBalancer.Ingress, func(lb *networkingv1.IngressLoadBalancerIngress) lbAddress {
+		return lbAddress{lb.IP, lb.Hostname}
+	})
 	return out, nil
 }
 

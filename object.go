@@ -196,6 +196,21 @@ func (noMeta) SetManagedFields([]metav1.ManagedFieldsEntry)  {}
 // hostname, as the load balancer reports it.
 type lbAddress struct{ ip, hostname string }
 
+// lbAddresses keeps the entries of a status.loadBalancer.ingress list (of
+// Ingresses or Services) that have an IP or a hostname; addr reads one.
+func lbAddresses[E any](entries []E, addr func(*E) lbAddress) []lbAddress {
+	if len(entries) == 0 {
+		return nil
+	}
+	out := make([]lbAddress, 0, len(entries))
+	for i := range entries {
+		if a := addr(&entries[i]); a.ip != "" || a.hostname != "" {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // addLBAddresses adds a load balancer's addresses to t.
 func addLBAddresses(r *result, t *targets, lb []lbAddress) {
 	for _, a := range lb {

@@ -66,14 +66,9 @@ func slimService(obj any) (any, error) {
 	if len(svc.Spec.ExternalIPs) > 0 {
 		out.externalIPs = slices.Clone(svc.Spec.ExternalIPs)
 	}
-	if n := len(svc.Status.LoadBalancer.Ingress); n > 0 {
-		out.lb = make([]lbAddress, 0, n)
-	}
-	for _, lb := range svc.Status.LoadBalancer.Ingress {
-		if lb.IP != "" || lb.Hostname != "" {
-			out.lb = append(out.lb, lbAddress{lb.IP, lb.Hostname})
-		}
-	}
+	out.lb = lbAddresses(svc.Status.LoadBalancer.Ingress, func(lb *corev1.LoadBalancerIngress) lbAddress {
+		return lbAddress{lb.IP, lb.Hostname}
+	})
 	return out, nil
 }
 
