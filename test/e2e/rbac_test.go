@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -135,25 +136,15 @@ spec: {type: LoadBalancer, ports: [{port: 80}]}
 // namespace is not. No kind is
 // disabled or refused. It sets up everything it needs, whatever ran before.
 func TestNamespaceScopedRBACSuffices(t *testing.T) {
-	chartHelm(t)
 	chartEnsureGatewayAPI(t)
 	ns, a, b, c := namespace(t), namespace(t), namespace(t), namespace(t)
-	m := chartRender(t, ns, fmt.Sprintf(`domain: example.com
+	// Routes read the listed Namespaces by name: the Roles grant that too.
+	m, sa := namespaceScopedRBAC(t, ns, fmt.Sprintf(`domain: example.com
 watchedResources: [Ingress, Service, HTTPRoute]
 filters:
   namespaces: [%s, %s]
 `, a, b))
-	// Routes read the listed Namespaces by name: the Roles grant that too.
-	if kinds := m.kinds(); slices.ContainsFunc(kinds, func(k string) bool { return strings.HasPrefix(k, "ClusterRole") }) {
-		t.Errorf("a ClusterRole with namespaces and no ingressClasses: %q", kinds)
-	}
-	kubectl(t, m.only("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"), "apply", "-f", "-")
-	sa := "system:serviceaccount:" + ns + ":k8s-gateway"
-	for _, check := range []struct {
-		verb, resource string
-		scope          []string
-		want           string
-	}{
+	checkCanI(t, sa, []canI{
 		{"list", "services", []string{"-n", a}, "yes"},
 		{"watch", "httproutes.gateway.networking.k8s.io", []string{"-n", b}, "yes"},
 		{"list", "services", []string{"-n", c}, "no"},
@@ -161,11 +152,7 @@ filters:
 		{"list", "namespaces", nil, "no"},
 		{"get", "namespaces/" + a, []string{"-n", a}, "yes"},
 		{"get", "namespaces/" + c, []string{"-n", c}, "no"},
-	} {
-		if got := chartCanI(t, sa, check.verb, check.resource, check.scope...); got != check.want {
-			t.Errorf("can-i %s %s %q: got %q, want %q", check.verb, check.resource, check.scope, got, check.want)
-		}
-	}
+	})
 
 	cm := chartGet[corev1.ConfigMap](t, m, "ConfigMap", "")
 	s := startServer(t, chartLocalCorefile(t, cm.Data), tokenKubeconfig(t, ns, "k8s-gateway"))
@@ -233,9 +220,124 @@ spec: {type: LoadBalancer, ports: [{port: 80}]}
 	// The third namespace's Service had its address before the others.
 	s.eventually(t, 5*time.Second, "lb."+c+".example.com.", dns.TypeA, nxdomain)
 
-	for _, line := range strings.Split(s.output(), "\n") {
-		if strings.Contains(line, "disabled") || strings.Contains(line, "refuses") || strings.Contains(line, "orbidden") {
-			t.Errorf("a kind of the listed namespaces is disabled or refused: %s", line)
+	noRBACErrors(t, s)
+}
+
+// TestNamespaceScopedRBACEvents runs the plugin with namespaces, ownership
+// delegated and events as the ServiceAccount of the chart rendered for them:
+// Roles in the two listed namespaces (and on the nameserver Service in its
+// own), no ClusterRole. A Service in each listed namespace claims a name of
+// the other's domain; each rejection gives a DNSNameRejected Event in the
+// Service's own namespace, and the same rejection again counts that Event
+// up, which is a patch. Nothing is refused: not the Events, not the
+// Namespaces read for their domains.
+func TestNamespaceScopedRBACEvents(t *testing.T) {
+	ns, a, b, c := namespace(t), namespace(t), namespace(t), namespace(t)
+	m, sa := namespaceScopedRBAC(t, ns, fmt.Sprintf(`domain: example.com
+watchedResources: [Service]
+filters:
+  namespaces: [%[1]s, %[2]s]
+tenancy:
+  ownership: delegated
+  delegate: {%[1]s: [%[1]s.example.com], %[2]s: [%[2]s.example.com]}
+  events: true
+`, a, b))
+	checkCanI(t, sa, []canI{
+		{"create", "events", []string{"-n", a}, "yes"},
+		{"patch", "events", []string{"-n", b}, "yes"},
+		{"update", "events", []string{"-n", a}, "no"},
+		{"create", "events", []string{"-n", c}, "no"},
+		{"create", "events", []string{"-A"}, "no"},
+		{"get", "namespaces/" + a, []string{"-n", a}, "yes"},
+		{"list", "namespaces", nil, "no"},
+	})
+
+	cm := chartGet[corev1.ConfigMap](t, m, "ConfigMap", "")
+	s := startServer(t, chartLocalCorefile(t, cm.Data), tokenKubeconfig(t, ns, "k8s-gateway"))
+	ips := map[string]string{a: "192.0.2.145", b: "192.0.2.146"}
+	for own, other := range map[string]string{a: b, b: a} {
+		claimingService(t, own, "thief", "www."+other+".example.com", ips[own])
+	}
+	for own, other := range map[string]string{a: b, b: a} {
+		// The Service's automatic name is inside its namespace's domain.
+		thief := "thief." + own + ".example.com."
+		s.eventually(t, 10*time.Second, thief, dns.TypeA, positive(thief+" 60 IN A "+ips[own]))
+		s.eventually(t, time.Second, "www."+other+".example.com.", dns.TypeA, nxdomain)
+		rejectedEvents(t, own, "thief", "www."+other+".example.com", "outside the domains delegated to this namespace")
+	}
+
+	// The claim ends (the annotation names a name of a's own domain,
+	// published) and comes back: the same Event again, counted up.
+	other := "other." + a + ".example.com"
+	kubectl(t, "", "-n", a, "annotate", "--overwrite", "service", "thief", "coredns.io/hostname="+other)
+	s.eventually(t, 5*time.Second, other+".", dns.TypeA, positive(other+". 60 IN A "+ips[a]))
+	kubectl(t, "", "-n", a, "annotate", "--overwrite", "service", "thief", "coredns.io/hostname=www."+b+".example.com")
+	s.eventually(t, 5*time.Second, other+".", dns.TypeA, nxdomain)
+	eventCount(t, a, "thief", "DNSNameRejected", "www."+b+".example.com", 2)
+
+	noRBACErrors(t, s)
+}
+
+// namespaceScopedRBAC renders the chart for release namespace ns with values
+// that set filters.namespaces, checks that it has no ClusterRole, applies its
+// RBAC objects and returns the manifest and the ServiceAccount's user name.
+func namespaceScopedRBAC(t *testing.T, ns, values string) (chartManifest, string) {
+	t.Helper()
+	chartHelm(t)
+	m := chartRender(t, ns, values)
+	if kinds := m.kinds(); slices.ContainsFunc(kinds, func(k string) bool { return strings.HasPrefix(k, "ClusterRole") }) {
+		t.Errorf("a ClusterRole with namespaces and no ingressClasses: %q", kinds)
+	}
+	kubectl(t, m.only("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"), "apply", "-f", "-")
+	return m, "system:serviceaccount:" + ns + ":k8s-gateway"
+}
+
+// canI is a question to kubectl auth can-i and its expected answer.
+type canI struct {
+	verb, resource string
+	scope          []string
+	want           string
+}
+
+func checkCanI(t *testing.T, sa string, checks []canI) {
+	t.Helper()
+	for _, check := range checks {
+		if got := chartCanI(t, sa, check.verb, check.resource, check.scope...); got != check.want {
+			t.Errorf("can-i %s %s %q: got %q, want %q", check.verb, check.resource, check.scope, got, check.want)
 		}
 	}
+}
+
+// noRBACErrors fails on log lines of a disabled or refused kind and on
+// Events the API server refused (client-go's broadcaster logs those).
+func noRBACErrors(t *testing.T, s *server) {
+	t.Helper()
+	for _, line := range strings.Split(s.output(), "\n") {
+		for _, bad := range []string{"disabled", "refuses", "orbidden", "rejected event", "Unable to write event"} {
+			if strings.Contains(line, bad) {
+				t.Errorf("a kind or an Event was refused: %s", line)
+				break
+			}
+		}
+	}
+}
+
+// eventCount waits until the Event with reason on the Service ns/name about
+// host has counted up to want.
+func eventCount(t *testing.T, ns, name, reason, host string, want int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	var out string
+	for time.Now().Before(deadline) {
+		out = kubectl(t, "", "-n", ns, "get", "events", "--field-selector", "reason="+reason+",involvedObject.kind=Service,involvedObject.name="+name,
+			"-o", "jsonpath={range .items[*]}{.count} {.message}{\"\\n\"}{end}")
+		for _, line := range strings.Split(out, "\n") {
+			count, msg, _ := strings.Cut(line, " ")
+			if n, err := strconv.Atoi(count); err == nil && n >= want && strings.HasPrefix(msg, "DNS name "+host+" ") {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no %s Event on %s/%s for %s counted %d times; events:\n%s", reason, ns, name, host, want, out)
 }
