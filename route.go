@@ -2,9 +2,7 @@ package gateway
 
 import (
 	"slices"
-	"strings"
 
-	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwv1a2 "sigs.k8s.io/gateway-api/apis/v1alpha2"
@@ -153,31 +151,6 @@ func resolveParent(r *result, rt *route, ref gwv1.ParentReference, ctx sourceCon
 	return parent{}, false // e.g. a Service parent (GAMMA): no external address
 }
 
-// listenerHostname returns the hostname that narrows the names of the routes
-// on a listener. The Gateway API ignores the hostname of TCP and UDP
-// listeners, and so does the plugin.
-func listenerHostname(l *gwv1.Listener) *gwv1.Hostname {
-	if l.Protocol == gwv1.TCPProtocolType || l.Protocol == gwv1.UDPProtocolType {
-		return nil
-	}
-	return l.Hostname
-}
-
-// narrowNames intersects fully qualified names (of hostname annotations) with
-// a listener's hostname, wildcard-aware, as external-dns does.
-func narrowNames(names []string, listener *gwv1.Hostname) []string {
-	if listener == nil || *listener == "" {
-		return names
-	}
-	var out []string
-	for _, n := range names {
-		if h, ok := intersectHostnames(strings.TrimSuffix(n, "."), listener); ok {
-			out = append(out, h+".")
-		}
-	}
-	return out
-}
-
 // routeGateways returns the namespace/name keys of the Gateways a route names as parents.
 func routeGateways(rt *route) []string {
 	return routeParents(rt, isGatewayRef)
@@ -303,53 +276,6 @@ func protocolRouteKinds(p gwv1.ProtocolType) []string {
 		return []string{"UDPRoute"}
 	}
 	return []string{"HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute", "UDPRoute"}
-}
-
-// listenerHostnames intersects a route's hostnames with a listener's hostname,
-// wildcard-aware as the Gateway API defines it ("*.example.com" matches any
-// name below example.com). A route without hostnames takes the listener's.
-func listenerHostnames(listener *gwv1.Hostname, routeHosts []gwv1.Hostname) []string {
-	if len(routeHosts) == 0 {
-		if listener == nil || *listener == "" {
-			return nil
-		}
-		return []string{string(*listener)}
-	}
-	var out []string
-	for _, h := range routeHosts {
-		if name, ok := intersectHostnames(string(h), listener); ok {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
-func intersectHostnames(routeHost string, listener *gwv1.Hostname) (string, bool) {
-	routeHost = strings.ToLower(routeHost)
-	if listener == nil || *listener == "" {
-		return routeHost, true
-	}
-	l := strings.ToLower(string(*listener))
-	switch {
-	case routeHost == l:
-		return routeHost, true
-	case hostMatches(l, routeHost):
-		return routeHost, true // the route is narrower
-	case hostMatches(routeHost, l):
-		return l, true // the listener is narrower
-	}
-	return "", false
-}
-
-// hostMatches reports whether pattern (maybe "*.suffix") covers name, which
-// may itself be a wildcard.
-func hostMatches(pattern, name string) bool {
-	suffix, ok := strings.CutPrefix(pattern, "*.")
-	if !ok {
-		return false
-	}
-	name = strings.TrimPrefix(name, "*.")
-	return name != suffix && dns.IsSubDomain(suffix+".", name+".")
 }
 
 // slimRoute keeps a route's hostnames, parentRefs and parent statuses.
