@@ -84,3 +84,52 @@ func TestFitAdditional(t *testing.T) {
 		t.Errorf("referral too large for 512 octets: TC %v with %d NS records, want TC", r.Truncated, len(r.Ns))
 	}
 }
+
+// TestFitAdditionalLarge: a large RRset whose addresses do not all fit
+// keeps as many of them as fit, no fewer, and leaving the others out costs a
+// few measurements of the reply, not one per address left out (which made a
+// query for 500 SRV targets over UDP cost a second of CPU).
+func TestFitAdditionalLarge(t *testing.T) {
+	const targets = 500 // 500 SRV records take about 18,000 octets, their addresses about 22,000
+	var srv []string
+	for i := 1; i <= targets; i++ {
+		srv = append(srv, fmt.Sprintf("_big._tcp.example.com. 60 IN SRV 0 0 80 t%d.example.com.", i),
+			fmt.Sprintf("t%d.example.com. 60 IN A 192.0.2.%d", i, i%250+1), fmt.Sprintf("t%d.example.com. 60 IN AAAA 2001:db8::%d", i, i))
+	}
+	g, _ := qtGateway(t, []string{"example.com."}, nil, map[string][]string{"DNSEndpoint/default/srv": srv})
+	all := fitServe(t, g, new(dns.Msg).SetQuestion("_big._tcp.example.com.", dns.TypeSRV), true)
+	if len(all.Answer) != targets || len(all.Extra) != 2*targets {
+		t.Fatalf("over TCP: %d SRV records and %d addresses, want %d and %d", len(all.Answer), len(all.Extra), targets, 2*targets)
+	}
+	for _, c := range []struct {
+		edns uint16 // 0: no EDNS
+		tc   bool   // the SRV records themselves do not fit
+	}{
+		{0, true}, {4096, true}, {24576, false}, {32768, false}, {65535, false},
+	} {
+		m := new(dns.Msg).SetQuestion("_big._tcp.example.com.", dns.TypeSRV)
+		budget := dns.MinMsgSize
+		if c.edns > 0 {
+			m.SetEdns0(c.edns, false)
+			budget = int(c.edns) - dns.Len(m.IsEdns0())
+		}
+		r := fitServe(t, g, m, false)
+		kept := len(r.Extra)
+		if r.IsEdns0() != nil {
+			kept--
+		}
+		// With one address more, the reply (without its OPT) would not fit.
+		more := &dns.Msg{MsgHdr: all.MsgHdr, Compress: true, Question: all.Question, Answer: all.Answer, Extra: all.Extra[:min(kept+1, len(all.Extra))]}
+		switch {
+		case r.Truncated != c.tc || c.tc && kept != 0:
+			t.Errorf("buffer %d: TC %v with %d addresses, want TC %v", c.edns, r.Truncated, kept, c.tc)
+		case !c.tc && kept < len(all.Extra) && more.Len() <= budget:
+			t.Errorf("buffer %d: %d addresses kept, but %d fit", c.edns, kept, kept+1)
+		}
+		udp := testing.AllocsPerRun(2, func() { fitServe(t, g, m, false) })
+		tcp := testing.AllocsPerRun(2, func() { fitServe(t, g, m, true) })
+		if udp-tcp > targets/2 {
+			t.Errorf("buffer %d: %.0f allocations over UDP against %.0f over TCP: a measurement per address left out?", c.edns, udp, tcp)
+		}
+	}
+}
