@@ -2,7 +2,10 @@ package index
 
 import (
 	"fmt"
+	"maps"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/miekg/dns"
@@ -301,5 +304,86 @@ func TestIndexPolicyConflictKeys(t *testing.T) {
 	want := []string{`www.example.com. ["Ingress/a/z" "Service/a/x"] ["a" "a"]`}
 	if !slices.Equal(l.got, want) {
 		t.Errorf("conflicts %q, want %q", l.got, want)
+	}
+}
+
+// TestIndexPolicyRandomUpdates applies random claims of random namespaces
+// (records in and out of the zones, several objects per name, the plugin's
+// own claims, domains delegated at run time) under each policy, and checks
+// that the index stays equal to one built from scratch from its objects and
+// claims, given in another order: what the index keeps per name (the keys
+// of its objects) rebuilds the same contributions as the objects.
+func TestIndexPolicyRandomUpdates(t *testing.T) {
+	zones := []string{"example.com.", "sub.example.com.", "example.org."}
+	labels := []string{"a", "b", "*", "sub", "c"}
+	suffixes := []string{"example.com.", "sub.example.com.", "example.org.", "other.net."}
+	namespaces := []string{"n1", "n2", "n3", ""}
+	for _, policy := range []Policy{Union, First, Delegated} {
+		r := rand.New(rand.NewPCG(3, uint64(policy)))
+		randName := func() string {
+			var parts []string
+			for range r.IntN(4) {
+				parts = append(parts, labels[r.IntN(len(labels))])
+			}
+			return strings.Join(append(parts, suffixes[r.IntN(len(suffixes))]), ".")
+		}
+		randRR := func() dns.RR {
+			name, ttl := randName(), 30+r.IntN(2)*30
+			switch r.IntN(6) {
+			case 0:
+				return qtRR(fmt.Sprintf("%s %d IN CNAME %s", name, ttl, randName()))
+			case 1:
+				return qtRR(fmt.Sprintf("%s %d IN AAAA 2001:db8::%d", name, ttl, r.IntN(3)))
+			case 2:
+				return qtRR(fmt.Sprintf("%s %d IN NS %s", name, ttl, randName()))
+			case 3:
+				return qtRR(fmt.Sprintf(`%s %d IN TXT "%d"`, name, ttl, r.IntN(3)))
+			default:
+				return qtRR(fmt.Sprintf("%s %d IN A 192.0.2.%d", name, ttl, r.IntN(3)))
+			}
+		}
+		ix := New(Config{Zones: zones, SOA: indexSOA, NS: indexNS, Policy: policy})
+		ix.Flush()
+		claims := map[string]Claim{}
+		for step := range 2000 {
+			if r.IntN(10) == 0 {
+				ix.SetDomains(namespaces[r.IntN(3)], []string{randName()})
+			}
+			key := fmt.Sprintf("obj%d", r.IntN(10))
+			claim := Claim{Namespace: namespaces[r.IntN(len(namespaces))], Created: int64(r.IntN(3))}
+			var rrs []dns.RR
+			for range r.IntN(6) {
+				rrs = append(rrs, randRR())
+			}
+			ix.UpdateClaim(key, claim, rrs)
+			claims[key] = claim
+			checkIndexInvariants(t, ix)
+			if step%25 != 0 && step != 1999 {
+				continue
+			}
+			fresh := New(Config{Zones: zones, SOA: indexSOA, NS: indexNS, Policy: policy})
+			ix.mu.Lock()
+			for ns, domains := range ix.domains {
+				fresh.SetDomains(ns, domains)
+			}
+			objects := map[string][]dns.RR{}
+			for key, rrs := range ix.objects {
+				objects[key] = slices.Clone(rrs)
+			}
+			ix.mu.Unlock()
+			keys := slices.Collect(maps.Keys(objects))
+			r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+			for _, key := range keys {
+				slices.Reverse(objects[key])
+				fresh.UpdateClaim(key, claims[key], objects[key])
+			}
+			fresh.Flush()
+			got, want := dumpSnapshot(ix.Snapshot()), dumpSnapshot(fresh.Snapshot())
+			fresh.Close()
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s, step %d: the index differs from a fresh one\n got %q\nwant %q", policy, step, got, want)
+			}
+		}
+		ix.Close()
 	}
 }
