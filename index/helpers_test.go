@@ -2,7 +2,9 @@ package index
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -104,5 +106,17 @@ func (l testListener) SerialChanged(zone string, serial uint32) {
 func (l testListener) Conflict(name, message string) {
 	if l.conflict != nil {
 		l.conflict(name, message)
+	}
+}
+
+// randomName returns a maker of names of up to three labels drawn from
+// labels, below one of suffixes, chosen by r.
+func randomName(r *rand.Rand, labels, suffixes []string) func() string {
+	return func() string {
+		var parts []string
+		for range r.IntN(4) {
+			parts = append(parts, labels[r.IntN(len(labels))])
+		}
+		return strings.Join(append(parts, suffixes[r.IntN(len(suffixes))]), ".")
 	}
 }

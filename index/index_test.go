@@ -414,13 +414,7 @@ func TestIndexRandomUpdates(t *testing.T) {
 	labels := []string{"a", "b", "*", "sub"}
 	suffixes := []string{"example.com.", "sub.example.com.", "example.org."}
 	r := rand.New(rand.NewPCG(1, 2))
-	randName := func() string {
-		var parts []string
-		for range r.IntN(4) {
-			parts = append(parts, labels[r.IntN(len(labels))])
-		}
-		return strings.Join(append(parts, suffixes[r.IntN(len(suffixes))]), ".")
-	}
+	randName := randomName(r, labels, suffixes)
 	randRR := func() dns.RR {
 		name := randName()
 		switch r.IntN(5) {

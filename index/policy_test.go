@@ -5,7 +5,6 @@ import (
 	"maps"
 	"math/rand/v2"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/miekg/dns"
@@ -320,13 +319,7 @@ func TestIndexPolicyRandomUpdates(t *testing.T) {
 	namespaces := []string{"n1", "n2", "n3", ""}
 	for _, policy := range []Policy{Union, First, Delegated} {
 		r := rand.New(rand.NewPCG(3, uint64(policy)))
-		randName := func() string {
-			var parts []string
-			for range r.IntN(4) {
-				parts = append(parts, labels[r.IntN(len(labels))])
-			}
-			return strings.Join(append(parts, suffixes[r.IntN(len(suffixes))]), ".")
-		}
+		randName := randomName(r, labels, suffixes)
 		randRR := func() dns.RR {
 			name, ttl := randName(), 30+r.IntN(2)*30
 			switch r.IntN(6) {
