@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -326,18 +325,7 @@ func noRBACErrors(t *testing.T, s *server) {
 // host has counted up to want.
 func eventCount(t *testing.T, ns, name, reason, host string, want int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	var out string
-	for time.Now().Before(deadline) {
-		out = kubectl(t, "", "-n", ns, "get", "events", "--field-selector", "reason="+reason+",involvedObject.kind=Service,involvedObject.name="+name,
-			"-o", "jsonpath={range .items[*]}{.count} {.message}{\"\\n\"}{end}")
-		for _, line := range strings.Split(out, "\n") {
-			count, msg, _ := strings.Cut(line, " ")
-			if n, err := strconv.Atoi(count); err == nil && n >= want && strings.HasPrefix(msg, "DNS name "+host+" ") {
-				return
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	t.Fatalf("no %s Event on %s/%s for %s counted %d times; events:\n%s", reason, ns, name, host, want, out)
+	waitServiceEvent(t, ns, name, reason, fmt.Sprintf("for %s counted %d times", host, want), func(e serviceEvent) bool {
+		return e.count >= want && strings.HasPrefix(e.message, "DNS name "+host+" ")
+	})
 }

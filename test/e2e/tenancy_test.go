@@ -58,20 +58,40 @@ func rejectedEvents(t *testing.T, ns, name, host, why string) {
 // about host, seen with kubectl get events, whose message contains why.
 func nameEvents(t *testing.T, reason, ns, name, host, why string) {
 	t.Helper()
-	want := "DNS name " + host + " "
+	waitServiceEvent(t, ns, name, reason, fmt.Sprintf("for %s (%s)", host, why), func(e serviceEvent) bool {
+		return e.typ == "Warning" && strings.HasPrefix(e.message, "DNS name "+host+" ") && strings.Contains(e.message, why)
+	})
+}
+
+// serviceEvent is what the tests read of an Event.
+type serviceEvent struct {
+	typ     string
+	count   int
+	message string
+}
+
+// waitServiceEvent waits until an Event with reason on the Service ns/name,
+// seen with kubectl get events, satisfies ok; what describes it on failure.
+func waitServiceEvent(t *testing.T, ns, name, reason, what string, ok func(serviceEvent) bool) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	var out string
 	for time.Now().Before(deadline) {
 		out = kubectl(t, "", "-n", ns, "get", "events", "--field-selector", "reason="+reason+",involvedObject.kind=Service,involvedObject.name="+name,
-			"-o", "jsonpath={range .items[*]}{.type} {.message}{\"\\n\"}{end}")
+			"-o", "jsonpath={range .items[*]}{.type}{\"\\t\"}{.count}{\"\\t\"}{.message}{\"\\n\"}{end}")
 		for _, line := range strings.Split(out, "\n") {
-			if strings.HasPrefix(line, "Warning "+want) && strings.Contains(line, why) {
+			f := strings.SplitN(line, "\t", 3)
+			if len(f) != 3 {
+				continue
+			}
+			count, _ := strconv.Atoi(f[1])
+			if ok(serviceEvent{typ: f[0], count: count, message: f[2]}) {
 				return
 			}
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Fatalf("no %s Event on %s/%s for %s (%s); events:\n%s", reason, ns, name, host, why, out)
+	t.Fatalf("no %s Event on %s/%s %s; events:\n%s", reason, ns, name, what, out)
 }
 
 // transferredOnly checks that the zone's AXFR holds addr only at the names in allowed.
