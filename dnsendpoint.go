@@ -109,10 +109,7 @@ func endpointRecord(name, rrtype, target string, ttl uint32) ([]dns.RR, error) {
 		if ip.Is4() != (rrtype == "A") || ip.Zone() != "" {
 			return nil, fmt.Errorf("not an %s address", rrtype)
 		}
-		if ip.Is4() {
-			return []dns.RR{&dns.A{Hdr: hdr(dns.TypeA), A: ip.AsSlice()}}, nil
-		}
-		return []dns.RR{&dns.AAAA{Hdr: hdr(dns.TypeAAAA), AAAA: ip.AsSlice()}}, nil
+		return []dns.RR{addressRecord(hdr(0), ip)}, nil
 	case "CNAME", "NS", "PTR":
 		host, err := targetName(target)
 		if err != nil {

@@ -3,7 +3,6 @@ package gateway
 import (
 	"fmt"
 	"math"
-	"net"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -206,23 +205,13 @@ func (r *result) publish(names []string, t targets, ttl uint32) {
 	if len(t.hosts) > 1 && len(t.ips) == 0 {
 		r.warnf("several target hostnames %s: only %s is published as the CNAME", strings.Join(t.hosts, ","), t.hosts[0])
 	}
-	// One copy of each address, shared by the records of every name: they
-	// are never changed.
-	ips := make([]net.IP, len(t.ips))
-	for i, ip := range t.ips {
-		ips[i] = ip.AsSlice()
-	}
 	for _, name := range names {
 		hdr := func(rrtype uint16) dns.RR_Header {
 			return dns.RR_Header{Name: name, Rrtype: rrtype, Class: dns.ClassINET, Ttl: ttl}
 		}
 		if len(t.ips) > 0 {
-			for i, ip := range t.ips {
-				if ip.Is4() {
-					r.rrs = append(r.rrs, &dns.A{Hdr: hdr(dns.TypeA), A: ips[i]})
-				} else {
-					r.rrs = append(r.rrs, &dns.AAAA{Hdr: hdr(dns.TypeAAAA), AAAA: ips[i]})
-				}
+			for _, ip := range t.ips {
+				r.rrs = append(r.rrs, addressRecord(hdr(0), ip))
 			}
 			continue
 		}
