@@ -123,7 +123,7 @@ func TestShiftFor(t *testing.T) {
 		names int
 		shift uint8
 	}{
-		{0, 0}, {2048, 0}, {2049, 1}, {10_000, 3}, {100_000, 6}, {1_000_000, maxShift}, {100_000_000, maxShift},
+		{0, 0}, {1024, 0}, {1025, 1}, {10_000, 4}, {100_000, 7}, {1_000_000, maxShift}, {100_000_000, maxShift},
 	} {
 		if got := shiftFor(c.names); got != c.shift {
 			t.Errorf("shiftFor(%d) = %d, want %d", c.names, got, c.shift)
