@@ -45,7 +45,8 @@ func BenchmarkIndexSync(b *testing.B) {
 				ix := New(Config{Zones: []string{"example.com."}, SOA: indexSOA})
 				b.StartTimer()
 				for o, rrs := range objects {
-					ix.Update(fmt.Sprintf("Ingress/ns/o%d", o), slices.Clone(rrs))
+					// Claimed, as the plugin's objects always are.
+					ix.UpdateClaim(fmt.Sprintf("Ingress/ns/o%d", o), Claim{Namespace: "ns", Created: int64(o)}, slices.Clone(rrs))
 				}
 				ix.Flush()
 				b.StopTimer()

@@ -77,7 +77,7 @@ type Index struct {
 
 	mu        sync.Mutex
 	live      bool                // publish on every change (set by Flush)
-	objects   map[string][]dns.RR // object key → its records
+	objects   map[string]object   // object key → its records and claim
 	owners    map[string]string   // owner name → the one object publishing there
 	shared    map[string][]string // owner name → the objects publishing there, by key, when several
 	children  map[string]int      // name → data-bearing names below it
@@ -95,7 +95,6 @@ type Index struct {
 	nsNames       []string               // the nameserver names, reserved to the plugin
 	staticDomains map[string][]string    // namespace → domains from the configuration
 	domains       map[string][]string    // namespace → domains set at run time
-	claims        map[string]Claim       // object key → who claims its records
 	rejections    map[string][]Rejection // owner name → claims rejected there
 
 	snap atomic.Pointer[Snapshot]
@@ -110,7 +109,7 @@ func New(cfg Config) *Index {
 		listener:  cfg.Listener,
 		now:       cfg.Now,
 		afterFunc: cfg.AfterFunc,
-		objects:   map[string][]dns.RR{},
+		objects:   map[string]object{},
 		owners:    map[string]string{},
 		shared:    map[string][]string{},
 		children:  map[string]int{},
@@ -124,7 +123,6 @@ func New(cfg Config) *Index {
 		policy:        cfg.Policy,
 		staticDomains: cfg.Domains,
 		domains:       map[string][]string{},
-		claims:        map[string]Claim{},
 		rejections:    map[string][]Rejection{},
 	}
 	if ix.now == nil {
@@ -191,22 +189,17 @@ func (ix *Index) UpdateClaim(key string, claim Claim, rrs []dns.RR) {
 	sortRRs(rrs)
 
 	ix.mu.Lock()
-	if equalRRs(ix.objects[key], rrs) && ix.claims[key] == claim {
+	prev := ix.objects[key]
+	if equalRRs(prev.rrs, rrs) && prev.claim == claim {
 		ix.mu.Unlock()
 		return
 	}
-	old := ix.objects[key]
+	old := prev.rrs
 	forOwnerNames(old, func(name string) { ix.removeOwner(name, key) })
 	if len(rrs) == 0 {
 		delete(ix.objects, key)
-		delete(ix.claims, key)
 	} else {
-		ix.objects[key] = rrs
-		if claim == (Claim{}) {
-			delete(ix.claims, key)
-		} else {
-			ix.claims[key] = claim
-		}
+		ix.objects[key] = object{rrs: rrs, claim: claim}
 	}
 	forOwnerNames(rrs, func(name string) { ix.addOwner(name, key) })
 	// Rebuild in a fixed order so that logs and conflict choices are reproducible.

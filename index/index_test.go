@@ -179,7 +179,7 @@ func checkSameAsFresh(t *testing.T, ix *Index) {
 	}
 	objects := map[string][]dns.RR{}
 	for k, v := range ix.objects {
-		objects[k] = slices.Clone(v)
+		objects[k] = slices.Clone(v.rrs)
 	}
 	ix.mu.Unlock()
 	rand.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })

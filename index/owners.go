@@ -69,7 +69,8 @@ func (ix *Index) contributions(name string) []contribution {
 
 // contribution returns the records that object key publishes at name, with its claim.
 func (ix *Index) contribution(key, name string) contribution {
-	return contribution{key: key, claim: ix.claims[key], rrs: recordsAt(ix.objects[key], name)}
+	o := ix.objects[key]
+	return contribution{key: key, claim: o.claim, rrs: recordsAt(o.rrs, name)}
 }
 
 // recordsAt returns the records of rrs, ordered by owner name (see sortRRs),

@@ -11,9 +11,9 @@ import (
 func TestOwners(t *testing.T) {
 	ix := New(Config{Zones: []string{"example.com."}, SOA: indexSOA})
 	const name = "a.example.com."
-	ix.objects["Ingress/ns/x"] = qtRRs("a.example.com. 60 IN A 192.0.2.1", "b.example.com. 60 IN A 192.0.2.9")
-	ix.objects["Ingress/ns/y"] = qtRRs("a.example.com. 60 IN A 192.0.2.2")
-	ix.objects["Service/ns/z"] = qtRRs("0.example.com. 60 IN A 192.0.2.8", "a.example.com. 60 IN A 192.0.2.3", "a.example.com. 60 IN AAAA 2001:db8::3")
+	ix.objects["Ingress/ns/x"] = object{rrs: qtRRs("a.example.com. 60 IN A 192.0.2.1", "b.example.com. 60 IN A 192.0.2.9")}
+	ix.objects["Ingress/ns/y"] = object{rrs: qtRRs("a.example.com. 60 IN A 192.0.2.2")}
+	ix.objects["Service/ns/z"] = object{rrs: qtRRs("0.example.com. 60 IN A 192.0.2.8", "a.example.com. 60 IN A 192.0.2.3", "a.example.com. 60 IN AAAA 2001:db8::3")}
 	for i, step := range []struct {
 		add    bool
 		key    string

@@ -229,11 +229,11 @@ func (ix *Index) SetDomains(namespace string, domains []string) {
 		return
 	}
 	var names []string
-	for key, rrs := range ix.objects {
-		if ix.claims[key].Namespace != namespace {
+	for _, o := range ix.objects {
+		if o.claim.Namespace != namespace {
 			continue
 		}
-		for _, rr := range rrs {
+		for _, rr := range o.rrs {
 			names = append(names, rr.Header().Name)
 		}
 	}

@@ -360,8 +360,11 @@ func TestIndexPolicyRandomUpdates(t *testing.T) {
 				fresh.SetDomains(ns, domains)
 			}
 			objects := map[string][]dns.RR{}
-			for key, rrs := range ix.objects {
-				objects[key] = slices.Clone(rrs)
+			for key, o := range ix.objects {
+				if o.claim != claims[key] {
+					t.Errorf("%s: claim %+v held, %+v given", key, o.claim, claims[key])
+				}
+				objects[key] = slices.Clone(o.rrs)
 			}
 			ix.mu.Unlock()
 			keys := slices.Collect(maps.Keys(objects))
