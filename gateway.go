@@ -161,7 +161,7 @@ func (g *Gateway) Ready() bool {
 // ServeDNS implements plugin.Handler.
 func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg) (int, error) {
 	state := request.Request{W: w, Req: r}
-	qname := state.Name()
+	qname := queryName(&state)
 	zi := index.ZoneOf(g.Zones, qname)
 	if zi < 0 {
 		return plugin.NextOrFailure(g.Name(), g.Next, ctx, w, r)

@@ -3,6 +3,7 @@ package gateway
 import (
 	"testing"
 
+	"github.com/coredns/coredns/request"
 	"github.com/miekg/dns"
 )
 
@@ -36,5 +37,29 @@ func TestWithQueryCase(t *testing.T) {
 				t.Errorf("the shared record changed: %q", tt.answer[0])
 			}
 		})
+	}
+}
+
+// TestQueryName checks the fast way against request.Request.Name, the
+// reference, for plain, mixed-case and escaped names.
+func TestQueryName(t *testing.T) {
+	for _, q := range []string{
+		"www.example.com.", "WWW.Example.COM.", "*.w.example.com.", "_http._tcp.example.com.",
+		"a-1.example.com.", ".", "a\\.b.example.com.", "A\\046B.example.com.", "a\\032b.example.com.",
+		"\\@.example.com.", "x\\(y.example.com.", "\\255.example.com.", "a..b.example.com.",
+	} {
+		m := new(dns.Msg)
+		m.SetQuestion(q, dns.TypeA)
+		want := (&request.Request{Req: m}).Name()
+		if got := queryName(&request.Request{Req: m}); got != want {
+			t.Errorf("queryName(%q) = %q, want %q", q, got, want)
+		}
+	}
+	if got := queryName(&request.Request{Req: new(dns.Msg)}); got != "." {
+		t.Errorf("queryName(no question) = %q, want \".\"", got)
+	}
+	m := new(dns.Msg).SetQuestion("www.example.com.", dns.TypeA)
+	if n := testing.AllocsPerRun(100, func() { _ = queryName(&request.Request{Req: m}) }); n != 0 {
+		t.Errorf("queryName of a lower-case name: %v allocations", n)
 	}
 }
