@@ -33,9 +33,9 @@ const (
 	// maxShift bounds the size of a block, which a publish copies: 512
 	// leaves, 12 KiB.
 	maxShift = 9
-	// A leaf of 4-16 entries is one or two cache lines, which the query's
-	// search reads: the search in a leaf of 8-32 was three of the query's
-	// cache misses.
+	// A leaf of 4-16 entries (64-256 bytes) costs the query's search one to
+	// three cache lines; one of 8-32 cost two to four, the most of any
+	// step of a lookup at 100,000 names.
 	minPerLeaf = 4  // names per leaf of a table as it is built
 	maxPerLeaf = 16 // names per leaf that make a table grow
 )
