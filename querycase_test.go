@@ -63,3 +63,19 @@ func TestQueryName(t *testing.T) {
 		t.Errorf("queryName of a lower-case name: %v allocations", n)
 	}
 }
+
+// FuzzQueryName checks queryName against request.Request.Name for any
+// question name, as miekg/dns unpacks it from the wire or a caller sets it.
+func FuzzQueryName(f *testing.F) {
+	for _, q := range []string{"www.example.com.", "WWW.Example.COM.", "a\\.b.", "\\000.", "x y.", "é.", "*._tcp.", ""} {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		m := new(dns.Msg)
+		m.SetQuestion(q, dns.TypeA)
+		want := (&request.Request{Req: m}).Name()
+		if got := queryName(&request.Request{Req: m}); got != want {
+			t.Fatalf("queryName(%q) = %q, request.Name() %q", q, got, want)
+		}
+	})
+}
