@@ -105,6 +105,9 @@ func useGatewayAPI(t *testing.T, set gwapiSet) {
 	if gwapiCurrent == set {
 		return
 	}
+	// Unknown until this install succeeds: a test that fails half way
+	// must not leave the next one believing its set is in place.
+	gwapiCurrent = gwapiSet{}
 	start := time.Now()
 	dir := gwapiSetDir(t, set)
 	installed, err := kubectlErr("", "get", "crd", "gateways.gateway.networking.k8s.io",
@@ -132,7 +135,11 @@ func useGatewayAPI(t *testing.T, set gwapiSet) {
 		args = append(args, "-f", f)
 		crds = append(crds, "crd/"+resource+"."+group)
 	}
-	kubectl(t, "", args...)
+	// After removeGatewayAPI, the API server's admission keeps enforcing
+	// the deleted downgrade policy until its policy cache hears of the
+	// deletion: an older set is refused for a moment ("Installing CRDs
+	// with version before v1.5.0 is prohibited").
+	kubectlRetry(t, 30*time.Second, "", args...)
 	for _, f := range vaps {
 		if out, err := kubectlErr("", "apply", "--server-side", "--force-conflicts", "-f", f); err != nil {
 			t.Logf("skipping %s: %v\n%s", filepath.Base(f), err, out)
