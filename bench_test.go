@@ -9,6 +9,7 @@ import (
 
 	"github.com/coredns/coredns/plugin/test"
 	"github.com/miekg/dns"
+	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
 // benchNames is the number of names in the benchmark index.
@@ -47,7 +48,7 @@ func benchGateway(b *testing.B) *Gateway {
 	}
 	for i := range benchNames {
 		name := fmt.Sprintf("host%d.ns%d.example.com.", i, i%100)
-		g.index.Update("Ingress/ns/host"+fmt.Sprint(i), []dns.RR{addressRecord(hdr(name, dns.TypeA), netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}))})
+		g.index.Update("Ingress/ns/host"+fmt.Sprint(i), []dns.RR{index.AddressRecord(hdr(name, dns.TypeA), netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}))})
 	}
 	g.index.Update("Ingress/ns/wild", []dns.RR{&dns.A{Hdr: hdr("*.w.example.com.", dns.TypeA), A: net.IPv4(192, 0, 2, 1).To4()}})
 	g.index.Update("Ingress/ns/alias", []dns.RR{&dns.CNAME{Hdr: hdr("alias.example.com.", dns.TypeCNAME), Target: "host5.ns5.example.com."}})

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/miekg/dns"
+	"github.com/seed-e581d630/k8s_gateway/index"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -109,7 +110,7 @@ func endpointRecord(name, rrtype, target string, ttl uint32) ([]dns.RR, error) {
 		if ip.Is4() != (rrtype == "A") || ip.Zone() != "" {
 			return nil, fmt.Errorf("not an %s address", rrtype)
 		}
-		return []dns.RR{addressRecord(hdr(0), ip)}, nil
+		return []dns.RR{index.AddressRecord(hdr(0), ip)}, nil
 	case "CNAME", "NS", "PTR":
 		host, err := targetName(target)
 		if err != nil {

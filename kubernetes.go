@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+	"github.com/seed-e581d630/k8s_gateway/index"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
@@ -211,7 +212,7 @@ func (r *result) publish(names []string, t targets, ttl uint32) {
 		}
 		if len(t.ips) > 0 {
 			for _, ip := range t.ips {
-				r.rrs = append(r.rrs, addressRecord(hdr(0), ip))
+				r.rrs = append(r.rrs, index.AddressRecord(hdr(0), ip))
 			}
 			continue
 		}

@@ -1,4 +1,4 @@
-package gateway
+package index
 
 import (
 	"net/netip"
@@ -17,9 +17,9 @@ func TestAddressRecord(t *testing.T) {
 		{"2001:db8::1", "a.example.com.\t60\tIN\tAAAA\t2001:db8::1"},
 		{"::ffff:192.0.2.1", "a.example.com.\t60\tIN\tAAAA\t::ffff:192.0.2.1"},
 	} {
-		rr := addressRecord(h, netip.MustParseAddr(c.ip))
+		rr := AddressRecord(h, netip.MustParseAddr(c.ip))
 		if got := rr.String(); got != c.want {
-			t.Errorf("addressRecord(%s) = %q, want %q", c.ip, got, c.want)
+			t.Errorf("AddressRecord(%s) = %q, want %q", c.ip, got, c.want)
 		}
 		// The record packs and unpacks to itself, and a copy is independent.
 		buf := make([]byte, 64)
@@ -40,8 +40,8 @@ func TestAddressRecord(t *testing.T) {
 func TestAddressRecordAllocatesOnce(t *testing.T) {
 	h := dns.RR_Header{Name: "a.example.com.", Class: dns.ClassINET, Ttl: 60}
 	for _, ip := range []netip.Addr{netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("2001:db8::1")} {
-		if n := testing.AllocsPerRun(100, func() { _ = addressRecord(h, ip) }); n != 1 {
-			t.Errorf("addressRecord(%s): %v allocations, want 1", ip, n)
+		if n := testing.AllocsPerRun(100, func() { _ = AddressRecord(h, ip) }); n != 1 {
+			t.Errorf("AddressRecord(%s): %v allocations, want 1", ip, n)
 		}
 	}
 }
