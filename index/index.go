@@ -1,7 +1,6 @@
 package index
 
 import (
-	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -131,7 +130,7 @@ func New(cfg Config) *Index {
 	if ix.afterFunc == nil {
 		ix.afterFunc = func(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
 	}
-	s := &Snapshot{names: table{seed: maphash.MakeSeed()}, zoneNames: cfg.Zones, parents: parentZones(cfg.Zones), zones: make([]zoneState, len(cfg.Zones))}
+	s := &Snapshot{names: newTable(), zoneNames: cfg.Zones, parents: parentZones(cfg.Zones), zones: make([]zoneState, len(cfg.Zones))}
 	ix.snap.Store(s) // empty: the writer reads the names it holds from it
 	now := uint32(ix.now().Unix())
 	for i, z := range cfg.Zones {
@@ -330,7 +329,8 @@ func (ix *Index) rebuild(name string) {
 }
 
 // refresh replaces the node of name. With setData false it keeps the node's
-// current data and only re-evaluates its existence and wildcard link.
+// current data and only re-evaluates its existence and whether a wildcard
+// is below it.
 func (ix *Index) refresh(name string, zi int, sets []rrset, setData bool) {
 	old := ix.node(name)
 	if !setData && old != nil {
@@ -339,7 +339,7 @@ func (ix *Index) refresh(name string, zi int, sets []rrset, setData bool) {
 	exists := len(sets) > 0 || ix.children[name] > 0 || name == ix.zones[zi]
 	var n *node
 	if exists {
-		n = newNode(name, sets, ix.node("*."+name))
+		n = &node{name: name, sets: sets, wildcard: ix.exists("*." + name)}
 		if old != nil && old.wildcard == n.wildcard && equalSets(old.sets, n.sets) {
 			return
 		}
@@ -351,7 +351,7 @@ func (ix *Index) refresh(name string, zi int, sets []rrset, setData bool) {
 		ix.deleteNode(name)
 	}
 	ix.changed[zi] = true
-	// The parent of a wildcard links to it.
+	// The parent of a wildcard knows whether it exists.
 	if isWildcard(name) {
 		ix.refresh(name[2:], zi, nil, false)
 	}
@@ -363,7 +363,15 @@ func (ix *Index) node(name string) *node {
 	if n, ok := ix.next[name]; ok {
 		return n
 	}
-	return ix.snap.Load().names.get(name)
+	return ix.snap.Load().get(name)
+}
+
+// exists reports whether the writer holds name.
+func (ix *Index) exists(name string) bool {
+	if n, ok := ix.next[name]; ok {
+		return n != nil
+	}
+	return ix.snap.Load().Has(name)
 }
 
 func (ix *Index) setNode(n *node) {

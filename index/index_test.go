@@ -56,8 +56,8 @@ func dumpNode(n *node) string {
 		}
 		b.WriteString("]")
 	}
-	if n.wildcard != nil {
-		b.WriteString(" wildcard=" + n.wildcard.name)
+	if n.wildcard {
+		b.WriteString(" wildcard=*." + n.name)
 	}
 	return b.String()
 }
@@ -65,7 +65,7 @@ func dumpNode(n *node) string {
 // dumpSnapshot renders every node of s, sorted by name.
 func dumpSnapshot(s *Snapshot) []string {
 	var out []string
-	s.names.each(func(n *node) { out = append(out, dumpNode(n)) })
+	s.names.each(func(v view) { out = append(out, dumpNode(v.node())) })
 	slices.Sort(out)
 	return out
 }
@@ -73,14 +73,16 @@ func dumpSnapshot(s *Snapshot) []string {
 // checkIndexInvariants checks the structure of the published snapshot of ix:
 // nodes are filed under their names' hashes in the right leaf, which is sorted
 // and counted; a name exists iff it
-// is an apex, has data, or has a descendant with data; wildcard links point to
-// the very node of "*.<name>" in the same snapshot; the writer's copy equals
-// the published one (after a publish).
+// is an apex, has data, or has a descendant with data; a node knows of a
+// wildcard below it iff "*.<name>" is in the same snapshot; nodes fill the
+// arena without overlapping; the writer's copy equals the published one
+// (after a publish).
 func checkIndexInvariants(t *testing.T, ix *Index) {
 	t.Helper()
 	s := ix.Snapshot()
 	withData := map[string]bool{}
 	count := 0
+	spans := map[ref][][2]int{} // per chunk, the bytes of each node
 	for bi, b := range s.names.top {
 		if b == nil {
 			continue
@@ -88,14 +90,21 @@ func checkIndexInvariants(t *testing.T, ix *Index) {
 		for li, l := range *b {
 			for i, e := range l {
 				count++
-				if e.hash != maphash.String(s.names.seed, e.node.name) {
-					t.Errorf("node %q filed under a hash of another name", e.node.name)
+				v := s.names.arena.view(e.ref)
+				name := string(v.name())
+				if e.hash != maphash.String(s.names.seed, name) {
+					t.Errorf("node %q filed under a hash of another name", name)
 				}
 				if gb, gl := s.names.slot(e.hash); gb != bi || gl != li {
-					t.Errorf("node %q filed in leaf %d/%d, belongs in %d/%d", e.node.name, bi, li, gb, gl)
+					t.Errorf("node %q filed in leaf %d/%d, belongs in %d/%d", name, bi, li, gb, gl)
 				}
 				if i > 0 && l[i-1].hash > e.hash {
-					t.Errorf("leaf %d/%d out of order at %q", bi, li, e.node.name)
+					t.Errorf("leaf %d/%d out of order at %q", bi, li, name)
+				}
+				if prev, ok := spans[e.ref>>32]; ok {
+					spans[e.ref>>32] = append(prev, [2]int{int(uint32(e.ref)), int(uint32(e.ref)) + v.size()})
+				} else {
+					spans[e.ref>>32] = [][2]int{{int(uint32(e.ref)), int(uint32(e.ref)) + v.size()}}
 				}
 			}
 		}
@@ -103,12 +112,20 @@ func checkIndexInvariants(t *testing.T, ix *Index) {
 	if count != s.Len() {
 		t.Errorf("snapshot counts %d names, holds %d", s.Len(), count)
 	}
+	for c, nodes := range spans {
+		slices.SortFunc(nodes, func(a, b [2]int) int { return a[0] - b[0] })
+		for i := 1; i < len(nodes); i++ {
+			if nodes[i][0] < nodes[i-1][1] {
+				t.Errorf("chunk %d: nodes at %v and %v overlap", c, nodes[i-1], nodes[i])
+			}
+		}
+	}
 	for name, n := range snapshotNodes(s) {
 		if !n.empty() {
 			withData[name] = true
 		}
-		if w := s.get("*." + name); n.wildcard != w {
-			t.Errorf("node %q links wildcard %p, snapshot holds %p", name, n.wildcard, w)
+		if w := s.Has("*." + name); n.wildcard != w {
+			t.Errorf("node %q knows of a wildcard: %v, snapshot holds one: %v", name, n.wildcard, w)
 		}
 		for j := 1; j < len(n.sets); j++ {
 			if n.sets[j-1].qtype >= n.sets[j].qtype {
@@ -195,7 +212,7 @@ func checkSameAsFresh(t *testing.T, ix *Index) {
 
 func snapshotNames(s *Snapshot) []string {
 	var out []string
-	s.names.each(func(n *node) { out = append(out, n.name) })
+	s.names.each(func(v view) { out = append(out, string(v.name())) })
 	slices.Sort(out)
 	return out
 }
@@ -203,7 +220,7 @@ func snapshotNames(s *Snapshot) []string {
 // snapshotNodes returns every node of s by name.
 func snapshotNodes(s *Snapshot) map[string]*node {
 	out := map[string]*node{}
-	s.names.each(func(n *node) { out[n.name] = n })
+	s.names.each(func(v view) { out[string(v.name())] = v.node() })
 	return out
 }
 
@@ -347,53 +364,57 @@ func TestIndexWildcardLinks(t *testing.T) {
 
 	ix.Update("wild", qtRRs("*.w.example.com. 60 IN A 192.0.2.1"))
 	parent, w := wild()
-	if parent == nil || w == nil || parent.wildcard != w || !parent.empty() {
+	if parent == nil || w == nil || !parent.wildcard || !parent.empty() {
 		t.Fatalf("after create: parent %v, wildcard %v", parent, w)
 	}
-	// Changing the wildcard's data relinks the parent to the new node.
+	// Changing the wildcard's data leaves the parent as it was.
+	before := ix.Snapshot()
 	ix.Update("wild", qtRRs("*.w.example.com. 60 IN A 192.0.2.2"))
 	parent2, w2 := wild()
-	if w2 == w || parent2.wildcard != w2 || dumpNode(w2) != "*.w.example.com. [A 60:192.0.2.2]" {
-		t.Fatalf("after change: parent links %v, wildcard %v", parent2.wildcard, w2)
+	if !parent2.wildcard || dumpNode(w2) != "*.w.example.com. [A 60:192.0.2.2]" {
+		t.Fatalf("after change: parent %v, wildcard %v", parent2, w2)
 	}
-	// The parent gets data of its own: the link stays.
+	if v1, _ := before.names.get("w.example.com."); &v1[0] != &mustView(t, ix.Snapshot(), "w.example.com.")[0] {
+		t.Error("the parent was published again for its wildcard's new data")
+	}
+	// The parent gets data of its own: it still knows of the wildcard.
 	ix.Update("parent", qtRRs("w.example.com. 60 IN A 192.0.2.3"))
 	parent3, w3 := wild()
-	if parent3.wildcard != w3 || w3 != w2 || parent3.empty() {
+	if !parent3.wildcard || dumpNode(w3) != dumpNode(w2) || parent3.empty() {
 		t.Fatalf("after parent data: %s", dumpNode(parent3))
 	}
 	checkIndexInvariants(t, ix)
-	// Deleting the wildcard unlinks it; the parent stays for its own data.
+	// Deleting the wildcard tells the parent; it stays for its own data.
 	ix.Update("wild", nil)
 	parent4, w4 := wild()
-	if w4 != nil || parent4 == nil || parent4.wildcard != nil {
+	if w4 != nil || parent4 == nil || parent4.wildcard {
 		t.Fatalf("after delete: parent %v, wildcard %v", parent4, w4)
 	}
 	ix.Update("parent", nil)
 	if p, _ := wild(); p != nil {
 		t.Fatal("w.example.com. left behind")
 	}
-	// A wildcard at the apex links to the apex node.
+	// A wildcard at the apex.
 	ix.Update("apexwild", qtRRs("*.example.com. 60 IN CNAME www.example.com."))
-	if apex := ix.Snapshot().get("example.com."); apex.wildcard == nil || apex.wildcard.cname() == nil {
-		t.Fatalf("apex wildcard not linked: %v", apex)
+	if apex := ix.Snapshot().get("example.com."); !apex.wildcard || ix.Snapshot().get("*.example.com.").rrs(dns.TypeCNAME) == nil {
+		t.Fatalf("apex wildcard not known: %v", apex)
 	}
 	ix.Update("apexwild", nil)
-	if apex := ix.Snapshot().get("example.com."); apex == nil || apex.wildcard != nil {
-		t.Fatalf("apex wildcard not unlinked: %v", apex)
+	if apex := ix.Snapshot().get("example.com."); apex == nil || apex.wildcard {
+		t.Fatalf("apex wildcard not forgotten: %v", apex)
 	}
 	// An empty non-terminal wildcard (RFC 4592 §2.2.2): "*.w" exists only
-	// because of "a.*.w"; it is linked, and synthesizes NODATA.
+	// because of "a.*.w"; it counts, and synthesizes NODATA.
 	ix.Update("entwild", qtRRs("a.*.w.example.com. 60 IN A 192.0.2.4"))
 	parent5, w5 := wild()
-	if w5 == nil || !w5.empty() || parent5 == nil || parent5.wildcard != w5 {
+	if w5 == nil || !w5.empty() || parent5 == nil || !parent5.wildcard {
 		t.Fatalf("ENT wildcard: parent %v, wildcard %v", parent5, w5)
 	}
 	// Two wildcards at different levels.
 	ix.Update("deep", qtRRs("*.x.w.example.com. 60 IN A 192.0.2.5", "*.w.example.com. 60 IN A 192.0.2.6"))
 	s := ix.Snapshot()
-	if s.get("x.w.example.com.").wildcard != s.get("*.x.w.example.com.") || s.get("w.example.com.").wildcard != s.get("*.w.example.com.") {
-		t.Fatal("wildcards at two levels not linked")
+	if !s.get("x.w.example.com.").wildcard || !s.get("w.example.com.").wildcard {
+		t.Fatal("wildcards at two levels not known")
 	}
 	checkIndexInvariants(t, ix)
 	checkSameAsFresh(t, ix)
@@ -402,6 +423,16 @@ func TestIndexWildcardLinks(t *testing.T) {
 	if got := snapshotNames(ix.Snapshot()); !slices.Equal(got, []string{"example.com."}) {
 		t.Fatalf("names %q after removing everything", got)
 	}
+}
+
+// mustView returns the packed node of name in s.
+func mustView(t *testing.T, s *Snapshot, name string) view {
+	t.Helper()
+	v, ok := s.names.get(name)
+	if !ok {
+		t.Fatalf("%s not in the snapshot", name)
+	}
+	return v
 }
 
 // TestIndexRandomUpdates applies random updates over a small universe of

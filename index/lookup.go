@@ -32,7 +32,9 @@ const maxChain = 8
 // Lookup answers qname and qtype from zone zi of the snapshot, following RFC
 // 1034 §4.3.2 with RFC 4592 wildcards. It returns the answer, authority and
 // additional sections. qname must be lower case and inside the zone. The
-// sections share the snapshot's records: callers must not change them.
+// records of the answer and additional sections are new, owned by the
+// caller; those of the authority section (SOA, NS) are the snapshot's and
+// must not be changed.
 func (s *Snapshot) Lookup(zi int, qname string, qtype uint16) (answer, ns, extra []dns.RR, res Result) {
 	zone := s.zones[zi].name
 	if qtype == dns.TypeDS && qname == zone && s.parents[zi] >= 0 {
@@ -49,13 +51,13 @@ func (s *Snapshot) Lookup(zi int, qname string, qtype uint16) (answer, ns, extra
 			return answer, nil, nil, Success
 		}
 		if s.cuts {
-			if cut := s.cut(qname, zone); cut != nil && !(cut.name == qname && qtype == dns.TypeDS) {
-				nsrrs := cut.rrs(dns.TypeNS)
+			if cut, at := s.cut(qname, zone); cut != nil && !(at == qname && qtype == dns.TypeDS) {
+				nsrrs := cut.rrs(dns.TypeNS, at)
 				return answer, nsrrs, s.addresses(nsrrs), Delegation
 			}
 		}
-		n, synthesized := s.find(qname, zone)
-		if n == nil {
+		n, found := s.find(qname, zone)
+		if !found {
 			return answer, s.zones[zi].soa, nil, NameError
 		}
 		if qname == zone {
@@ -67,36 +69,30 @@ func (s *Snapshot) Lookup(zi int, qname string, qtype uint16) (answer, ns, extra
 				return append(answer, nsrrs...), nil, s.addresses(nsrrs), Success
 			}
 		}
-		if c := n.cname(); c != nil && qtype != dns.TypeCNAME && qtype != dns.TypeANY {
-			rr := dns.RR(c)
-			if synthesized {
-				rr = withOwner(c, qname)
+		if qtype != dns.TypeCNAME && qtype != dns.TypeANY {
+			if c := n.set(dns.TypeCNAME); c.count > 0 {
+				// Synthesized from a wildcard or not, the CNAME is owned by
+				// the name asked for.
+				cname, ok := c.first(qname).(*dns.CNAME)
+				if !ok {
+					return answer, nil, nil, ServerFailure
+				}
+				if answer == nil {
+					answer = make([]dns.RR, 0, 4) // room for the CNAME and what it leads to
+				}
+				answer = append(answer, cname)
+				target := dns.CanonicalName(cname.Target)
+				if s.Zone(target) != zi {
+					return answer, nil, nil, Success
+				}
+				qname = target
+				continue
 			}
-			if answer == nil {
-				answer = make([]dns.RR, 0, 4) // room for the CNAME and what it leads to
-			}
-			answer = append(answer, rr)
-			target := dns.CanonicalName(c.Target)
-			if s.Zone(target) != zi {
-				return answer, nil, nil, Success
-			}
-			qname = target
-			continue
 		}
-		var rrs []dns.RR
-		if qtype == dns.TypeANY {
-			// RFC 8482: one RRset stands for all of them.
-			if len(n.sets) > 0 {
-				rrs = n.sets[0].rrs
-			}
-		} else {
-			rrs = n.rrs(qtype)
-		}
+		// With ANY, the first RRset stands for all of them (RFC 8482).
+		rrs := n.rrs(qtype, qname)
 		if len(rrs) == 0 {
 			return answer, s.zones[zi].soa, nil, NoData
-		}
-		if synthesized {
-			rrs = withOwners(rrs, qname)
 		}
 		if answer == nil {
 			answer = rrs
@@ -118,22 +114,22 @@ func owns(chain []dns.RR, name string) bool {
 }
 
 // find returns the node that answers for qname: the node of qname itself, or
-// the wildcard that covers it (synthesized is then true), or nil when the name
-// does not exist. Per RFC 4592 the source of synthesis is "*." under the
-// closest encloser, the longest ancestor of qname that exists; an existing
-// name or empty non-terminal is never answered from a wildcard.
-func (s *Snapshot) find(qname, zone string) (n *node, synthesized bool) {
-	if n := s.get(qname); n != nil {
-		return n, false
+// the wildcard that covers it; found is false when the name does not exist.
+// Per RFC 4592 the source of synthesis is "*." under the closest encloser,
+// the longest ancestor of qname that exists; an existing name or empty
+// non-terminal is never answered from a wildcard.
+func (s *Snapshot) find(qname, zone string) (n view, found bool) {
+	if n, ok := s.names.get(qname); ok {
+		return n, true
 	}
 	for off, end := dns.NextLabel(qname, 0); !end; off, end = dns.NextLabel(qname, off) {
 		ce := qname[off:]
 		if len(ce) < len(zone) {
 			break
 		}
-		if n := s.get(ce); n != nil {
-			if n.wildcard != nil {
-				return n.wildcard, true
+		if n, ok := s.names.get(ce); ok {
+			if n.wildcard() {
+				return s.wildcard(ce)
 			}
 			return nil, false
 		}
@@ -141,20 +137,30 @@ func (s *Snapshot) find(qname, zone string) (n *node, synthesized bool) {
 	return nil, false
 }
 
+// wildcard returns the node of "*.<name>", without allocating for names of
+// usual length.
+func (s *Snapshot) wildcard(name string) (view, bool) {
+	var buf [256]byte
+	if len(name)+2 > len(buf) {
+		return s.names.get("*." + name)
+	}
+	b := append(append(buf[:0], '*', '.'), name...)
+	return s.names.getBytes(b)
+}
+
 // cut returns the highest node between the zone apex (exclusive) and qname
-// (inclusive) that has NS records, or nil.
-func (s *Snapshot) cut(qname, zone string) *node {
-	var cut *node
+// (inclusive) that has NS records, and its name; nil when there is none.
+func (s *Snapshot) cut(qname, zone string) (cut view, at string) {
 	for name, off, end := qname, 0, false; len(name) > len(zone); {
-		if n := s.get(name); n != nil && n.rrs(dns.TypeNS) != nil {
-			cut = n
+		if n, ok := s.names.get(name); ok && n.has(dns.TypeNS) {
+			cut, at = n, name
 		}
 		if off, end = dns.NextLabel(qname, off); end {
 			break
 		}
 		name = qname[off:]
 	}
-	return cut
+	return cut, at
 }
 
 // additional returns the in-zone addresses of the names that MX, SRV and NS
@@ -189,9 +195,9 @@ func (s *Snapshot) addresses(rrs []dns.RR) []dns.RR {
 			continue
 		}
 		seen = append(seen, target)
-		if n := s.get(target); n != nil {
-			extra = append(extra, n.rrs(dns.TypeA)...)
-			extra = append(extra, n.rrs(dns.TypeAAAA)...)
+		if n, ok := s.names.get(target); ok {
+			extra = append(extra, n.rrs(dns.TypeA, target)...)
+			extra = append(extra, n.rrs(dns.TypeAAAA, target)...)
 		}
 	}
 	return extra
@@ -248,35 +254,4 @@ func equalFoldASCII(a, b string) bool {
 		}
 	}
 	return true
-}
-
-// withOwner returns a copy of rr owned by name (wildcard synthesis). The
-// common types are copied shallowly: their data is immutable like the rest of
-// the snapshot, and only the owner name differs.
-func withOwner(rr dns.RR, name string) dns.RR {
-	switch x := rr.(type) {
-	case *dns.A:
-		c := *x
-		c.Hdr.Name = name
-		return &c
-	case *dns.AAAA:
-		c := *x
-		c.Hdr.Name = name
-		return &c
-	case *dns.CNAME:
-		c := *x
-		c.Hdr.Name = name
-		return &c
-	}
-	c := dns.Copy(rr)
-	c.Header().Name = name
-	return c
-}
-
-func withOwners(rrs []dns.RR, name string) []dns.RR {
-	out := make([]dns.RR, len(rrs))
-	for i, rr := range rrs {
-		out[i] = withOwner(rr, name)
-	}
-	return out
 }

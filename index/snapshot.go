@@ -25,8 +25,15 @@ type zoneState struct {
 	ns     []dns.RR // the apex NS RRset, the same in every snapshot
 }
 
-// get returns the node of name, or nil when the name does not exist.
-func (s *Snapshot) get(name string) *node { return s.names.get(name) }
+// get returns the node of name, unpacked, or nil when the name does not
+// exist. It is the writer's way to the published data; the query path reads
+// views.
+func (s *Snapshot) get(name string) *node {
+	if v, ok := s.names.get(name); ok {
+		return v.node()
+	}
+	return nil
+}
 
 // Zones returns the zones of the snapshot, in the order the index was given
 // them. The slice must not be changed.
@@ -46,7 +53,10 @@ func (s *Snapshot) NS(zi int) []dns.RR { return s.zones[zi].ns }
 
 // Has reports whether name exists in the snapshot (as a name with data or an
 // empty non-terminal).
-func (s *Snapshot) Has(name string) bool { return s.get(name) != nil }
+func (s *Snapshot) Has(name string) bool {
+	_, ok := s.names.get(name)
+	return ok
+}
 
 // Len returns the number of names in the snapshot, empty non-terminals included.
 func (s *Snapshot) Len() int { return s.names.len }
@@ -57,9 +67,9 @@ func (s *Snapshot) Len() int { return s.names.len }
 // of the nameserver names below the cut as glue.
 func (s *Snapshot) Records(zi int) []dns.RR {
 	var nodes []*node
-	s.names.each(func(n *node) {
-		if !n.empty() && s.Zone(n.name) == zi {
-			nodes = append(nodes, n)
+	s.names.each(func(v view) {
+		if !v.empty() && ZoneOf(s.zoneNames, string(v.name())) == zi {
+			nodes = append(nodes, v.node())
 		}
 	})
 	nodes = append(nodes, s.delegations(zi)...)

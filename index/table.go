@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"cmp"
 	"hash/maphash"
 	"slices"
@@ -8,8 +9,9 @@ import (
 
 // A table maps the names of a snapshot to their nodes. It is a two-level
 // directory of small leaves: the top bits of a name's hash pick a block, the
-// next shift bits a leaf in it, and a leaf lists its (hash, node) pairs
-// sorted by hash.
+// next shift bits a leaf in it, and a leaf lists its (hash, node position)
+// pairs sorted by hash. The nodes lie packed in the table's arena (see
+// packed.go), so leaves hold no pointers either.
 //
 // The number of leaves follows the number of names: a table is built with
 // about minPerLeaf names per leaf, and grows (is rebuilt with twice the
@@ -18,14 +20,16 @@ import (
 //
 // A table is immutable once published. The next snapshot's table copies the
 // top level (a fixed 2 KiB), the blocks and the leaves that hold changed
-// names, and shares everything else: publishing costs O(changed names),
-// whatever the size of the zones (and O(names) at the rare growth, which at
-// least doubles the names since the last).
+// names, and shares everything else; the changed nodes are appended to the
+// arena. Publishing costs O(changed names), whatever the size of the zones,
+// and O(names) at the rare growth, which at least doubles the names since the
+// last, or compaction, when replaced nodes fill most of the arena.
 type table struct {
 	seed  maphash.Seed
 	shift uint8 // a block holds 1<<shift leaves
 	top   [1 << topBits]*block
 	len   int // number of names
+	arena arena
 }
 
 const (
@@ -40,6 +44,9 @@ const (
 	maxPerLeaf = 16 // names per leaf that make a table grow
 )
 
+// newTable returns an empty table.
+func newTable() table { return table{seed: maphash.MakeSeed(), arena: newArena()} }
+
 // block is the second level of a table: 1<<shift leaves.
 type block []leaf
 
@@ -49,7 +56,7 @@ type leaf []entry
 
 type entry struct {
 	hash uint64
-	node *node
+	ref  ref
 }
 
 // shiftFor returns the block size, in bits, of a table of n names.
@@ -82,33 +89,51 @@ func (l leaf) search(h uint64) int {
 
 // find returns the position of name (of hash h) in l and true, or the
 // position where it belongs and false.
-func (l leaf) find(h uint64, name string) (int, bool) {
+func (t *table) find(l leaf, h uint64, name string) (int, bool) {
 	i := l.search(h)
 	for ; i < len(l) && l[i].hash == h; i++ {
-		if l[i].node.name == name {
+		if string(t.arena.view(l[i].ref).name()) == name {
 			return i, true
 		}
 	}
 	return i, false
 }
 
-// get returns the node of name, or nil.
-func (t *table) get(name string) *node {
+// get returns the node of name.
+func (t *table) get(name string) (view, bool) {
 	h := maphash.String(t.seed, name)
 	bi, li := t.slot(h)
 	b := t.top[bi]
 	if b == nil {
-		return nil
+		return nil, false
 	}
-	if i, ok := (*b)[li].find(h, name); ok {
-		return (*b)[li][i].node
+	l := (*b)[li]
+	if i, ok := t.find(l, h, name); ok {
+		return t.arena.view(l[i].ref), true
 	}
-	return nil
+	return nil, false
+}
+
+// getBytes is get for a name in bytes.
+func (t *table) getBytes(name []byte) (view, bool) {
+	h := maphash.Bytes(t.seed, name)
+	bi, li := t.slot(h)
+	b := t.top[bi]
+	if b == nil {
+		return nil, false
+	}
+	l := (*b)[li]
+	for i := l.search(h); i < len(l) && l[i].hash == h; i++ {
+		if v := t.arena.view(l[i].ref); bytes.Equal(v.name(), name) {
+			return v, true
+		}
+	}
+	return nil, false
 }
 
 // each calls f for every node of t, in no particular order.
-func (t *table) each(f func(*node)) {
-	t.eachEntry(func(e entry) { f(e.node) })
+func (t *table) each(f func(view)) {
+	t.eachEntry(func(e entry) { f(t.arena.view(e.ref)) })
 }
 
 // eachEntry calls f for every entry of t, in the order of their hashes.
@@ -131,34 +156,62 @@ func (t *table) eachEntry(f func(entry)) {
 // once, such as the initial sync's. t is left as it was.
 func (t *table) overlaid(next map[string]*node) table {
 	entries := make([]entry, 0, t.len+len(next))
+	a := t.arena
 	t.eachEntry(func(e entry) {
-		if _, ok := next[e.node.name]; !ok {
+		if _, ok := next[string(t.arena.view(e.ref).name())]; ok {
+			a.drop(e.ref)
+		} else {
 			entries = append(entries, e)
 		}
 	})
 	for name, n := range next {
 		if n != nil {
-			entries = append(entries, entry{maphash.String(t.seed, name), n})
+			var r ref
+			r, a = a.put(n)
+			entries = append(entries, entry{maphash.String(t.seed, name), r})
 		}
 	}
 	slices.SortFunc(entries, func(x, y entry) int { return cmp.Compare(x.hash, y.hash) })
-	return fromSorted(t.seed, entries)
+	return fromSorted(t.seed, entries, a)
 }
 
 // grown returns a copy of t with the block size for its number of names.
 func (t *table) grown() table {
 	entries := make([]entry, 0, t.len)
 	t.eachEntry(func(e entry) { entries = append(entries, e) })
-	return fromSorted(t.seed, entries)
+	return fromSorted(t.seed, entries, t.arena)
 }
 
-// fromSorted returns the table of entries, which are sorted by hash. Each
-// leaf gets an array of its own, of its exact length: no slack from
-// appending (a leaf of 9 entries took 256 bytes, now 144), and no array
-// shared by leaves, which would keep every node they ever held alive until
-// the next rebuild.
-func fromSorted(seed maphash.Seed, entries []entry) table {
-	t := table{seed: seed, shift: shiftFor(len(entries)), len: len(entries)}
+// compacted returns a copy of t whose nodes lie in a new arena of their
+// own: the old one, mostly replaced nodes, goes with the last snapshot
+// that reads it.
+func (t *table) compacted() table {
+	a := newArena()
+	w := a.w
+	entries := make([]entry, 0, t.len)
+	t.eachEntry(func(e entry) {
+		v := t.arena.view(e.ref)
+		v = v[:v.size()]
+		if len(w.chunks) == 0 || w.used+len(v) > len(w.chunks[len(w.chunks)-1]) {
+			w.chunks = append(w.chunks, make([]byte, max(chunkSize, len(v))))
+			w.used = 0
+		}
+		entries = append(entries, entry{e.hash, ref(len(w.chunks)-1)<<32 | ref(w.used)})
+		copy(w.chunks[len(w.chunks)-1][w.used:], v)
+		w.used += len(v)
+		w.live += len(v)
+		w.total += len(v)
+	})
+	a.chunks = w.chunks
+	return fromSorted(t.seed, entries, a)
+}
+
+// fromSorted returns the table of entries, which are sorted by hash and
+// whose nodes lie in a. Each leaf gets an array of its own, of its exact
+// length: no slack from appending (a leaf of 9 entries took 256 bytes, now
+// 144).
+func fromSorted(seed maphash.Seed, entries []entry, a arena) table {
+	t := table{seed: seed, shift: shiftFor(len(entries)), len: len(entries), arena: a}
 	for i := 0; i < len(entries); {
 		bi, li := t.slot(entries[i].hash)
 		j := i + 1
@@ -179,7 +232,8 @@ func fromSorted(seed maphash.Seed, entries []entry) table {
 }
 
 // with returns a copy of t with the names of next changed: each to its node
-// there, or removed when that is nil. t is left as it was.
+// there, or removed when that is nil. t is left as it was. A table must be
+// made only from the newest one: all of them append to one arena.
 func (t table) with(next map[string]*node) table {
 	var ownBlock [1 << topBits]bool
 	ownLeaf := make(map[[2]int]bool, len(next))
@@ -199,15 +253,22 @@ func (t table) with(next map[string]*node) table {
 			l = slices.Clone(l)
 			ownLeaf[[2]int{bi, li}] = true
 		}
-		i, found := l.find(h, name)
+		i, found := t.find(l, h, name)
+		if found {
+			t.arena.drop(l[i].ref)
+		}
+		var r ref
+		if n != nil {
+			r, t.arena = t.arena.put(n)
+		}
 		switch {
 		case found && n != nil:
-			l[i].node = n
+			l[i].ref = r
 		case found:
 			l = slices.Delete(l, i, i+1)
 			t.len--
 		case n != nil:
-			l = slices.Insert(l, i, entry{h, n})
+			l = slices.Insert(l, i, entry{h, r})
 			t.len++
 		}
 		if len(l) == 0 {
@@ -215,7 +276,10 @@ func (t table) with(next map[string]*node) table {
 		}
 		b[li] = l
 	}
-	if t.shift < maxShift && t.len > (1<<topBits<<t.shift)*maxPerLeaf {
+	switch {
+	case t.arena.garbage():
+		return t.compacted()
+	case t.shift < maxShift && t.len > (1<<topBits<<t.shift)*maxPerLeaf:
 		return t.grown()
 	}
 	return t

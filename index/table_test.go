@@ -2,24 +2,32 @@ package index
 
 import (
 	"fmt"
-	"hash/maphash"
 	"maps"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/miekg/dns"
 )
+
+// tableNode returns a node of name whose data tells version v apart.
+func tableNode(name string, v int) *node {
+	return &node{name: name, sets: []rrset{{qtype: dns.TypeTXT, rrs: []dns.RR{&dns.TXT{
+		Hdr: dns.RR_Header{Name: name, Rrtype: dns.TypeTXT, Class: dns.ClassINET, Ttl: 60},
+		Txt: []string{fmt.Sprintf("v%d", v)},
+	}}}}}
+}
 
 // TestTableWith applies rounds of random additions, replacements and
 // removals with table.with and checks every round against a table built from
 // scratch, and that the tables of earlier rounds never change.
 func TestTableWith(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	seed := maphash.MakeSeed()
 	nodes := map[string]*node{}
 	for i := range 5000 {
 		name := fmt.Sprintf("n%d.example.com.", i)
-		nodes[name] = &node{name: name}
+		nodes[name] = tableNode(name, 0)
 	}
-	empty := table{seed: seed}
+	empty := newTable()
 	tab := empty.overlaid(nodes)
 	type round struct {
 		tab   table
@@ -35,7 +43,7 @@ func TestTableWith(t *testing.T) {
 				delete(nodes, name)
 				next[name] = nil
 			} else {
-				nodes[name] = &node{name: name}
+				nodes[name] = tableNode(name, r+1)
 				next[name] = nodes[name]
 			}
 		}
@@ -65,21 +73,26 @@ func checkTable(t *testing.T, what string, tab *table, nodes map[string]*node) {
 		t.Errorf("%s: len %d, want %d", what, tab.len, len(nodes))
 	}
 	for name, n := range nodes {
-		if got := tab.get(name); got != n {
-			t.Errorf("%s: get(%q) = %p, want %p", what, name, got, n)
+		v, ok := tab.get(name)
+		if !ok {
+			t.Errorf("%s: get(%q) finds nothing", what, name)
+			continue
+		}
+		if got, want := dumpNode(v.node()), dumpNode(n); got != want {
+			t.Errorf("%s: get(%q) = %s, want %s", what, name, got, want)
 		}
 	}
 	seen := 0
-	tab.each(func(n *node) {
+	tab.each(func(v view) {
 		seen++
-		if nodes[n.name] != n {
-			t.Errorf("%s: holds %q, which it should not", what, n.name)
+		if _, ok := nodes[string(v.name())]; !ok {
+			t.Errorf("%s: holds %q, which it should not", what, v.name())
 		}
 	})
 	if seen != len(nodes) {
 		t.Errorf("%s: holds %d nodes, want %d", what, seen, len(nodes))
 	}
-	if tab.get("absent.example.com.") != nil {
+	if _, ok := tab.get("absent.example.com."); ok {
 		t.Errorf("%s: finds a name it does not hold", what)
 	}
 }
@@ -87,9 +100,8 @@ func checkTable(t *testing.T, what string, tab *table, nodes map[string]*node) {
 // TestTableGrows adds names to a small table until it has grown its blocks
 // several times, checking it and the tables it was grown from each round.
 func TestTableGrows(t *testing.T) {
-	seed := maphash.MakeSeed()
 	nodes := map[string]*node{}
-	tab := table{seed: seed}
+	tab := newTable()
 	type round struct {
 		tab   table
 		nodes map[string]*node
@@ -100,7 +112,7 @@ func TestTableGrows(t *testing.T) {
 		next := map[string]*node{}
 		for range 4000 {
 			name := fmt.Sprintf("g%d.example.com.", i)
-			nodes[name] = &node{name: name}
+			nodes[name] = tableNode(name, i)
 			next[name] = nodes[name]
 			i++
 		}
@@ -115,6 +127,41 @@ func TestTableGrows(t *testing.T) {
 	}
 	for _, h := range history {
 		checkTable(t, fmt.Sprintf("kept table of %d names", len(h.nodes)), &h.tab, h.nodes)
+	}
+}
+
+// TestTableCompacts replaces the same names until replaced nodes fill most
+// of the arena: the table then moves its nodes to a new arena, bounded by
+// the live data, and the tables before still read their own.
+func TestTableCompacts(t *testing.T) {
+	nodes := map[string]*node{}
+	for i := range 2000 {
+		name := fmt.Sprintf("c%d.example.com.", i)
+		nodes[name] = tableNode(name, 0)
+	}
+	empty := newTable()
+	tab := empty.overlaid(nodes)
+	first, firstNodes := tab, maps.Clone(nodes)
+	compactions := 0
+	for r := 1; r <= 100; r++ {
+		next := map[string]*node{}
+		for name := range nodes {
+			nodes[name] = tableNode(name, r)
+			next[name] = nodes[name]
+		}
+		before := tab.arena.w
+		tab = tab.with(next)
+		if tab.arena.w != before {
+			compactions++
+		}
+		if w := tab.arena.w; w.total > 2*max(w.live, minCompact)+chunkSize {
+			t.Fatalf("round %d: arena of %d bytes for %d live", r, w.total, w.live)
+		}
+	}
+	checkTable(t, "after 100 rounds", &tab, nodes)
+	checkTable(t, "the first table", &first, firstNodes)
+	if compactions == 0 {
+		t.Error("the arena was never compacted")
 	}
 }
 
