@@ -1,6 +1,8 @@
 package index
 
 import (
+	"bytes"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -74,21 +76,30 @@ type Index struct {
 	now        func() time.Time
 	afterFunc  func(d time.Duration, f func()) Timer
 
-	mu        sync.Mutex
-	live      bool                // publish on every change (set by Flush)
-	objects   map[string]object   // object key → its records and claim
-	owners    map[string]string   // owner name → the one object publishing there
-	shared    map[string][]string // owner name → the objects publishing there, by key, when several
-	children  map[string]int      // name → data-bearing names below it
-	next      map[string]*node    // names changed since the last publish: their node, or nil when gone
-	full      bool                // the next publish builds the table anew instead of copying leaves
-	changed   []bool              // zones changed since the last publish
-	serials   []uint32            // current serial per zone
-	pending   []bool              // zones whose data changed without a new serial
-	restored  []bool              // zones whose serial came from Config.Serials, until it changes
-	tick      Timer               // bumps pending serials on the next second
-	conflicts map[string]string   // owner name → last logged conflict
-	cuts      int                 // names below an apex with NS records
+	mu      sync.Mutex
+	live    bool                  // publish on every change (set by Flush)
+	objects map[string]objectID   // object key → its position in objs
+	objs    []object              // the objects: their records and claims
+	free    []objectID            // positions of objs no object holds
+	owners  map[nameHash]objectID // owner name → the one object publishing there
+	shared  map[string][]string   // owner name → the objects publishing there, by key, when several
+	seeds   [2]maphash.Seed       // of the owners' keys
+	// updating is the object UpdateClaim is rebuilding the names of, with
+	// its records as given (see contribution).
+	updating struct {
+		id  objectID
+		rrs []dns.RR
+	}
+	children  map[string]int    // name → data-bearing names below it
+	next      map[string]*node  // names changed since the last publish: their node, or nil when gone
+	full      bool              // the next publish builds the table anew instead of copying leaves
+	changed   []bool            // zones changed since the last publish
+	serials   []uint32          // current serial per zone
+	pending   []bool            // zones whose data changed without a new serial
+	restored  []bool            // zones whose serial came from Config.Serials, until it changes
+	tick      Timer             // bumps pending serials on the next second
+	conflicts map[string]string // owner name → last logged conflict
+	cuts      int               // names below an apex with NS records
 
 	policy        Policy
 	nsNames       []string               // the nameserver names, reserved to the plugin
@@ -108,8 +119,9 @@ func New(cfg Config) *Index {
 		listener:  cfg.Listener,
 		now:       cfg.Now,
 		afterFunc: cfg.AfterFunc,
-		objects:   map[string]object{},
-		owners:    map[string]string{},
+		objects:   map[string]objectID{},
+		owners:    map[nameHash]objectID{},
+		seeds:     [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
 		shared:    map[string][]string{},
 		children:  map[string]int{},
 		next:      map[string]*node{},
@@ -187,50 +199,45 @@ func (ix *Index) UpdateClaim(key string, claim Claim, rrs []dns.RR) {
 	rrs = ix.inZones(rrs)
 	sortRRs(rrs)
 
+	wire := packRecords(rrs)
+
 	ix.mu.Lock()
-	prev := ix.objects[key]
-	if equalRRs(prev.rrs, rrs) && prev.claim == claim {
+	id, prev, had := ix.object(key)
+	if !had && len(wire) == 0 || had && bytes.Equal(prev.wire, wire) && prev.claim == claim {
 		ix.mu.Unlock()
 		return
 	}
-	old := prev.rrs
-	forOwnerNames(old, func(name string) { ix.removeOwner(name, key) })
-	if len(rrs) == 0 {
-		delete(ix.objects, key)
-	} else {
-		ix.objects[key] = object{rrs: rrs, claim: claim}
+	var old []string
+	if had {
+		forWireNames(prev.wire, func(name string) {
+			old = append(old, name)
+			ix.removeOwner(name, id, key)
+		})
 	}
-	forOwnerNames(rrs, func(name string) { ix.addOwner(name, key) })
+	if len(wire) == 0 {
+		ix.deleteObject(key)
+	} else {
+		id = ix.storeObject(object{key: key, claim: claim, wire: wire})
+		forOwnerNames(rrs, func(name string) { ix.addOwner(name, id) })
+	}
 	// Rebuild in a fixed order so that logs and conflict choices are reproducible.
+	ix.updating.id, ix.updating.rrs = id, rrs
 	for _, name := range ownerNames(old, rrs) {
 		ix.rebuild(name)
 	}
+	ix.updating.rrs = nil
 	notify := ix.publishLocked(false)
 	ix.mu.Unlock()
 	ix.announce(notify)
 }
 
-// ownerNames returns the distinct owner names of a and b, which are ordered
-// by owner name (see sortRRs), in order.
-func ownerNames(a, b []dns.RR) []string {
-	names := make([]string, 0, len(a)+len(b))
-	for len(a) > 0 || len(b) > 0 {
-		var name string
-		switch {
-		case len(b) == 0 || len(a) > 0 && a[0].Header().Name < b[0].Header().Name:
-			name = a[0].Header().Name
-		default:
-			name = b[0].Header().Name
-		}
-		for len(a) > 0 && a[0].Header().Name == name {
-			a = a[1:]
-		}
-		for len(b) > 0 && b[0].Header().Name == name {
-			b = b[1:]
-		}
-		names = append(names, name)
-	}
-	return names
+// ownerNames returns the distinct names of old and the owner names of rrs,
+// in order.
+func ownerNames(old []string, rrs []dns.RR) []string {
+	names := slices.Clip(old)
+	forOwnerNames(rrs, func(name string) { names = append(names, name) })
+	slices.Sort(names)
+	return slices.Compact(names)
 }
 
 // Flush publishes everything applied so far and from then on publishes every

@@ -152,13 +152,6 @@ func sameData(rrs [][]dns.RR) bool {
 	return true
 }
 
-// object is what one object publishes: its records, ordered by owner name
-// (see sortRRs), and who claims them. One map entry per object holds both.
-type object struct {
-	rrs   []dns.RR
-	claim Claim
-}
-
 // contribution is the records one object publishes at one owner name.
 type contribution struct {
 	key   string // the object's "Kind/namespace/name"

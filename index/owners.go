@@ -1,6 +1,7 @@
 package index
 
 import (
+	"hash/maphash"
 	"slices"
 	"sort"
 	"strings"
@@ -8,38 +9,52 @@ import (
 	"github.com/miekg/dns"
 )
 
-// The index keeps, per owner name, only the keys of the objects publishing
-// there: the records themselves are in the objects map, ordered by owner
-// name. Most names have one object, kept in a map of plain strings; the few
-// with several keep a sorted list apart. That is about 80 bytes a name less
-// than a list of contributions per name.
+// The index keeps, per owner name, only the objects publishing there: the
+// records themselves are in the objects (see objects.go). Most names have
+// one object, kept in a map from the name's 128-bit hash to the object's
+// position, which holds no pointers for the collector to scan; the few names
+// with several keep a sorted list of keys apart.
+//
+// Two names with one 128-bit hash would share an entry; with per-process
+// random seeds that takes about 2^64 names, far beyond any index.
 
-// addOwner notes that object key publishes at name.
-func (ix *Index) addOwner(name, key string) {
+// nameHash is the key of a name in Index.owners.
+type nameHash [2]uint64
+
+// hashName returns the key of name in Index.owners.
+func (ix *Index) hashName(name string) nameHash {
+	return nameHash{maphash.String(ix.seeds[0], name), maphash.String(ix.seeds[1], name)}
+}
+
+// addOwner notes that object id publishes at name.
+func (ix *Index) addOwner(name string, id objectID) {
+	key := ix.objs[id].key
 	if keys, ok := ix.shared[name]; ok {
 		if i, found := slices.BinarySearch(keys, key); !found {
 			ix.shared[name] = slices.Insert(keys, i, key)
 		}
 		return
 	}
-	other, ok := ix.owners[name]
+	h := ix.hashName(name)
+	other, ok := ix.owners[h]
 	switch {
 	case !ok:
-		ix.owners[name] = key
-	case other != key:
-		delete(ix.owners, name)
-		keys := []string{other, key}
+		ix.owners[h] = id
+	case other != id:
+		delete(ix.owners, h)
+		keys := []string{ix.objs[other].key, key}
 		slices.Sort(keys)
 		ix.shared[name] = keys
 	}
 }
 
-// removeOwner notes that object key no longer publishes at name.
-func (ix *Index) removeOwner(name, key string) {
+// removeOwner notes that the object of key, at id, no longer publishes at name.
+func (ix *Index) removeOwner(name string, id objectID, key string) {
 	keys, ok := ix.shared[name]
 	if !ok {
-		if ix.owners[name] == key {
-			delete(ix.owners, name)
+		h := ix.hashName(name)
+		if other, ok := ix.owners[h]; ok && other == id {
+			delete(ix.owners, h)
 		}
 		return
 	}
@@ -48,7 +63,7 @@ func (ix *Index) removeOwner(name, key string) {
 	}
 	if len(keys) == 1 {
 		delete(ix.shared, name)
-		ix.owners[name] = keys[0]
+		ix.owners[ix.hashName(name)] = ix.objects[keys[0]]
 		return
 	}
 	ix.shared[name] = keys
@@ -56,26 +71,31 @@ func (ix *Index) removeOwner(name, key string) {
 
 // contributions returns what each object publishes at name, ordered by key.
 func (ix *Index) contributions(name string) []contribution {
-	if key, ok := ix.owners[name]; ok {
-		return []contribution{ix.contribution(key, name)}
+	if id, ok := ix.owners[ix.hashName(name)]; ok {
+		return []contribution{ix.contribution(id, name)}
 	}
 	keys := ix.shared[name]
 	cs := make([]contribution, len(keys))
 	for i, key := range keys {
-		cs[i] = ix.contribution(key, name)
+		cs[i] = ix.contribution(ix.objects[key], name)
 	}
 	return cs
 }
 
-// contribution returns the records that object key publishes at name, with its claim.
-func (ix *Index) contribution(key, name string) contribution {
-	o := ix.objects[key]
-	return contribution{key: key, claim: o.claim, rrs: recordsAt(o.rrs, name)}
+// contribution returns the records that object id publishes at name, with
+// its claim. The object being updated gives its records as they came,
+// ordered by name; the others unpack theirs.
+func (ix *Index) contribution(id objectID, name string) contribution {
+	o := &ix.objs[id]
+	if id == ix.updating.id && ix.updating.rrs != nil {
+		return contribution{key: o.key, claim: o.claim, rrs: rrsAt(ix.updating.rrs, name)}
+	}
+	return contribution{key: o.key, claim: o.claim, rrs: recordsAt(o.wire, name)}
 }
 
-// recordsAt returns the records of rrs, ordered by owner name (see sortRRs),
+// rrsAt returns the records of rrs, ordered by owner name (see sortRRs),
 // that name owns, as a slice of rrs without spare capacity.
-func recordsAt(rrs []dns.RR, name string) []dns.RR {
+func rrsAt(rrs []dns.RR, name string) []dns.RR {
 	i := sort.Search(len(rrs), func(i int) bool { return strings.Compare(rrs[i].Header().Name, name) >= 0 })
 	j := i
 	for j < len(rrs) && rrs[j].Header().Name == name {

@@ -3,6 +3,8 @@ package index
 import (
 	"slices"
 	"testing"
+
+	"github.com/miekg/dns"
 )
 
 // TestOwners runs objects on and off one name and checks, after each step,
@@ -11,9 +13,13 @@ import (
 func TestOwners(t *testing.T) {
 	ix := New(Config{Zones: []string{"example.com."}, SOA: indexSOA})
 	const name = "a.example.com."
-	ix.objects["Ingress/ns/x"] = object{rrs: qtRRs("a.example.com. 60 IN A 192.0.2.1", "b.example.com. 60 IN A 192.0.2.9")}
-	ix.objects["Ingress/ns/y"] = object{rrs: qtRRs("a.example.com. 60 IN A 192.0.2.2")}
-	ix.objects["Service/ns/z"] = object{rrs: qtRRs("0.example.com. 60 IN A 192.0.2.8", "a.example.com. 60 IN A 192.0.2.3", "a.example.com. 60 IN AAAA 2001:db8::3")}
+	for key, rrs := range map[string][]dns.RR{
+		"Ingress/ns/x": qtRRs("a.example.com. 60 IN A 192.0.2.1", "b.example.com. 60 IN A 192.0.2.9"),
+		"Ingress/ns/y": qtRRs("a.example.com. 60 IN A 192.0.2.2"),
+		"Service/ns/z": qtRRs("0.example.com. 60 IN A 192.0.2.8", "a.example.com. 60 IN A 192.0.2.3", "a.example.com. 60 IN AAAA 2001:db8::3"),
+	} {
+		ix.storeObject(object{key: key, wire: packRecords(rrs)})
+	}
 	for i, step := range []struct {
 		add    bool
 		key    string
@@ -30,10 +36,11 @@ func TestOwners(t *testing.T) {
 		{false, "Ingress/ns/y", nil, 0},
 		{false, "Ingress/ns/y", nil, 0},
 	} {
+		id, _, _ := ix.object(step.key)
 		if step.add {
-			ix.addOwner(name, step.key)
-		} else {
-			ix.removeOwner(name, step.key)
+			ix.addOwner(name, id)
+		} else if _, _, ok := ix.object(step.key); ok {
+			ix.removeOwner(name, id, step.key)
 		}
 		cs := ix.contributions(name)
 		var keys []string
@@ -51,7 +58,7 @@ func TestOwners(t *testing.T) {
 		if len(cs) > 0 && len(cs[len(cs)-1].rrs) != step.record {
 			t.Errorf("step %d: %s contributes %d records, want %d", i, cs[len(cs)-1].key, len(cs[len(cs)-1].rrs), step.record)
 		}
-		_, single := ix.owners[name]
+		_, single := ix.owners[ix.hashName(name)]
 		_, several := ix.shared[name]
 		if single && several || single != (len(step.want) == 1) || several != (len(step.want) > 1) {
 			t.Errorf("step %d: in owners %v, in shared %v, with %d keys", i, single, several, len(step.want))
@@ -60,14 +67,14 @@ func TestOwners(t *testing.T) {
 }
 
 func TestRecordsAt(t *testing.T) {
-	rrs := qtRRs("a.example.com. 60 IN A 192.0.2.1", "b.example.com. 60 IN A 192.0.2.2", "b.example.com. 60 IN TXT \"x\"", "c.example.com. 60 IN A 192.0.2.3")
+	wire := packRecords(qtRRs("a.example.com. 60 IN A 192.0.2.1", "b.example.com. 60 IN A 192.0.2.2", "b.example.com. 60 IN TXT \"x\"", "c.example.com. 60 IN A 192.0.2.3"))
 	for _, c := range []struct {
 		name string
 		want int
 	}{
 		{"a.example.com.", 1}, {"b.example.com.", 2}, {"c.example.com.", 1}, {"0.example.com.", 0}, {"bb.example.com.", 0}, {"d.example.com.", 0},
 	} {
-		got := recordsAt(rrs, c.name)
+		got := recordsAt(wire, c.name)
 		if len(got) != c.want || cap(got) != len(got) {
 			t.Errorf("recordsAt(%s): %d records (cap %d), want %d", c.name, len(got), cap(got), c.want)
 		}

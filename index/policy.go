@@ -229,12 +229,9 @@ func (ix *Index) SetDomains(namespace string, domains []string) {
 		return
 	}
 	var names []string
-	for _, o := range ix.objects {
-		if o.claim.Namespace != namespace {
-			continue
-		}
-		for _, rr := range o.rrs {
-			names = append(names, rr.Header().Name)
+	for i := range ix.objs {
+		if o := &ix.objs[i]; o.wire != nil && o.claim.Namespace == namespace {
+			forWireNames(o.wire, func(name string) { names = append(names, name) })
 		}
 	}
 	slices.Sort(names)

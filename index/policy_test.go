@@ -360,11 +360,12 @@ func TestIndexPolicyRandomUpdates(t *testing.T) {
 				fresh.SetDomains(ns, domains)
 			}
 			objects := map[string][]dns.RR{}
-			for key, o := range ix.objects {
-				if o.claim != claims[key] {
-					t.Errorf("%s: claim %+v held, %+v given", key, o.claim, claims[key])
+			for key, id := range ix.objects {
+				o := &ix.objs[id]
+				if o.key != key || o.claim != claims[key] {
+					t.Errorf("%s: object %q with claim %+v held, %+v given", key, o.key, o.claim, claims[key])
 				}
-				objects[key] = slices.Clone(o.rrs)
+				objects[key] = unpackRecords(o.wire)
 			}
 			ix.mu.Unlock()
 			keys := slices.Collect(maps.Keys(objects))
