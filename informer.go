@@ -160,12 +160,17 @@ func (c *controller) startInformer(w *watched, register bool) cache.InformerSync
 			return guard.Watch(ctx, o)
 		},
 	}
-	indexers := cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc}
+	// Only the Gateway API kinds are looked up by namespace (see
+	// dependencies.go); for Ingresses and Services the index would be a
+	// set of every key per namespace, 160 bytes an object, for nothing.
+	indexers := cache.Indexers{}
 	if conv := w.kind.route; conv != nil {
+		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
 		indexers[gatewayIndex] = func(obj any) ([]string, error) { return routeGateways(conv(obj)), nil }
 		indexers[listenerSetIndex] = func(obj any) ([]string, error) { return routeListenerSets(conv(obj)), nil }
 	}
 	if conv := w.version.listenerSet; conv != nil {
+		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
 		indexers[gatewayIndex] = func(obj any) ([]string, error) {
 			if ns, name, ok := conv(obj).gatewayKey(); ok {
 				return []string{ns + "/" + name}, nil

@@ -194,7 +194,9 @@ func (ix *Index) Update(key string, rrs []dns.RR) { ix.UpdateClaim(key, Claim{},
 
 // UpdateClaim replaces the records that the object key publishes, claimed by
 // claim. A nil or empty rrs removes the object. Records outside every zone are
-// ignored. The records are owned by the index afterwards and must not be changed.
+// ignored. The index keeps a packed copy of the records; it may reorder them
+// and rewrite owner names to their canonical form, so the caller must not
+// use them afterwards.
 func (ix *Index) UpdateClaim(key string, claim Claim, rrs []dns.RR) {
 	rrs = ix.inZones(rrs)
 	sortRRs(rrs)
