@@ -91,7 +91,8 @@ type Index struct {
 		rrs []dns.RR
 	}
 	children  map[string]int    // name → data-bearing names below it
-	next      map[string]*node  // names changed since the last publish: their node, or nil when gone
+	next      map[string]view   // names changed since the last publish: their node, packed, or nil when gone
+	scratch   []byte            // where setNode packs a node
 	full      bool              // the next publish builds the table anew instead of copying leaves
 	changed   []bool            // zones changed since the last publish
 	serials   []uint32          // current serial per zone
@@ -124,7 +125,7 @@ func New(cfg Config) *Index {
 		seeds:     [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
 		shared:    map[string][]string{},
 		children:  map[string]int{},
-		next:      map[string]*node{},
+		next:      map[string]view{},
 		changed:   make([]bool, len(cfg.Zones)),
 		serials:   make([]uint32, len(cfg.Zones)),
 		pending:   make([]bool, len(cfg.Zones)),
@@ -171,7 +172,7 @@ func New(cfg Config) *Index {
 		s.zones[i] = zoneState{name: z, serial: ix.serials[i], soa: []dns.RR{cfg.SOA(z, ix.serials[i])}, ns: ns[:len(ns):len(ns)]}
 	}
 	s.names = s.names.overlaid(ix.next)
-	ix.next, ix.full = map[string]*node{}, false
+	ix.next, ix.full = map[string]view{}, false
 	return ix
 }
 
@@ -369,44 +370,54 @@ func (ix *Index) refresh(name string, zi int, sets []rrset, setData bool) {
 // node returns the writer's node of name: the one changed since the last
 // publish, else the published one; nil when the name does not exist.
 func (ix *Index) node(name string) *node {
-	if n, ok := ix.next[name]; ok {
-		return n
+	if v, ok := ix.view(name); ok {
+		return v.node()
 	}
-	return ix.snap.Load().get(name)
+	return nil
+}
+
+// view returns the packed node of name as node does.
+func (ix *Index) view(name string) (view, bool) {
+	if v, ok := ix.next[name]; ok {
+		return v, v != nil
+	}
+	return ix.snap.Load().names.get(name)
 }
 
 // exists reports whether the writer holds name.
 func (ix *Index) exists(name string) bool {
-	if n, ok := ix.next[name]; ok {
-		return n != nil
-	}
-	return ix.snap.Load().Has(name)
+	_, ok := ix.view(name)
+	return ok
 }
 
 func (ix *Index) setNode(n *node) {
-	ix.countCut(ix.node(n.name), -1)
-	ix.countCut(n, +1)
-	ix.setNext(n.name, n)
+	ix.countCut(n.name, -1)
+	ix.scratch = appendNode(ix.scratch[:0], n)
+	ix.setNext(n.name, view(bytes.Clone(ix.scratch)))
+	ix.countCut(n.name, +1)
 }
 
 func (ix *Index) deleteNode(name string) {
-	ix.countCut(ix.node(name), -1)
+	ix.countCut(name, -1)
 	ix.setNext(name, nil)
 }
 
-// setNext notes the next node of name. Until the first Flush (or Seal)
-// nothing is published, and the first publish builds the table anew from
-// every name instead of copying leaves one name at a time.
-func (ix *Index) setNext(name string, n *node) {
-	ix.next[name] = n
+// setNext notes the next node of name, packed, or nil when it goes. Until
+// the first Flush (or Seal) nothing is published, and the first publish
+// builds the table anew from every name instead of copying leaves one name
+// at a time. Changed nodes wait packed, so that the initial sync does not
+// hold every name as objects of pointers until it publishes them.
+func (ix *Index) setNext(name string, v view) {
+	ix.next[name] = v
 	if !ix.live {
 		ix.full = true
 	}
 }
 
-// countCut keeps count of the delegations (NS records below an apex).
-func (ix *Index) countCut(n *node, delta int) {
-	if n != nil && n.rrs(dns.TypeNS) != nil && !slices.Contains(ix.zones, n.name) {
+// countCut keeps count of the delegations (NS records below an apex),
+// adding delta when the writer's node of name is one.
+func (ix *Index) countCut(name string, delta int) {
+	if v, ok := ix.view(name); ok && v.has(dns.TypeNS) && !slices.Contains(ix.zones, name) {
 		ix.cuts += delta
 	}
 }

@@ -61,7 +61,6 @@ type arenaWriter struct {
 	used   int // bytes used of the last chunk
 	live   int // bytes of the nodes of the newest table
 	total  int // bytes written
-	buf    []byte
 }
 
 func newArena() arena { return arena{w: &arenaWriter{}} }
@@ -71,22 +70,26 @@ func (a *arena) view(r ref) view {
 	return view(a.chunks[r>>32][uint32(r):])
 }
 
-// put appends the encoding of n and returns its position and the arena the
+// put appends the packed node v and returns its position and the arena the
 // tables made from now on read.
-func (a *arena) put(n *node) (ref, arena) {
-	w := a.w
-	w.buf = appendNode(w.buf[:0], n)
-	size := len(w.buf)
-	if len(w.chunks) == 0 || w.used+size > len(w.chunks[len(w.chunks)-1]) {
-		w.chunks = append(w.chunks, make([]byte, max(chunkSize, size)))
+func (a *arena) put(v view) (ref, arena) {
+	r := a.w.place(v)
+	return r, arena{chunks: a.w.chunks, w: a.w}
+}
+
+// place copies the encoded node b to the end of the arena and returns its
+// position. A node larger than a chunk gets a chunk of its own.
+func (w *arenaWriter) place(b []byte) ref {
+	if len(w.chunks) == 0 || w.used+len(b) > len(w.chunks[len(w.chunks)-1]) {
+		w.chunks = append(w.chunks, make([]byte, max(chunkSize, len(b))))
 		w.used = 0
 	}
 	r := ref(len(w.chunks)-1)<<32 | ref(w.used)
-	copy(w.chunks[len(w.chunks)-1][w.used:], w.buf)
-	w.used += size
-	w.live += size
-	w.total += size
-	return r, arena{chunks: w.chunks, w: w}
+	copy(w.chunks[len(w.chunks)-1][w.used:], b)
+	w.used += len(b)
+	w.live += len(b)
+	w.total += len(b)
+	return r
 }
 
 // drop notes that the node at r is no longer in the newest table.

@@ -72,7 +72,7 @@ func (ix *Index) nextSnapshotLocked() *Snapshot {
 	if len(ix.next) > 0 {
 		// A new map, not a cleared one: after the initial sync this one
 		// holds every name, and a map never shrinks.
-		ix.next = map[string]*node{}
+		ix.next = map[string]view{}
 	}
 	return s
 }

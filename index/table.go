@@ -154,7 +154,7 @@ func (t *table) eachEntry(f func(entry)) {
 // its node there, or removed when that is nil. It is built anew, with the
 // block size for its number of names: the way to publish many changes at
 // once, such as the initial sync's. t is left as it was.
-func (t *table) overlaid(next map[string]*node) table {
+func (t *table) overlaid(next map[string]view) table {
 	entries := make([]entry, 0, t.len+len(next))
 	a := t.arena
 	t.eachEntry(func(e entry) {
@@ -164,10 +164,10 @@ func (t *table) overlaid(next map[string]*node) table {
 			entries = append(entries, e)
 		}
 	})
-	for name, n := range next {
-		if n != nil {
+	for name, v := range next {
+		if v != nil {
 			var r ref
-			r, a = a.put(n)
+			r, a = a.put(v)
 			entries = append(entries, entry{maphash.String(t.seed, name), r})
 		}
 	}
@@ -187,22 +187,12 @@ func (t *table) grown() table {
 // that reads it.
 func (t *table) compacted() table {
 	a := newArena()
-	w := a.w
 	entries := make([]entry, 0, t.len)
 	t.eachEntry(func(e entry) {
 		v := t.arena.view(e.ref)
-		v = v[:v.size()]
-		if len(w.chunks) == 0 || w.used+len(v) > len(w.chunks[len(w.chunks)-1]) {
-			w.chunks = append(w.chunks, make([]byte, max(chunkSize, len(v))))
-			w.used = 0
-		}
-		entries = append(entries, entry{e.hash, ref(len(w.chunks)-1)<<32 | ref(w.used)})
-		copy(w.chunks[len(w.chunks)-1][w.used:], v)
-		w.used += len(v)
-		w.live += len(v)
-		w.total += len(v)
+		entries = append(entries, entry{e.hash, a.w.place(v[:v.size()])})
 	})
-	a.chunks = w.chunks
+	a.chunks = a.w.chunks
 	return fromSorted(t.seed, entries, a)
 }
 
@@ -234,10 +224,10 @@ func fromSorted(seed maphash.Seed, entries []entry, a arena) table {
 // with returns a copy of t with the names of next changed: each to its node
 // there, or removed when that is nil. t is left as it was. A table must be
 // made only from the newest one: all of them append to one arena.
-func (t table) with(next map[string]*node) table {
+func (t table) with(next map[string]view) table {
 	var ownBlock [1 << topBits]bool
 	ownLeaf := make(map[[2]int]bool, len(next))
-	for name, n := range next {
+	for name, v := range next {
 		h := maphash.String(t.seed, name)
 		bi, li := t.slot(h)
 		if !ownBlock[bi] {
@@ -258,16 +248,16 @@ func (t table) with(next map[string]*node) table {
 			t.arena.drop(l[i].ref)
 		}
 		var r ref
-		if n != nil {
-			r, t.arena = t.arena.put(n)
+		if v != nil {
+			r, t.arena = t.arena.put(v)
 		}
 		switch {
-		case found && n != nil:
+		case found && v != nil:
 			l[i].ref = r
 		case found:
 			l = slices.Delete(l, i, i+1)
 			t.len--
-		case n != nil:
+		case v != nil:
 			l = slices.Insert(l, i, entry{h, r})
 			t.len++
 		}

@@ -17,6 +17,19 @@ func tableNode(name string, v int) *node {
 	}}}}}
 }
 
+// packNodes returns nodes packed, as the writer hands them to a table.
+func packNodes(nodes map[string]*node) map[string]view {
+	out := make(map[string]view, len(nodes))
+	for name, n := range nodes {
+		if n == nil {
+			out[name] = nil
+		} else {
+			out[name] = appendNode(nil, n)
+		}
+	}
+	return out
+}
+
 // TestTableWith applies rounds of random additions, replacements and
 // removals with table.with and checks every round against a table built from
 // scratch, and that the tables of earlier rounds never change.
@@ -28,7 +41,7 @@ func TestTableWith(t *testing.T) {
 		nodes[name] = tableNode(name, 0)
 	}
 	empty := newTable()
-	tab := empty.overlaid(nodes)
+	tab := empty.overlaid(packNodes(nodes))
 	type round struct {
 		tab   table
 		nodes map[string]*node
@@ -48,9 +61,9 @@ func TestTableWith(t *testing.T) {
 			}
 		}
 		if r%10 == 9 {
-			tab = tab.overlaid(next) // the way of the initial sync
+			tab = tab.overlaid(packNodes(next)) // the way of the initial sync
 		} else {
-			tab = tab.with(next)
+			tab = tab.with(packNodes(next))
 		}
 		checkTable(t, fmt.Sprintf("round %d", r), &tab, nodes)
 	}
@@ -62,7 +75,7 @@ func TestTableWith(t *testing.T) {
 	for name := range nodes {
 		all[name] = nil
 	}
-	tab = tab.with(all)
+	tab = tab.with(packNodes(all))
 	checkTable(t, "emptied", &tab, nil)
 }
 
@@ -116,7 +129,7 @@ func TestTableGrows(t *testing.T) {
 			next[name] = nodes[name]
 			i++
 		}
-		tab = tab.with(next)
+		tab = tab.with(packNodes(next))
 		checkTable(t, fmt.Sprintf("%d names", len(nodes)), &tab, nodes)
 		if max := (1 << topBits << tab.shift) * maxPerLeaf; tab.len > max {
 			t.Errorf("%d names in a table of shift %d (at most %d)", tab.len, tab.shift, max)
@@ -140,7 +153,7 @@ func TestTableCompacts(t *testing.T) {
 		nodes[name] = tableNode(name, 0)
 	}
 	empty := newTable()
-	tab := empty.overlaid(nodes)
+	tab := empty.overlaid(packNodes(nodes))
 	first, firstNodes := tab, maps.Clone(nodes)
 	compactions := 0
 	for r := 1; r <= 100; r++ {
@@ -150,7 +163,7 @@ func TestTableCompacts(t *testing.T) {
 			next[name] = nodes[name]
 		}
 		before := tab.arena.w
-		tab = tab.with(next)
+		tab = tab.with(packNodes(next))
 		if tab.arena.w != before {
 			compactions++
 		}
