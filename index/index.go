@@ -90,17 +90,21 @@ type Index struct {
 		id  objectID
 		rrs []dns.RR
 	}
-	children  map[string]int    // name → data-bearing names below it
-	next      map[string]view   // names changed since the last publish: their node, packed, or nil when gone
-	scratch   []byte            // where setNode packs a node
-	full      bool              // the next publish builds the table anew instead of copying leaves
-	changed   []bool            // zones changed since the last publish
-	serials   []uint32          // current serial per zone
-	pending   []bool            // zones whose data changed without a new serial
-	restored  []bool            // zones whose serial came from Config.Serials, until it changes
-	tick      Timer             // bumps pending serials on the next second
-	conflicts map[string]string // owner name → last logged conflict
-	cuts      int               // names below an apex with NS records
+	children map[string]int  // name → data-bearing names below it
+	next     map[string]view // names changed since the last publish: their node, packed, or nil when gone
+	scratch  []byte          // where setNode packs a node
+	full     bool            // the next publish builds the table anew instead of copying leaves
+	// building holds the names of the initial sync folded out of next in
+	// batches (see setNext), when set; it is published at the first Flush.
+	building    table
+	hasBuilding bool
+	changed     []bool            // zones changed since the last publish
+	serials     []uint32          // current serial per zone
+	pending     []bool            // zones whose data changed without a new serial
+	restored    []bool            // zones whose serial came from Config.Serials, until it changes
+	tick        Timer             // bumps pending serials on the next second
+	conflicts   map[string]string // owner name → last logged conflict
+	cuts        int               // names below an apex with NS records
 
 	policy        Policy
 	nsNames       []string               // the nameserver names, reserved to the plugin
@@ -381,6 +385,9 @@ func (ix *Index) view(name string) (view, bool) {
 	if v, ok := ix.next[name]; ok {
 		return v, v != nil
 	}
+	if ix.hasBuilding {
+		return ix.building.get(name)
+	}
 	return ix.snap.Load().names.get(name)
 }
 
@@ -403,16 +410,31 @@ func (ix *Index) deleteNode(name string) {
 }
 
 // setNext notes the next node of name, packed, or nil when it goes. Until
-// the first Flush (or Seal) nothing is published, and the first publish
-// builds the table anew from every name instead of copying leaves one name
-// at a time. Changed nodes wait packed, so that the initial sync does not
-// hold every name as objects of pointers until it publishes them.
+// the first Flush (or Seal) nothing is published: the first publish builds
+// the table anew from every name instead of copying leaves one name at a
+// time, and every syncBatch names the changes are folded into a table that
+// waits for it, so that the initial sync never holds a million names in a
+// map. Changed nodes wait packed, not as objects of pointers.
 func (ix *Index) setNext(name string, v view) {
 	ix.next[name] = v
-	if !ix.live {
-		ix.full = true
+	if ix.live {
+		return
+	}
+	ix.full = true
+	if len(ix.next) >= syncBatch {
+		if ix.hasBuilding {
+			ix.building = ix.building.with(ix.next)
+		} else {
+			old := ix.snap.Load()
+			ix.building, ix.hasBuilding = old.names.overlaid(ix.next), true
+		}
+		ix.next = map[string]view{}
 	}
 }
+
+// syncBatch is the number of changed names the initial sync folds into the
+// waiting table at once (see setNext).
+var syncBatch = 1 << 16
 
 // countCut keeps count of the delegations (NS records below an apex),
 // adding delta when the writer's node of name is one.

@@ -435,6 +435,67 @@ func mustView(t *testing.T, s *Snapshot, name string) view {
 	return v
 }
 
+// TestIndexSyncInBatches: an initial sync that folds its changes into the
+// waiting table in batches (of 7 names here) publishes the same snapshot at
+// the first Flush as an index built in one go, with names replaced and
+// removed across batches, wildcards, empty non-terminals and a delegation.
+func TestIndexSyncInBatches(t *testing.T) {
+	zones := []string{"example.com.", "sub.example.com.", "example.org."}
+	r := rand.New(rand.NewPCG(3, 4))
+	randName := randomName(r, []string{"a", "b", "c", "*", "sub"}, zones)
+	type update struct {
+		key string
+		rrs []dns.RR
+	}
+	var updates []update
+	for range 600 {
+		var rrs []dns.RR
+		for range r.IntN(4) {
+			name := randName()
+			switch r.IntN(6) {
+			case 0:
+				rrs = append(rrs, qtRR(fmt.Sprintf("%s 60 IN CNAME %s", name, randName())))
+			case 1:
+				rrs = append(rrs, qtRR(fmt.Sprintf("%s 60 IN NS %s", name, randName())))
+			default:
+				rrs = append(rrs, qtRR(fmt.Sprintf("%s 60 IN A 192.0.2.%d", name, r.IntN(4))))
+			}
+		}
+		updates = append(updates, update{fmt.Sprintf("obj%d", r.IntN(60)), rrs})
+	}
+	build := func(batch int) *Index {
+		defer func(old int) { syncBatch = old }(syncBatch)
+		syncBatch = batch
+		ix := New(Config{Zones: zones, SOA: indexSOA})
+		t.Cleanup(ix.Close)
+		folded, initial := false, ix.Snapshot()
+		for _, u := range updates {
+			ix.Update(u.key, slices.Clone(u.rrs))
+			folded = folded || ix.hasBuilding
+			if ix.Snapshot() != initial {
+				t.Fatalf("batch %d: names published before the first Flush", batch)
+			}
+		}
+		if batch < 100 && !folded {
+			t.Fatalf("batch %d: never folded", batch)
+		}
+		ix.Flush()
+		return ix
+	}
+	batched, whole := build(7), build(1<<30)
+	if got, want := dumpSnapshot(batched.Snapshot()), dumpSnapshot(whole.Snapshot()); !slices.Equal(got, want) {
+		t.Errorf("batched sync differs\n got %q\nwant %q", got, want)
+	}
+	checkIndexInvariants(t, batched)
+	checkSameAsFresh(t, batched)
+	// Updates after the first Flush go on as usual.
+	batched.Update("obj0", qtRRs("late.example.com. 60 IN A 192.0.2.9"))
+	if !batched.Snapshot().Has("late.example.com.") {
+		t.Error("an update after the first Flush is not published")
+	}
+	checkIndexInvariants(t, batched)
+}
+
 // TestIndexRandomUpdates applies random updates over a small universe of
 // names (wildcards, ENTs, CNAMEs, two zones, a nested zone) and checks after
 // every step that the index is well-formed and equal to one built from scratch.

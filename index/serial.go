@@ -63,12 +63,14 @@ func (ix *Index) nextSnapshotLocked() *Snapshot {
 	old := ix.snap.Load()
 	s := &Snapshot{names: old.names, zoneNames: old.zoneNames, parents: old.parents, zones: old.zones, cuts: ix.cuts > 0}
 	switch {
+	case ix.hasBuilding:
+		s.names = ix.building.with(ix.next)
 	case ix.full:
 		s.names = old.names.overlaid(ix.next)
 	case len(ix.next) > 0:
 		s.names = old.names.with(ix.next)
 	}
-	ix.full = false
+	ix.full, ix.building, ix.hasBuilding = false, table{}, false
 	if len(ix.next) > 0 {
 		// A new map, not a cleared one: after the initial sync this one
 		// holds every name, and a map never shrinks.
