@@ -201,18 +201,23 @@ type packedSet struct {
 func (v view) set(qtype uint16) packedSet {
 	n, b := v.sets()
 	for range n {
-		s := packedSet{
-			qtype: binary.LittleEndian.Uint16(b),
-			count: int(binary.LittleEndian.Uint32(b[2:])),
-		}
-		length := int(binary.LittleEndian.Uint32(b[6:]))
+		var s packedSet
+		s, b = nextSet(b)
 		if s.qtype == qtype || qtype == dns.TypeANY {
-			s.rrs = b[setHeader : setHeader+length]
 			return s
 		}
-		b = b[setHeader+length:]
 	}
 	return packedSet{}
+}
+
+// nextSet returns the packed RRset at the start of b and the bytes after it.
+func nextSet(b []byte) (packedSet, []byte) {
+	length := int(binary.LittleEndian.Uint32(b[6:]))
+	return packedSet{
+		qtype: binary.LittleEndian.Uint16(b),
+		count: int(binary.LittleEndian.Uint32(b[2:])),
+		rrs:   b[setHeader : setHeader+length],
+	}, b[setHeader+length:]
 }
 
 // has reports whether the node has records of type qtype.
@@ -329,14 +334,9 @@ func (v view) node() *node {
 		n.sets = make([]rrset, 0, count)
 	}
 	for range count {
-		s := packedSet{
-			qtype: binary.LittleEndian.Uint16(b),
-			count: int(binary.LittleEndian.Uint32(b[2:])),
-		}
-		length := int(binary.LittleEndian.Uint32(b[6:]))
-		s.rrs = b[setHeader : setHeader+length]
+		var s packedSet
+		s, b = nextSet(b)
 		n.sets = append(n.sets, rrset{qtype: s.qtype, rrs: s.records(n.name)})
-		b = b[setHeader+length:]
 	}
 	return n
 }
