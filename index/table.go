@@ -1,7 +1,6 @@
 package index
 
 import (
-	"bytes"
 	"cmp"
 	"hash/maphash"
 	"slices"
@@ -89,46 +88,38 @@ func (l leaf) search(h uint64) int {
 
 // find returns the position of name (of hash h) in l and true, or the
 // position where it belongs and false.
-func (t *table) find(l leaf, h uint64, name string) (int, bool) {
+func find[N string | []byte](t *table, l leaf, h uint64, name N) (int, bool) {
 	i := l.search(h)
 	for ; i < len(l) && l[i].hash == h; i++ {
-		if string(t.arena.view(l[i].ref).name()) == name {
+		if string(t.arena.view(l[i].ref).name()) == string(name) {
 			return i, true
 		}
 	}
 	return i, false
 }
 
-// get returns the node of name.
-func (t *table) get(name string) (view, bool) {
-	h := maphash.String(t.seed, name)
+// lookup returns the node of name, of hash h.
+func lookup[N string | []byte](t *table, h uint64, name N) (view, bool) {
 	bi, li := t.slot(h)
 	b := t.top[bi]
 	if b == nil {
 		return nil, false
 	}
 	l := (*b)[li]
-	if i, ok := t.find(l, h, name); ok {
+	if i, ok := find(t, l, h, name); ok {
 		return t.arena.view(l[i].ref), true
 	}
 	return nil, false
 }
 
+// get returns the node of name.
+func (t *table) get(name string) (view, bool) {
+	return lookup(t, maphash.String(t.seed, name), name)
+}
+
 // getBytes is get for a name in bytes.
 func (t *table) getBytes(name []byte) (view, bool) {
-	h := maphash.Bytes(t.seed, name)
-	bi, li := t.slot(h)
-	b := t.top[bi]
-	if b == nil {
-		return nil, false
-	}
-	l := (*b)[li]
-	for i := l.search(h); i < len(l) && l[i].hash == h; i++ {
-		if v := t.arena.view(l[i].ref); bytes.Equal(v.name(), name) {
-			return v, true
-		}
-	}
-	return nil, false
+	return lookup(t, maphash.Bytes(t.seed, name), name)
 }
 
 // each calls f for every node of t, in no particular order.
@@ -243,7 +234,7 @@ func (t table) with(next map[string]view) table {
 			l = slices.Clone(l)
 			ownLeaf[[2]int{bi, li}] = true
 		}
-		i, found := t.find(l, h, name)
+		i, found := find(&t, l, h, name)
 		if found {
 			t.arena.drop(l[i].ref)
 		}
