@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/record"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
@@ -21,19 +19,11 @@ const (
 )
 
 // events tells tenants, on their own objects, which names the ownership
-// policy rejected. It uses client-go's event broadcaster, which rate-limits
-// and de-duplicates Events per object as kubelet's are (an Event repeated
-// counts up instead of piling up).
-type events struct {
-	broadcaster record.EventBroadcaster
-	recorder    record.EventRecorder
-}
+// policy rejected. Its eventWriter rate-limits and de-duplicates Events per
+// object as kubelet's are (an Event repeated counts up instead of piling up).
+type events struct{ writer *eventWriter }
 
-func newEvents(sink record.EventSink) *events {
-	b := record.NewBroadcaster()
-	b.StartRecordingToSink(sink)
-	return &events{broadcaster: b, recorder: b.NewRecorder(apiScheme, corev1.EventSource{Component: pluginName})}
-}
+func newEvents(sink eventSink) *events { return &events{writer: newEventWriter(sink)} }
 
 // rejected emits DNSNameRejected on the object whose claim was rejected. The
 // owner of a name is another tenant: the Event does not name it.
@@ -51,7 +41,7 @@ func (e *events) rejected(r index.Rejection) {
 	default:
 		why = "the zone apex and the nameserver names belong to the DNS server"
 	}
-	e.recorder.Eventf(ref, corev1.EventTypeWarning, eventNameRejected, "DNS name %s (zone %s) not published: %s", strings.TrimSuffix(r.Name, "."), r.Zone, why)
+	e.writer.emit(*ref, corev1.EventTypeWarning, eventNameRejected, fmt.Sprintf("DNS name %s (zone %s) not published: %s", strings.TrimSuffix(r.Name, "."), r.Zone, why))
 }
 
 // conflicted emits DNSNameConflict on every object taking part in a merge
@@ -68,12 +58,12 @@ func (e *events) conflicted(c index.Conflict) {
 	}
 	for _, key := range c.Keys {
 		if ref := objectReference(key); ref != nil {
-			e.recorder.Event(ref, corev1.EventTypeWarning, eventNameConflict, msg)
+			e.writer.emit(*ref, corev1.EventTypeWarning, eventNameConflict, msg)
 		}
 	}
 }
 
-func (e *events) stop() { e.broadcaster.Shutdown() }
+func (e *events) stop() { e.writer.stop() }
 
 // objectReference turns an index key, "Kind/namespace/name", into a reference
 // to the object, or nil for keys that name no object of a kind the plugin reads.
@@ -96,35 +86,20 @@ func objectReference(key string) *corev1.ObjectReference {
 // restEventSink writes Events with the core group's REST client.
 type restEventSink struct{ rc *rest.RESTClient }
 
-const eventTimeout = 10 * time.Second
-
-func (s restEventSink) Create(ev *corev1.Event) (*corev1.Event, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
-	defer cancel()
-	out := &corev1.Event{}
-	return out, s.rc.Post().Namespace(ev.Namespace).Resource("events").Body(ev).Do(ctx).Into(out)
+func (s restEventSink) create(ctx context.Context, ev *corev1.Event) error {
+	return s.rc.Post().Namespace(ev.Namespace).Resource("events").Body(ev).Do(ctx).Error()
 }
 
-func (s restEventSink) Update(ev *corev1.Event) (*corev1.Event, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
-	defer cancel()
-	out := &corev1.Event{}
-	return out, s.rc.Put().Namespace(ev.Namespace).Resource("events").Name(ev.Name).Body(ev).Do(ctx).Into(out)
-}
-
-func (s restEventSink) Patch(old *corev1.Event, data []byte) (*corev1.Event, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), eventTimeout)
-	defer cancel()
-	out := &corev1.Event{}
-	return out, s.rc.Patch(types.StrategicMergePatchType).Namespace(old.Namespace).Resource("events").Name(old.Name).Body(data).Do(ctx).Into(out)
+func (s restEventSink) patch(ctx context.Context, namespace, name string, mergePatch []byte) error {
+	return s.rc.Patch(types.MergePatchType).Namespace(namespace).Resource("events").Name(name).Body(mergePatch).Do(ctx).Error()
 }
 
 // eventSinker is an apiClient that can write Events.
 type eventSinker interface {
-	eventSink() (record.EventSink, error)
+	eventSink() (eventSink, error)
 }
 
-func (a *restAPI) eventSink() (record.EventSink, error) {
+func (a *restAPI) eventSink() (eventSink, error) {
 	rc, ok := a.groups["v1"]
 	if !ok {
 		return nil, fmt.Errorf("no client for the core API group")

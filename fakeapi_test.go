@@ -9,11 +9,10 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
-	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	k8stesting "k8s.io/client-go/testing"
-	"k8s.io/client-go/tools/record"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -38,8 +37,19 @@ func (f fakeAPI) reads(k *kind) bool {
 }
 
 // eventSink writes Events to the clientset.
-func (f fakeAPI) eventSink() (record.EventSink, error) {
-	return &typedcorev1.EventSinkImpl{Interface: f.core.CoreV1().Events("")}, nil
+func (f fakeAPI) eventSink() (eventSink, error) { return clientsetEvents{f.core}, nil }
+
+// clientsetEvents is an eventSink over a clientset.
+type clientsetEvents struct{ core kubernetes.Interface }
+
+func (c clientsetEvents) create(ctx context.Context, ev *corev1.Event) error {
+	_, err := c.core.CoreV1().Events(ev.Namespace).Create(ctx, ev, metav1.CreateOptions{})
+	return err
+}
+
+func (c clientsetEvents) patch(ctx context.Context, namespace, name string, mergePatch []byte) error {
+	_, err := c.core.CoreV1().Events(namespace).Patch(ctx, name, types.MergePatchType, mergePatch, metav1.PatchOptions{})
+	return err
 }
 
 func (f fakeAPI) listWatch(k *kind, ns string) (listFunc, watchFunc) {
