@@ -66,8 +66,14 @@ var (
 )
 
 func init() {
-	utilruntime.Must(corev1.AddToScheme(apiScheme))
-	utilruntime.Must(networkingv1.AddToScheme(apiScheme))
+	// Of the built-in groups, only the kinds read (and Events, written):
+	// registering a whole group links every type in it.
+	apiScheme.AddKnownTypes(corev1.SchemeGroupVersion, &corev1.Service{}, &corev1.ServiceList{},
+		&corev1.Namespace{}, &corev1.NamespaceList{}, &corev1.Event{}, &corev1.EventList{})
+	metav1.AddToGroupVersion(apiScheme, corev1.SchemeGroupVersion)
+	apiScheme.AddKnownTypes(networkingv1.SchemeGroupVersion, &networkingv1.Ingress{}, &networkingv1.IngressList{},
+		&networkingv1.IngressClass{}, &networkingv1.IngressClassList{})
+	metav1.AddToGroupVersion(apiScheme, networkingv1.SchemeGroupVersion)
 	utilruntime.Must(gwv1.Install(apiScheme))
 	utilruntime.Must(gwv1a2.Install(apiScheme))
 	utilruntime.Must(gwv1a3.Install(apiScheme))
