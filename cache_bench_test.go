@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/tools/cache"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // BenchmarkCacheBytes reports what the informer cache keeps per object
@@ -41,6 +43,11 @@ func BenchmarkCacheBytes(b *testing.B) {
 		}},
 		{"Service", "Service", func(i int) ([]byte, error) { return benchService(i).Marshal() }, decodeService},
 		{"ClusterIPService", "Service", func(i int) ([]byte, error) { return benchClusterIPService(i).Marshal() }, decodeService},
+		// Gateway API kinds are CRDs: the API server sends them as JSON.
+		{"HTTPRoute", "HTTPRoute", func(i int) ([]byte, error) { return json.Marshal(benchHTTPRoute(i)) }, func(data []byte) (any, error) {
+			var o gwv1.HTTPRoute
+			return &o, json.Unmarshal(data, &o)
+		}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			transform := kindByName(tc.kind).transform
@@ -81,6 +88,35 @@ func heapLive() uint64 {
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
+}
+
+// benchHTTPRoute is an HTTPRoute of one hostname and one rule attached to
+// a shared Gateway, with the status a controller writes.
+func benchHTTPRoute(i int) *gwv1.HTTPRoute {
+	name, ns, gw := fmt.Sprintf("r%d", i), gwv1.Namespace("infra"), gwv1.ObjectName("shared")
+	port, prefix, kind, group := gwv1.PortNumber(8080), gwv1.PathMatchPathPrefix, gwv1.Kind("Gateway"), gwv1.Group(gwv1.GroupName)
+	ref := gwv1.ParentReference{Group: &group, Kind: &kind, Namespace: &ns, Name: gw}
+	created := metav1.NewTime(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	conditions := []metav1.Condition{
+		{Type: "Accepted", Status: metav1.ConditionTrue, ObservedGeneration: 1, LastTransitionTime: created, Reason: "Accepted", Message: "Route is accepted"},
+		{Type: "ResolvedRefs", Status: metav1.ConditionTrue, ObservedGeneration: 1, LastTransitionTime: created, Reason: "ResolvedRefs", Message: "Resolved all the Object references for the Route"},
+	}
+	meta := benchMeta(name, i)
+	meta.ManagedFields[0].APIVersion = gwv1.GroupVersion.String()
+	return &gwv1.HTTPRoute{
+		ObjectMeta: meta,
+		Spec: gwv1.HTTPRouteSpec{
+			CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: []gwv1.ParentReference{ref}}, // the CRD defaults group and kind
+			Hostnames:       []gwv1.Hostname{gwv1.Hostname(name + ".example.com")},
+			Rules: []gwv1.HTTPRouteRule{{
+				Matches:     []gwv1.HTTPRouteMatch{{Path: &gwv1.HTTPPathMatch{Type: &prefix, Value: new("/")}}},
+				BackendRefs: []gwv1.HTTPBackendRef{{BackendRef: gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Name: gwv1.ObjectName(name), Port: &port}}}},
+			}},
+		},
+		Status: gwv1.HTTPRouteStatus{RouteStatus: gwv1.RouteStatus{Parents: []gwv1.RouteParentStatus{
+			{ParentRef: ref, ControllerName: "example.com/gateway-controller", Conditions: conditions},
+		}}},
+	}
 }
 
 // benchMeta is the metadata the API server gives an object of test/bench.

@@ -5,6 +5,7 @@ package gateway
 // a gwt prefix so that they do not collide with those of other test files.
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -338,26 +339,16 @@ func (r gwtR) object() any {
 // gwtConvert turns a typed route into what routeRecords reads, as the informers do.
 func gwtConvert(t *testing.T, obj any) *route {
 	t.Helper()
-	var kindName string
-	switch obj.(type) {
-	case *gwv1.HTTPRoute:
-		kindName = "HTTPRoute"
-	case *gwv1.GRPCRoute:
-		kindName = "GRPCRoute"
-	case *gwv1.TLSRoute:
-		kindName = "TLSRoute"
-	case *gwv1.TCPRoute:
-		kindName = "TCPRoute"
-	case *gwv1.UDPRoute:
-		kindName = "UDPRoute"
+	if rt, ok := obj.(*route); ok {
+		return rt
 	}
-	k := kindByName(kindName)
-	if k == nil || k.route == nil {
-		t.Fatalf("no route kind %q", kindName)
+	slim, err := slimRoute(obj)
+	if err != nil {
+		t.Fatal(err)
 	}
-	rt := k.route(obj)
-	if rt.kind != kindName {
-		t.Fatalf("converted %s has kind %q", kindName, rt.kind)
+	rt, ok := slim.(*route)
+	if !ok {
+		t.Fatalf("slimRoute kept the %T", obj)
 	}
 	return rt
 }
@@ -599,20 +590,33 @@ func TestSlimGatewayAPI(t *testing.T) {
 		t.Errorf("slimGateway changed the listener: %+v", l)
 	}
 
-	// Routes keep the Accepted condition only, and no rules.
-	r := gwtRoute("HTTPRoute", []string{"www.example.com"}, gwtRef("gw")).annotated("coredns.io/hostname", "x").labeled(ignoreLabel, "false")
+	// Routes keep their hostnames, parentRefs, the source annotations and the
+	// parents that accepted them; no rules, labels or other annotations.
+	r := gwtRoute("HTTPRoute", []string{"www.example.com"}, gwtRef("gw"), gwtRef("refused"), gwtRef("pending")).
+		annotated("coredns.io/hostname", "x").labeled(ignoreLabel, "false").
+		withParents(gwtParent(gwtRef("gw"), metav1.ConditionTrue), gwtParent(gwtRef("refused"), metav1.ConditionFalse))
 	robj, _ := slimRoute(r.object())
-	hr := robj.(*gwv1.HTTPRoute)
-	if len(hr.Spec.Rules) != 0 || hr.Labels["app"] != "" || hr.Annotations["unrelated.example.com/x"] != "" {
-		t.Errorf("slimRoute kept fields no source reads: %+v", hr)
+	hr, ok := robj.(*route)
+	if !ok {
+		t.Fatalf("slimRoute made a %T", robj)
 	}
-	if len(hr.Spec.Hostnames) != 1 || len(hr.Spec.ParentRefs) != 1 || hr.Labels[ignoreLabel] != "false" || hr.Annotations["coredns.io/hostname"] != "x" {
+	if _, ok := hr.annotation("unrelated.example.com/x"); ok || hr.GetLabels()["app"] != "" {
+		t.Errorf("slimRoute kept metadata no source reads: %+v", hr)
+	}
+	if hr.kind != "HTTPRoute" || hr.GetName() != "web" || hr.GetNamespace() != "default" || hr.GetResourceVersion() != "42" ||
+		len(hr.hostnames) != 1 || len(hr.parentRefs) != 3 || hr.ignored() || !annotated(hr, "coredns.io/hostname", "x") {
 		t.Errorf("slimRoute lost fields the sources read: %+v", hr)
 	}
-	if len(hr.Status.Parents) != 1 || len(hr.Status.Parents[0].Conditions) != 1 ||
-		hr.Status.Parents[0].Conditions[0].Type != string(gwv1.RouteConditionAccepted) ||
-		hr.Status.Parents[0].Conditions[0].Status != metav1.ConditionTrue {
-		t.Errorf("slimRoute parents: %+v", hr.Status.Parents)
+	if !slices.Equal(hr.accepted, []bool{true, false, false}) {
+		t.Errorf("slimRoute accepted parents %v, want gw only", hr.accepted)
+	}
+	if cp := hr.DeepCopyObject().(*route); &cp.parentRefs[0] == &hr.parentRefs[0] || &cp.accepted[0] == &hr.accepted[0] ||
+		!slices.Equal(cp.accepted, hr.accepted) || !reflect.DeepEqual(cp.parentRefs, hr.parentRefs) || cp.kind != hr.kind {
+		t.Errorf("DeepCopyObject shares memory or lost fields: %+v", cp)
+	}
+	ignored, _ := slimRoute(gwtRoute("HTTPRoute", nil, gwtRef("gw")).labeled(ignoreLabel, "true").object())
+	if !ignored.(*route).ignored() {
+		t.Error("slimRoute lost the ignore label")
 	}
 	// Every route kind is slimmed, and anything else passes through.
 	for _, kind := range []string{"HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute", "UDPRoute"} {

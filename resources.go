@@ -69,26 +69,11 @@ var kinds = []*kind{
 			return dnsEndpointRecords(obj.(*dnsEndpoint), c)
 		},
 	},
-	routeKind("HTTPRoute", "httproutes", &gwv1.HTTPRoute{}, &gwv1.HTTPRouteList{}, func(obj any) *route {
-		o := obj.(*gwv1.HTTPRoute)
-		return &route{kind: "HTTPRoute", meta: &o.ObjectMeta, hostnames: o.Spec.Hostnames, parentRefs: o.Spec.ParentRefs, parents: o.Status.Parents}
-	}),
-	routeKind("GRPCRoute", "grpcroutes", &gwv1.GRPCRoute{}, &gwv1.GRPCRouteList{}, func(obj any) *route {
-		o := obj.(*gwv1.GRPCRoute)
-		return &route{kind: "GRPCRoute", meta: &o.ObjectMeta, hostnames: o.Spec.Hostnames, parentRefs: o.Spec.ParentRefs, parents: o.Status.Parents}
-	}, olderVersion("v1alpha2", &gwv1a2.GRPCRoute{}, &gwv1a2.GRPCRouteList{})),
-	routeKind("TLSRoute", "tlsroutes", &gwv1.TLSRoute{}, &gwv1.TLSRouteList{}, func(obj any) *route {
-		o := obj.(*gwv1.TLSRoute)
-		return &route{kind: "TLSRoute", meta: &o.ObjectMeta, hostnames: o.Spec.Hostnames, parentRefs: o.Spec.ParentRefs, parents: o.Status.Parents}
-	}, olderVersion("v1alpha3", &gwv1a3.TLSRoute{}, &gwv1a3.TLSRouteList{}), olderVersion("v1alpha2", &gwv1a2.TLSRoute{}, &gwv1a2.TLSRouteList{})),
-	routeKind("TCPRoute", "tcproutes", &gwv1.TCPRoute{}, &gwv1.TCPRouteList{}, func(obj any) *route {
-		o := obj.(*gwv1.TCPRoute)
-		return &route{kind: "TCPRoute", meta: &o.ObjectMeta, parentRefs: o.Spec.ParentRefs, parents: o.Status.Parents}
-	}, olderVersion("v1alpha2", &gwv1a2.TCPRoute{}, &gwv1a2.TCPRouteList{})),
-	routeKind("UDPRoute", "udproutes", &gwv1.UDPRoute{}, &gwv1.UDPRouteList{}, func(obj any) *route {
-		o := obj.(*gwv1.UDPRoute)
-		return &route{kind: "UDPRoute", meta: &o.ObjectMeta, parentRefs: o.Spec.ParentRefs, parents: o.Status.Parents}
-	}, olderVersion("v1alpha2", &gwv1a2.UDPRoute{}, &gwv1a2.UDPRouteList{})),
+	routeKind("HTTPRoute", "httproutes", &gwv1.HTTPRoute{}, &gwv1.HTTPRouteList{}),
+	routeKind("GRPCRoute", "grpcroutes", &gwv1.GRPCRoute{}, &gwv1.GRPCRouteList{}, olderVersion("v1alpha2", &gwv1a2.GRPCRoute{}, &gwv1a2.GRPCRouteList{})),
+	routeKind("TLSRoute", "tlsroutes", &gwv1.TLSRoute{}, &gwv1.TLSRouteList{}, olderVersion("v1alpha3", &gwv1a3.TLSRoute{}, &gwv1a3.TLSRouteList{}), olderVersion("v1alpha2", &gwv1a2.TLSRoute{}, &gwv1a2.TLSRouteList{})),
+	routeKind("TCPRoute", "tcproutes", &gwv1.TCPRoute{}, &gwv1.TCPRouteList{}, olderVersion("v1alpha2", &gwv1a2.TCPRoute{}, &gwv1a2.TCPRouteList{})),
+	routeKind("UDPRoute", "udproutes", &gwv1.UDPRoute{}, &gwv1.UDPRouteList{}, olderVersion("v1alpha2", &gwv1a2.UDPRoute{}, &gwv1a2.UDPRouteList{})),
 }
 
 // Kinds read as the context of routes.
@@ -133,13 +118,13 @@ var ingressClassKind = &kind{
 // routeKind returns a route kind read at gateway.networking.k8s.io/v1, or at
 // the older versions given, newest first. Objects of older versions are
 // converted to the v1 types by the transform (slimRoute).
-func routeKind(name, resource string, object, list runtime.Object, conv func(any) *route, older ...*kind) *kind {
+func routeKind(name, resource string, object, list runtime.Object, older ...*kind) *kind {
 	k := &kind{
 		name: name, groupVersion: gwv1.GroupVersion.String(), resource: resource,
 		object: object, list: list,
 		transform: slimRoute,
-		route:     conv,
-		records:   func(obj any, c *sourceConfig, ctx sourceContext) result { return routeRecords(conv(obj), ctx, c) },
+		route:     asRoute,
+		records:   func(obj any, c *sourceConfig, ctx sourceContext) result { return routeRecords(asRoute(obj), ctx, c) },
 	}
 	for _, o := range older {
 		v := *k
