@@ -68,11 +68,14 @@ var (
 func init() {
 	// Of the built-in groups, only the kinds read (and Events, written):
 	// registering a whole group links every type in it.
-	apiScheme.AddKnownTypes(corev1.SchemeGroupVersion, &corev1.Service{}, &corev1.ServiceList{},
-		&corev1.Namespace{}, &corev1.NamespaceList{}, &corev1.Event{}, &corev1.EventList{})
+	// Services and Ingresses decode into the types the informers keep.
+	apiScheme.AddKnownTypes(corev1.SchemeGroupVersion, &corev1.Namespace{}, &corev1.NamespaceList{}, &corev1.Event{}, &corev1.EventList{})
+	apiScheme.AddKnownTypeWithName(corev1.SchemeGroupVersion.WithKind("Service"), &service{})
+	apiScheme.AddKnownTypeWithName(corev1.SchemeGroupVersion.WithKind("ServiceList"), &serviceList{})
 	metav1.AddToGroupVersion(apiScheme, corev1.SchemeGroupVersion)
-	apiScheme.AddKnownTypes(networkingv1.SchemeGroupVersion, &networkingv1.Ingress{}, &networkingv1.IngressList{},
-		&networkingv1.IngressClass{}, &networkingv1.IngressClassList{})
+	apiScheme.AddKnownTypes(networkingv1.SchemeGroupVersion, &networkingv1.IngressClass{}, &networkingv1.IngressClassList{})
+	apiScheme.AddKnownTypeWithName(networkingv1.SchemeGroupVersion.WithKind("Ingress"), &ingress{})
+	apiScheme.AddKnownTypeWithName(networkingv1.SchemeGroupVersion.WithKind("IngressList"), &ingressList{})
 	metav1.AddToGroupVersion(apiScheme, networkingv1.SchemeGroupVersion)
 	utilruntime.Must(gwv1.Install(apiScheme))
 	utilruntime.Must(gwv1a2.Install(apiScheme))
@@ -104,8 +107,8 @@ func newRestAPI(cfg *rest.Config) (*restAPI, error) {
 		protobuf bool
 		scheme   *runtime.Scheme
 	}{
-		{"/api", &corev1.Service{}, true, apiScheme},
-		{"/apis", &networkingv1.Ingress{}, true, apiScheme},
+		{"/api", &service{}, true, apiScheme},
+		{"/apis", &ingress{}, true, apiScheme},
 		{"/apis", &gwv1.HTTPRoute{}, false, apiScheme},
 		{"/apis", &gwv1a2.TCPRoute{}, false, apiScheme},
 		{"/apis", &gwv1a3.TLSRoute{}, false, apiScheme},

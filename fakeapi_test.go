@@ -62,11 +62,11 @@ func (f fakeAPI) listWatch(k *kind, ns string) (listFunc, watchFunc) {
 	}
 	switch k.name {
 	case "Ingress":
-		return typedListWatch[*networkingv1.IngressList](f.core.NetworkingV1().Ingresses(ns))
+		return decodedListWatch(typedListWatch[*networkingv1.IngressList](f.core.NetworkingV1().Ingresses(ns)))
 	case "IngressClass":
 		return typedListWatch[*networkingv1.IngressClassList](f.core.NetworkingV1().IngressClasses())
 	case "Service":
-		return typedListWatch[*corev1.ServiceList](f.core.CoreV1().Services(ns))
+		return decodedListWatch(typedListWatch[*corev1.ServiceList](f.core.CoreV1().Services(ns)))
 	case "Namespace":
 		list, watchFn := typedListWatch[*corev1.NamespaceList](f.core.CoreV1().Namespaces())
 		if ns == "" {

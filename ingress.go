@@ -1,9 +1,11 @@
 package gateway
 
 import (
+	"encoding/json"
 	"slices"
 
-	networkingv1 "k8s.io/api/networking/v1"
+	"google.golang.org/protobuf/encoding/protowire"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 )
 
@@ -25,44 +27,151 @@ type ingress struct {
 	lb    []lbAddress // status.loadBalancer.ingress
 }
 
-// slimIngress converts an Ingress into an ingress. Anything else, such as a
-// cache.DeletedFinalStateUnknown, passes unchanged.
-func slimIngress(obj any) (any, error) {
-	ing, ok := obj.(*networkingv1.Ingress)
-	if !ok {
-		return obj, nil
-	}
-	out := &ingress{objectMeta: newObjectMeta(&ing.ObjectMeta)}
-	if ing.Spec.IngressClassName != nil {
-		out.class, out.hasClass = *ing.Spec.IngressClassName, true
-	} else {
-		out.class, out.hasClass = ing.Annotations[legacyIngressClassAnnotation]
-	}
-	n := len(ing.Spec.Rules)
-	for _, t := range ing.Spec.TLS {
-		n += len(t.Hosts)
-	}
-	if n > 0 {
-		out.hosts = make([]string, 0, n)
-	}
-	for _, r := range ing.Spec.Rules {
-		if r.Host != "" {
-			out.hosts = append(out.hosts, r.Host)
+// Field numbers of the protobuf of an Ingress (k8s.io/api/networking/v1),
+// of the fields an ingress is made of.
+const (
+	pbIngressMetadata, pbIngressSpec, pbIngressStatus = 1, 2, 3
+	pbSpecTLS, pbSpecRules, pbSpecClassName           = 2, 3, 4
+	pbTLSHosts, pbRuleHost                            = 1, 1
+)
+
+// Reset implements the protobuf decoder's interface.
+func (in *ingress) Reset() { *in = ingress{} }
+
+// Unmarshal reads an Ingress in protobuf into in (see protobuf.go).
+func (in *ingress) Unmarshal(b []byte) error {
+	var legacyClass, className string
+	var hasLegacy, hasClassName bool
+	var rules, tls []string
+	err := pbFields(b, func(num protowire.Number, v []byte) error {
+		var err error
+		switch num {
+		case pbIngressMetadata:
+			legacyClass, hasLegacy, err = in.objectMeta.unmarshal(v, legacyIngressClassAnnotation)
+		case pbIngressSpec:
+			err = pbFields(v, func(num protowire.Number, v []byte) error {
+				switch num {
+				case pbSpecClassName:
+					className, hasClassName = string(v), true
+				case pbSpecRules:
+					return pbFields(v, func(num protowire.Number, v []byte) error {
+						if num == pbRuleHost {
+							rules = append(rules, string(v))
+						}
+						return nil
+					})
+				case pbSpecTLS:
+					return pbFields(v, func(num protowire.Number, v []byte) error {
+						if num == pbTLSHosts {
+							tls = append(tls, string(v))
+						}
+						return nil
+					})
+				}
+				return nil
+			})
+		case pbIngressStatus:
+			in.lb, err = unmarshalLBStatus(v)
 		}
-	}
-	out.tls = int32(len(out.hosts))
-	for _, t := range ing.Spec.TLS {
-		for _, h := range t.Hosts {
-			if h != "" {
-				out.hosts = append(out.hosts, h)
-			}
-		}
-	}
-	out.hosts = slices.Clip(out.hosts)
-	out.lb = lbAddresses(ing.Status.LoadBalancer.Ingress, func(lb *networkingv1.IngressLoadBalancerIngress) lbAddress {
-		return lbAddress{lb.IP, lb.Hostname}
+		return err
 	})
-	return out, nil
+	in.class, in.hasClass = legacyClass, hasLegacy
+	if hasClassName {
+		in.class, in.hasClass = className, true
+	}
+	in.setHosts(rules, tls)
+	return err
+}
+
+// ingressJSON is what an ingress is made of, in an Ingress's JSON.
+type ingressJSON struct {
+	Metadata metav1.ObjectMeta `json:"metadata"`
+	Spec     struct {
+		IngressClassName *string `json:"ingressClassName"`
+		Rules            []struct {
+			Host string `json:"host"`
+		} `json:"rules"`
+		TLS []struct {
+			Hosts []string `json:"hosts"`
+		} `json:"tls"`
+	} `json:"spec"`
+	Status struct {
+		LoadBalancer lbStatusJSON `json:"loadBalancer"`
+	} `json:"status"`
+}
+
+// UnmarshalJSON reads an Ingress in JSON into in, for API servers (or
+// proxies) that answer with JSON.
+func (in *ingress) UnmarshalJSON(data []byte) error {
+	var o ingressJSON
+	if err := json.Unmarshal(data, &o); err != nil {
+		return err
+	}
+	*in = ingress{objectMeta: newObjectMeta(&o.Metadata), lb: o.Status.LoadBalancer.addresses()}
+	if o.Spec.IngressClassName != nil {
+		in.class, in.hasClass = *o.Spec.IngressClassName, true
+	} else {
+		in.class, in.hasClass = o.Metadata.Annotations[legacyIngressClassAnnotation]
+	}
+	var rules, tls []string
+	for _, r := range o.Spec.Rules {
+		rules = append(rules, r.Host)
+	}
+	for _, t := range o.Spec.TLS {
+		tls = append(tls, t.Hosts...)
+	}
+	in.setHosts(rules, tls)
+	return nil
+}
+
+// setHosts keeps the hosts of the rules, then those of the TLS entries,
+// leaving out empty ones.
+func (in *ingress) setHosts(rules, tls []string) {
+	in.hosts = nil
+	if n := len(rules) + len(tls); n > 0 {
+		in.hosts = make([]string, 0, n)
+	}
+	for _, h := range rules {
+		if h != "" {
+			in.hosts = append(in.hosts, h)
+		}
+	}
+	in.tls = int32(len(in.hosts))
+	for _, h := range tls {
+		if h != "" {
+			in.hosts = append(in.hosts, h)
+		}
+	}
+	in.hosts = slices.Clip(in.hosts)
+	if len(in.hosts) == 0 {
+		in.hosts = nil
+	}
+}
+
+// ingressList is a list of ingresses, as the informer lists them.
+type ingressList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata"`
+	Items           []ingress `json:"items"`
+}
+
+// Unmarshal reads an IngressList in protobuf.
+func (l *ingressList) Unmarshal(b []byte) error {
+	return unmarshalList(b, &l.ListMeta, &l.Items)
+}
+
+// Reset implements the protobuf decoder's interface.
+func (l *ingressList) Reset() { *l = ingressList{} }
+
+// DeepCopyObject implements runtime.Object.
+func (l *ingressList) DeepCopyObject() runtime.Object {
+	out := &ingressList{TypeMeta: l.TypeMeta}
+	l.ListMeta.DeepCopyInto(&out.ListMeta)
+	out.Items = make([]ingress, len(l.Items))
+	for i := range l.Items {
+		out.Items[i] = *l.Items[i].DeepCopyObject().(*ingress)
+	}
+	return out
 }
 
 // DeepCopyObject implements runtime.Object.

@@ -9,7 +9,6 @@ import (
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/client-go/tools/cache"
 )
 
 func TestTargetsAdd(t *testing.T) {
@@ -211,18 +210,6 @@ func TestSlimService(t *testing.T) {
 				t.Errorf("the original object was changed")
 			}
 		})
-	}
-}
-
-func TestSlimPassesTombstonesThrough(t *testing.T) {
-	tomb := cache.DeletedFinalStateUnknown{Key: "default/web", Obj: &networkingv1.Ingress{}}
-	for name, f := range map[string]cache.TransformFunc{"ingress": slimIngress, "service": slimService} {
-		for _, obj := range []any{tomb, &corev1.Namespace{}} {
-			out, err := f(obj)
-			if err != nil || out != obj {
-				t.Errorf("%s: %T changed to %#v, %v", name, obj, out, err)
-			}
-		}
 	}
 }
 

@@ -153,10 +153,11 @@ func (m *objectMeta) GetAnnotations() map[string]string {
 	return out
 }
 
-// SetAnnotations keeps those of annotations that the sources read.
+// SetAnnotations keeps those of annotations that the sources read (and
+// that of a WatchList's closing bookmark, see decodedAnnotations).
 func (m *objectMeta) SetAnnotations(annotations map[string]string) {
 	var kv []string
-	for _, k := range sourceAnnotations {
+	for _, k := range decodedAnnotations {
 		if v, ok := annotations[k]; ok {
 			kv = append(kv, k, v)
 		}

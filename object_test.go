@@ -124,7 +124,7 @@ func TestSlimServiceFields(t *testing.T) {
 		objectMeta:  k8sKeptMeta(),
 		typ:         loadBalancerService,
 		externalIPs: []string{"198.51.100.1", "198.51.100.2"},
-		ports:       []servicePort{{"http", corev1.ProtocolTCP, 80}, {"dns", corev1.ProtocolUDP, 53}, {"odd", "tcp", 70000}},
+		ports:       []servicePort{{"http", "TCP", 80}, {"dns", "UDP", 53}, {"odd", "tcp", 70000}},
 		lb:          []lbAddress{{ip: "192.0.2.1"}, {hostname: "lb.example.net"}},
 	}
 	if got := k8sSlimService(full); !reflect.DeepEqual(got, want) {

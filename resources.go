@@ -44,8 +44,7 @@ type kind struct {
 var kinds = []*kind{
 	{
 		name: "Ingress", groupVersion: "networking.k8s.io/v1", resource: "ingresses",
-		object: &networkingv1.Ingress{}, list: &networkingv1.IngressList{},
-		transform: slimIngress,
+		object: &ingress{}, list: &ingressList{},
 		records: func(obj any, c *sourceConfig, ctx sourceContext) result {
 			if len(c.ingressClasses) == 0 {
 				return ingressRecords(obj.(*ingress), c, "")
@@ -55,8 +54,7 @@ var kinds = []*kind{
 	},
 	{
 		name: "Service", groupVersion: "v1", resource: "services",
-		object: &corev1.Service{}, list: &corev1.ServiceList{},
-		transform: slimService,
+		object: &service{}, list: &serviceList{},
 		records: func(obj any, c *sourceConfig, _ sourceContext) result {
 			return serviceRecords(obj.(*service), c)
 		},

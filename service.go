@@ -1,11 +1,13 @@
 package gateway
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 
 	"github.com/miekg/dns"
-	corev1 "k8s.io/api/core/v1"
+	"google.golang.org/protobuf/encoding/protowire"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
@@ -35,52 +37,171 @@ const (
 
 type servicePort struct {
 	name     string
-	protocol corev1.Protocol
+	protocol string // TCP, UDP or SCTP
 	port     int32
 }
 
-// slimService converts a Service into a service. Anything else, such as a
-// cache.DeletedFinalStateUnknown, passes unchanged.
-func slimService(obj any) (any, error) {
-	svc, ok := obj.(*corev1.Service)
-	if !ok {
-		return obj, nil
-	}
-	out := &service{objectMeta: newObjectMeta(&svc.ObjectMeta)}
-	switch svc.Spec.Type {
-	case corev1.ServiceTypeLoadBalancer:
-		out.typ = loadBalancerService
-		for _, p := range svc.Spec.Ports {
-			if p.Name == "" {
-				continue
-			}
-			if out.ports == nil {
-				out.ports = make([]servicePort, 0, len(svc.Spec.Ports))
-			}
-			out.ports = append(out.ports, servicePort{name: p.Name, protocol: knownProtocol(p.Protocol), port: p.Port})
+// Field numbers of the protobuf of a Service (k8s.io/api/core/v1), of the
+// fields a service is made of.
+const (
+	pbServiceMetadata, pbServiceSpec, pbServiceStatus = 1, 2, 3
+	pbSpecPorts, pbSpecType, pbSpecExternalIPs        = 1, 4, 5
+	pbSpecExternalName                                = 10
+	pbPortName, pbPortProtocol, pbPortNumber          = 1, 2, 3
+)
+
+// Reset implements the protobuf decoder's interface.
+func (s *service) Reset() { *s = service{} }
+
+// Unmarshal reads a Service in protobuf into s (see protobuf.go).
+func (s *service) Unmarshal(b []byte) error {
+	var typ string
+	var ports []servicePort
+	err := pbFields(b, func(num protowire.Number, v []byte) error {
+		switch num {
+		case pbServiceMetadata:
+			_, _, err := s.objectMeta.unmarshal(v, "")
+			return err
+		case pbServiceSpec:
+			return pbFields(v, func(num protowire.Number, v []byte) error {
+				switch num {
+				case pbSpecPorts:
+					p, err := unmarshalServicePort(v)
+					ports = append(ports, p)
+					return err
+				case pbSpecType:
+					typ = string(v)
+				case pbSpecExternalIPs:
+					s.externalIPs = append(s.externalIPs, string(v))
+				case pbSpecExternalName:
+					s.externalName = string(v)
+				}
+				return nil
+			})
+		case pbServiceStatus:
+			var err error
+			s.lb, err = unmarshalLBStatus(v)
+			return err
 		}
-	case corev1.ServiceTypeExternalName:
-		out.typ = externalNameService
-		out.externalName = svc.Spec.ExternalName
-	}
-	if len(svc.Spec.ExternalIPs) > 0 {
-		out.externalIPs = slices.Clone(svc.Spec.ExternalIPs)
-	}
-	out.lb = lbAddresses(svc.Status.LoadBalancer.Ingress, func(lb *corev1.LoadBalancerIngress) lbAddress {
-		return lbAddress{lb.IP, lb.Hostname}
+		return nil
 	})
-	return out, nil
+	s.setSpec(typ, ports)
+	return err
+}
+
+func unmarshalServicePort(b []byte) (servicePort, error) {
+	var p servicePort
+	err := pbFields(b, func(num protowire.Number, v []byte) error {
+		switch num {
+		case pbPortName:
+			p.name = string(v)
+		case pbPortProtocol:
+			p.protocol = knownProtocol(string(v))
+		}
+		return nil
+	})
+	if err != nil {
+		return p, err
+	}
+	port, err := pbVarint(b, pbPortNumber)
+	p.port = int32(port)
+	return p, err
+}
+
+// serviceJSON is what a service is made of, in a Service's JSON.
+type serviceJSON struct {
+	Metadata metav1.ObjectMeta `json:"metadata"`
+	Spec     struct {
+		Type         string   `json:"type"`
+		ExternalName string   `json:"externalName"`
+		ExternalIPs  []string `json:"externalIPs"`
+		Ports        []struct {
+			Name     string `json:"name"`
+			Protocol string `json:"protocol"`
+			Port     int32  `json:"port"`
+		} `json:"ports"`
+	} `json:"spec"`
+	Status struct {
+		LoadBalancer lbStatusJSON `json:"loadBalancer"`
+	} `json:"status"`
+}
+
+// UnmarshalJSON reads a Service in JSON into s, for API servers (or proxies)
+// that answer with JSON.
+func (s *service) UnmarshalJSON(data []byte) error {
+	var o serviceJSON
+	if err := json.Unmarshal(data, &o); err != nil {
+		return err
+	}
+	*s = service{objectMeta: newObjectMeta(&o.Metadata), externalName: o.Spec.ExternalName, externalIPs: o.Spec.ExternalIPs, lb: o.Status.LoadBalancer.addresses()}
+	var ports []servicePort
+	for _, p := range o.Spec.Ports {
+		ports = append(ports, servicePort{name: p.Name, protocol: knownProtocol(p.Protocol), port: p.Port})
+	}
+	s.setSpec(o.Spec.Type, ports)
+	return nil
+}
+
+// setSpec sets the type of s and keeps what its type publishes: the named
+// ports of a LoadBalancer Service, the externalName of an ExternalName one.
+func (s *service) setSpec(typ string, ports []servicePort) {
+	s.typ = otherService
+	switch typ {
+	case "LoadBalancer":
+		s.typ = loadBalancerService
+	case "ExternalName":
+		s.typ = externalNameService
+	}
+	if s.typ != externalNameService {
+		s.externalName = ""
+	}
+	s.ports = nil
+	if s.typ == loadBalancerService {
+		for _, p := range ports {
+			if p.name != "" {
+				s.ports = append(s.ports, p)
+			}
+		}
+		s.ports = slices.Clip(s.ports)
+	}
+	s.externalIPs = slices.Clip(s.externalIPs)
 }
 
 // knownProtocol returns the constant of a port protocol, so that the
 // services do not each keep a copy of its name.
-func knownProtocol(p corev1.Protocol) corev1.Protocol {
-	for _, c := range []corev1.Protocol{corev1.ProtocolTCP, corev1.ProtocolUDP, corev1.ProtocolSCTP} {
+func knownProtocol(p string) string {
+	for _, c := range []string{"TCP", "UDP", "SCTP"} {
 		if p == c {
 			return c
 		}
 	}
 	return p
+}
+
+// serviceList is a list of services, as the informer lists them.
+type serviceList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata"`
+	Items           []service `json:"items"`
+}
+
+// Unmarshal reads a ServiceList in protobuf.
+func (l *serviceList) Unmarshal(b []byte) error {
+	return unmarshalList(b, &l.ListMeta, &l.Items)
+}
+
+// Reset implements the protobuf decoder's interface.
+func (l *serviceList) Reset() { *l = serviceList{} }
+
+// DeepCopyObject implements runtime.Object.
+func (l *serviceList) DeepCopyObject() runtime.Object {
+	out := &serviceList{TypeMeta: l.TypeMeta}
+	l.ListMeta.DeepCopyInto(&out.ListMeta)
+	out.Items = make([]service, len(l.Items))
+	for i := range l.Items {
+		out.Items[i] = *l.Items[i].DeepCopyObject().(*service)
+	}
+	return out
 }
 
 // DeepCopyObject implements runtime.Object.
