@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -55,6 +53,12 @@ var (
 	apiCodecs = serializer.NewCodecFactory(apiScheme)
 )
 
+// The built-in group versions the plugin reads.
+var (
+	coreV1       = schema.GroupVersion{Version: "v1"}
+	networkingV1 = schema.GroupVersion{Group: "networking.k8s.io", Version: "v1"}
+)
+
 // xListenerSetVersion is where the experimental XListenerSet is served. Its
 // objects are read into the ListenerSet type, whose fields the plugin reads
 // are the same; a scheme of their own keeps the type registered once per scheme.
@@ -68,15 +72,22 @@ var (
 func init() {
 	// Of the built-in groups, only the kinds read (and Events, written):
 	// registering a whole group links every type in it.
-	// Services and Ingresses decode into the types the informers keep.
-	apiScheme.AddKnownTypes(corev1.SchemeGroupVersion, &corev1.Namespace{}, &corev1.NamespaceList{}, &corev1.Event{}, &corev1.EventList{})
-	apiScheme.AddKnownTypeWithName(corev1.SchemeGroupVersion.WithKind("Service"), &service{})
-	apiScheme.AddKnownTypeWithName(corev1.SchemeGroupVersion.WithKind("ServiceList"), &serviceList{})
-	metav1.AddToGroupVersion(apiScheme, corev1.SchemeGroupVersion)
-	apiScheme.AddKnownTypes(networkingv1.SchemeGroupVersion, &networkingv1.IngressClass{}, &networkingv1.IngressClassList{})
-	apiScheme.AddKnownTypeWithName(networkingv1.SchemeGroupVersion.WithKind("Ingress"), &ingress{})
-	apiScheme.AddKnownTypeWithName(networkingv1.SchemeGroupVersion.WithKind("IngressList"), &ingressList{})
-	metav1.AddToGroupVersion(apiScheme, networkingv1.SchemeGroupVersion)
+	// The built-in kinds decode into the types the informers keep: their
+	// own for Services and Ingresses, the metadata alone for the others.
+	for _, k := range []struct {
+		kind      schema.GroupVersionKind
+		obj, list runtime.Object
+	}{
+		{coreV1.WithKind("Service"), &service{}, &serviceList{}},
+		{coreV1.WithKind("Namespace"), &metav1.PartialObjectMetadata{}, &metav1.PartialObjectMetadataList{}},
+		{networkingV1.WithKind("Ingress"), &ingress{}, &ingressList{}},
+		{networkingV1.WithKind("IngressClass"), &metav1.PartialObjectMetadata{}, &metav1.PartialObjectMetadataList{}},
+	} {
+		apiScheme.AddKnownTypeWithName(k.kind, k.obj)
+		apiScheme.AddKnownTypeWithName(k.kind.GroupVersion().WithKind(k.kind.Kind+"List"), k.list)
+	}
+	metav1.AddToGroupVersion(apiScheme, coreV1)
+	metav1.AddToGroupVersion(apiScheme, networkingV1)
 	utilruntime.Must(gwv1.Install(apiScheme))
 	utilruntime.Must(gwv1a2.Install(apiScheme))
 	utilruntime.Must(gwv1a3.Install(apiScheme))

@@ -3,8 +3,6 @@ package gateway
 import (
 	"slices"
 
-	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -138,9 +136,9 @@ func (c *controller) defaultIngressClass() string {
 	if w == nil {
 		return ""
 	}
-	var classes []*networkingv1.IngressClass
+	var classes []*metav1.PartialObjectMetadata
 	for _, obj := range w.informer.GetStore().List() {
-		if ic, ok := obj.(*networkingv1.IngressClass); ok {
+		if ic, ok := obj.(*metav1.PartialObjectMetadata); ok {
 			classes = append(classes, ic)
 		}
 	}
@@ -149,7 +147,7 @@ func (c *controller) defaultIngressClass() string {
 
 // namespaceLabels implements sourceContext.
 func (c *controller) namespaceLabels(name string) (map[string]string, bool) {
-	ns, ok := c.getNamespace(name).(*corev1.Namespace)
+	ns, ok := c.getNamespace(name).(*metav1.PartialObjectMetadata)
 	if !ok {
 		return nil, false
 	}

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/rest"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
@@ -28,8 +30,8 @@ func newEvents(sink eventSink) *events { return &events{writer: newEventWriter(s
 // rejected emits DNSNameRejected on the object whose claim was rejected. The
 // owner of a name is another tenant: the Event does not name it.
 func (e *events) rejected(r index.Rejection) {
-	ref := objectReference(r.Key)
-	if ref == nil {
+	ref, ok := objectReference(r.Key)
+	if !ok {
 		return
 	}
 	var why string
@@ -41,7 +43,7 @@ func (e *events) rejected(r index.Rejection) {
 	default:
 		why = "the zone apex and the nameserver names belong to the DNS server"
 	}
-	e.writer.emit(*ref, corev1.EventTypeWarning, eventNameRejected, fmt.Sprintf("DNS name %s (zone %s) not published: %s", strings.TrimSuffix(r.Name, "."), r.Zone, why))
+	e.writer.emit(ref, eventWarning, eventNameRejected, fmt.Sprintf("DNS name %s (zone %s) not published: %s", strings.TrimSuffix(r.Name, "."), r.Zone, why))
 }
 
 // conflicted emits DNSNameConflict on every object taking part in a merge
@@ -57,41 +59,48 @@ func (e *events) conflicted(c index.Conflict) {
 		msg = fmt.Sprintf("DNS name %s: objects of several namespaces publish different records here; they were merged or some were dropped", strings.TrimSuffix(c.Name, "."))
 	}
 	for _, key := range c.Keys {
-		if ref := objectReference(key); ref != nil {
-			e.writer.emit(*ref, corev1.EventTypeWarning, eventNameConflict, msg)
+		if ref, ok := objectReference(key); ok {
+			e.writer.emit(ref, eventWarning, eventNameConflict, msg)
 		}
 	}
 }
 
 func (e *events) stop() { e.writer.stop() }
 
-// objectReference turns an index key, "Kind/namespace/name", into a reference
-// to the object, or nil for keys that name no object of a kind the plugin reads.
-func objectReference(key string) *corev1.ObjectReference {
+// objectReference turns an index key, "Kind/namespace/name", into a
+// reference to the object; false for keys that name no object of a kind the
+// plugin reads.
+func objectReference(key string) (objectRef, bool) {
 	parts := strings.SplitN(key, "/", 3)
 	if len(parts) != 3 || parts[1] == "" {
-		return nil
+		return objectRef{}, false
 	}
 	for _, k := range kinds {
 		if k.name == parts[0] {
-			return &corev1.ObjectReference{APIVersion: k.groupVersion, Kind: k.name, Namespace: parts[1], Name: parts[2]}
+			return objectRef{apiVersion: k.groupVersion, kind: k.name, namespace: parts[1], name: parts[2]}, true
 		}
 	}
 	if parts[0] == gatewayKind.name {
-		return &corev1.ObjectReference{APIVersion: gatewayKind.groupVersion, Kind: gatewayKind.name, Namespace: parts[1], Name: parts[2]}
+		return objectRef{apiVersion: gatewayKind.groupVersion, kind: gatewayKind.name, namespace: parts[1], name: parts[2]}, true
 	}
-	return nil
+	return objectRef{}, false
 }
 
-// restEventSink writes Events with the core group's REST client.
-type restEventSink struct{ rc *rest.RESTClient }
+// eventsResource is where Events are written, as JSON through the dynamic
+// client: the plugin has no use for the Event type otherwise.
+var eventsResource = schema.GroupVersionResource{Version: "v1", Resource: "events"}
 
-func (s restEventSink) create(ctx context.Context, ev *corev1.Event) error {
-	return s.rc.Post().Namespace(ev.Namespace).Resource("events").Body(ev).Do(ctx).Error()
+// restEventSink writes Events with the dynamic client.
+type restEventSink struct{ client dynamic.Interface }
+
+func (s restEventSink) create(ctx context.Context, ev *event) error {
+	_, err := s.client.Resource(eventsResource).Namespace(ev.about.namespace).Create(ctx, &unstructured.Unstructured{Object: ev.object()}, metav1.CreateOptions{})
+	return err
 }
 
 func (s restEventSink) patch(ctx context.Context, namespace, name string, mergePatch []byte) error {
-	return s.rc.Patch(types.MergePatchType).Namespace(namespace).Resource("events").Name(name).Body(mergePatch).Do(ctx).Error()
+	_, err := s.client.Resource(eventsResource).Namespace(namespace).Patch(ctx, name, types.MergePatchType, mergePatch, metav1.PatchOptions{})
+	return err
 }
 
 // eventSinker is an apiClient that can write Events.
@@ -99,10 +108,4 @@ type eventSinker interface {
 	eventSink() (eventSink, error)
 }
 
-func (a *restAPI) eventSink() (eventSink, error) {
-	rc, ok := a.groups["v1"]
-	if !ok {
-		return nil, fmt.Errorf("no client for the core API group")
-	}
-	return restEventSink{rc.rest}, nil
-}
+func (a *restAPI) eventSink() (eventSink, error) { return restEventSink{a.dynamic}, nil }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -15,7 +14,7 @@ import (
 // eventSink is where an eventWriter writes: the API server's events
 // resource, or a fake one in tests.
 type eventSink interface {
-	create(ctx context.Context, ev *corev1.Event) error
+	create(ctx context.Context, ev *event) error
 	// patch applies a JSON merge patch to the Event namespace/name.
 	patch(ctx context.Context, namespace, name string, mergePatch []byte) error
 }
@@ -45,19 +44,54 @@ type eventWriter struct {
 
 	// Owned by the writing goroutine.
 	sent    boundedMap[eventKey, *sentEvent]
-	budgets boundedMap[corev1.ObjectReference, *eventBudget]
+	budgets boundedMap[objectRef, *eventBudget]
+}
+
+// objectRef names the object an Event is about (its involvedObject).
+type objectRef struct{ apiVersion, kind, namespace, name string }
+
+// Types of Events.
+const eventWarning = "Warning"
+
+// event is an Event of the core API group, as the plugin writes it.
+type event struct {
+	name                  string
+	about                 objectRef
+	kind, reason, message string // kind is the Event's type: Warning or Normal
+	first, last           time.Time
+	count                 int32
+}
+
+// object returns ev as the API server reads a core/v1 Event.
+func (ev *event) object() map[string]any {
+	return map[string]any{
+		"apiVersion": "v1",
+		"kind":       "Event",
+		"metadata":   map[string]any{"name": ev.name, "namespace": ev.about.namespace},
+		"involvedObject": map[string]any{
+			"apiVersion": ev.about.apiVersion, "kind": ev.about.kind, "namespace": ev.about.namespace, "name": ev.about.name,
+		},
+		"type":               ev.kind,
+		"reason":             ev.reason,
+		"message":            ev.message,
+		"source":             map[string]any{"component": pluginName},
+		"reportingComponent": pluginName,
+		"firstTimestamp":     ev.first.UTC().Format(time.RFC3339),
+		"lastTimestamp":      ev.last.UTC().Format(time.RFC3339),
+		"count":              int64(ev.count),
+	}
 }
 
 // pendingEvent is an Event emitted and not yet written.
 type pendingEvent struct {
-	ref                   corev1.ObjectReference
-	kind, reason, message string // kind is the Event's type: Warning or Normal
+	ref                   objectRef
+	kind, reason, message string
 	at                    time.Time
 }
 
 // eventKey identifies the Events that count up together.
 type eventKey struct {
-	ref                   corev1.ObjectReference
+	ref                   objectRef
 	kind, reason, message string
 }
 
@@ -79,18 +113,18 @@ func newEventWriter(sink eventSink) *eventWriter {
 	w := &eventWriter{
 		sink: sink, queue: make(chan pendingEvent, eventQueue), cancel: cancel, done: make(chan struct{}),
 		now: time.Now, retry: time.Second,
-		sent: newBoundedMap[eventKey, *sentEvent](eventCacheSize), budgets: newBoundedMap[corev1.ObjectReference, *eventBudget](eventCacheSize),
+		sent: newBoundedMap[eventKey, *sentEvent](eventCacheSize), budgets: newBoundedMap[objectRef, *eventBudget](eventCacheSize),
 	}
 	go w.run(ctx)
 	return w
 }
 
 // emit queues an Event about ref, or drops it when the queue is full.
-func (w *eventWriter) emit(ref corev1.ObjectReference, kind, reason, message string) {
+func (w *eventWriter) emit(ref objectRef, kind, reason, message string) {
 	select {
 	case w.queue <- pendingEvent{ref: ref, kind: kind, reason: reason, message: message, at: w.now()}:
 	default:
-		log.Debugf("Event %s on %s/%s dropped: %d Events are waiting", reason, ref.Namespace, ref.Name, eventQueue)
+		log.Debugf("Event %s on %s/%s dropped: %d Events are waiting", reason, ref.namespace, ref.name, eventQueue)
 	}
 }
 
@@ -115,14 +149,14 @@ func (w *eventWriter) run(ctx context.Context) {
 // write writes p: a new Event, or a repeat that counts an earlier one up.
 func (w *eventWriter) write(ctx context.Context, p pendingEvent) {
 	if !w.allowed(p.ref, p.at) {
-		log.Debugf("Event %s on %s/%s dropped: too many Events on the object", p.reason, p.ref.Namespace, p.ref.Name)
+		log.Debugf("Event %s on %s/%s dropped: too many Events on the object", p.reason, p.ref.namespace, p.ref.name)
 		return
 	}
 	key := eventKey{ref: p.ref, kind: p.kind, reason: p.reason, message: p.message}
 	if s, ok := w.sent.get(key); ok {
 		s.count++
 		patch, _ := json.Marshal(map[string]any{"count": s.count, "lastTimestamp": metav1.NewTime(p.at)})
-		err := w.try(ctx, func(ctx context.Context) error { return w.sink.patch(ctx, p.ref.Namespace, s.name, patch) })
+		err := w.try(ctx, func(ctx context.Context) error { return w.sink.patch(ctx, p.ref.namespace, s.name, patch) })
 		if !apierrors.IsNotFound(err) {
 			w.logFailure(p, err)
 			return
@@ -131,7 +165,7 @@ func (w *eventWriter) write(ctx context.Context, p pendingEvent) {
 		w.create(ctx, p, s)
 		return
 	}
-	s := &sentEvent{name: fmt.Sprintf("%s.%x", p.ref.Name, p.at.UnixNano()), first: p.at, count: 1}
+	s := &sentEvent{name: fmt.Sprintf("%s.%x", p.ref.name, p.at.UnixNano()), first: p.at, count: 1}
 	if w.create(ctx, p, s) {
 		w.sent.put(key, s)
 	}
@@ -139,18 +173,7 @@ func (w *eventWriter) write(ctx context.Context, p pendingEvent) {
 
 // create writes the Event s for p; false when it failed.
 func (w *eventWriter) create(ctx context.Context, p pendingEvent, s *sentEvent) bool {
-	ev := &corev1.Event{
-		ObjectMeta:          metav1.ObjectMeta{Name: s.name, Namespace: p.ref.Namespace},
-		InvolvedObject:      p.ref,
-		Reason:              p.reason,
-		Message:             p.message,
-		Type:                p.kind,
-		Source:              corev1.EventSource{Component: pluginName},
-		ReportingController: pluginName,
-		FirstTimestamp:      metav1.NewTime(s.first),
-		LastTimestamp:       metav1.NewTime(p.at),
-		Count:               s.count,
-	}
+	ev := &event{name: s.name, about: p.ref, kind: p.kind, reason: p.reason, message: p.message, first: s.first, last: p.at, count: s.count}
 	err := w.try(ctx, func(ctx context.Context) error { return w.sink.create(ctx, ev) })
 	if apierrors.IsAlreadyExists(err) {
 		err = nil
@@ -190,13 +213,13 @@ func transientEventError(err error) bool {
 
 func (w *eventWriter) logFailure(p pendingEvent, err error) {
 	if err != nil && !errors.Is(err, context.Canceled) {
-		log.Warningf("Event %s on %s %s/%s not written: %v", p.reason, p.ref.Kind, p.ref.Namespace, p.ref.Name, err)
+		log.Warningf("Event %s on %s %s/%s not written: %v", p.reason, p.ref.kind, p.ref.namespace, p.ref.name, err)
 	}
 }
 
 // allowed takes a token from ref's bucket, which holds eventBurst and
 // gains one each eventRefill.
-func (w *eventWriter) allowed(ref corev1.ObjectReference, at time.Time) bool {
+func (w *eventWriter) allowed(ref objectRef, at time.Time) bool {
 	b, ok := w.budgets.get(ref)
 	if !ok {
 		b = &eventBudget{tokens: eventBurst, at: at}

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -16,7 +15,7 @@ import (
 // recordingSink keeps what an eventWriter wrote, and fails as told.
 type recordingSink struct {
 	mu      sync.Mutex
-	created []corev1.Event
+	created []event
 	patched []string // "namespace/name patch"
 	fail    []error  // returned by the next calls, in order
 	block   chan struct{}
@@ -40,7 +39,7 @@ func (s *recordingSink) next(ctx context.Context) error {
 	return err
 }
 
-func (s *recordingSink) create(ctx context.Context, ev *corev1.Event) error {
+func (s *recordingSink) create(ctx context.Context, ev *event) error {
 	if err := s.next(ctx); err != nil {
 		return err
 	}
@@ -70,14 +69,14 @@ func (s *recordingSink) counts() (int, int) {
 func testEventWriter(sink eventSink, now time.Time) *eventWriter {
 	return &eventWriter{
 		sink: sink, queue: make(chan pendingEvent, 2), done: make(chan struct{}), now: func() time.Time { return now },
-		sent: newBoundedMap[eventKey, *sentEvent](eventCacheSize), budgets: newBoundedMap[corev1.ObjectReference, *eventBudget](eventCacheSize),
+		sent: newBoundedMap[eventKey, *sentEvent](eventCacheSize), budgets: newBoundedMap[objectRef, *eventBudget](eventCacheSize),
 	}
 }
 
-var thief = corev1.ObjectReference{APIVersion: "v1", Kind: "Service", Namespace: "team-b", Name: "thief"}
+var thief = objectRef{apiVersion: "v1", kind: "Service", namespace: "team-b", name: "thief"}
 
-func pending(ref corev1.ObjectReference, message string, at time.Time) pendingEvent {
-	return pendingEvent{ref: ref, kind: corev1.EventTypeWarning, reason: eventNameRejected, message: message, at: at}
+func pending(ref objectRef, message string, at time.Time) pendingEvent {
+	return pendingEvent{ref: ref, kind: eventWarning, reason: eventNameRejected, message: message, at: at}
 }
 
 func TestEventWriterCountsRepeatsUp(t *testing.T) {
@@ -94,14 +93,13 @@ func TestEventWriterCountsRepeatsUp(t *testing.T) {
 		t.Fatalf("created %d Events, want 2 (one per message): %+v", len(sink.created), sink.created)
 	}
 	ev := sink.created[0]
-	if ev.Namespace != "team-b" || ev.InvolvedObject != thief || ev.Type != corev1.EventTypeWarning || ev.Reason != eventNameRejected ||
-		ev.Message != "DNS name a" || ev.Count != 1 || ev.Source.Component != pluginName || !ev.FirstTimestamp.Time.Equal(t0) ||
-		ev.Name != fmt.Sprintf("thief.%x", t0.UnixNano()) {
+	if ev.about != thief || ev.kind != eventWarning || ev.reason != eventNameRejected || ev.message != "DNS name a" ||
+		ev.count != 1 || !ev.first.Equal(t0) || !ev.last.Equal(t0) || ev.name != fmt.Sprintf("thief.%x", t0.UnixNano()) {
 		t.Errorf("first Event: %+v", ev)
 	}
 	want := []string{
-		fmt.Sprintf(`team-b/%s {"count":2,"lastTimestamp":"2026-11-24T01:00:01Z"}`, ev.Name),
-		fmt.Sprintf(`team-b/%s {"count":3,"lastTimestamp":"2026-11-24T01:00:02Z"}`, ev.Name),
+		fmt.Sprintf(`team-b/%s {"count":2,"lastTimestamp":"2026-11-24T01:00:01Z"}`, ev.name),
+		fmt.Sprintf(`team-b/%s {"count":3,"lastTimestamp":"2026-11-24T01:00:02Z"}`, ev.name),
 	}
 	if fmt.Sprint(sink.patched) != fmt.Sprint(want) {
 		t.Errorf("patches %q, want %q", sink.patched, want)
@@ -120,7 +118,7 @@ func TestEventWriterRecreatesExpiredEvents(t *testing.T) {
 		t.Fatalf("created %d Events, want the expired one again", len(sink.created))
 	}
 	again := sink.created[1]
-	if again.Count != 2 || !again.FirstTimestamp.Time.Equal(t0) || !again.LastTimestamp.Time.Equal(t0.Add(2*time.Hour)) || again.Name != sink.created[0].Name {
+	if again.count != 2 || !again.first.Equal(t0) || !again.last.Equal(t0.Add(2*time.Hour)) || again.name != sink.created[0].name {
 		t.Errorf("recreated Event: %+v", again)
 	}
 }
@@ -134,7 +132,7 @@ func TestEventWriterRateLimitsPerObject(t *testing.T) {
 		w.write(ctx, pending(thief, fmt.Sprintf("DNS name %d", i), t0))
 	}
 	other := thief
-	other.Name = "other"
+	other.name = "other"
 	w.write(ctx, pending(other, "DNS name 0", t0))
 	if created, _ := sink.counts(); created != eventBurst+1 {
 		t.Fatalf("created %d Events, want %d for the object and 1 for another", created, eventBurst)
@@ -191,7 +189,7 @@ func TestEventWriterNeverBlocks(t *testing.T) {
 	w := newEventWriter(sink)
 	within(t, "emitting more Events than the queue holds", func() {
 		for i := range eventQueue + 10 {
-			w.emit(thief, corev1.EventTypeWarning, eventNameRejected, fmt.Sprintf("DNS name %d", i))
+			w.emit(thief, eventWarning, eventNameRejected, fmt.Sprintf("DNS name %d", i))
 		}
 	})
 	close(sink.block)
@@ -207,8 +205,8 @@ func TestEventWriterNeverBlocks(t *testing.T) {
 func TestEventWriterStopAbandonsWrites(t *testing.T) {
 	sink := &recordingSink{block: make(chan struct{})}
 	w := newEventWriter(sink)
-	w.emit(thief, corev1.EventTypeWarning, eventNameRejected, "DNS name a")
-	w.emit(thief, corev1.EventTypeWarning, eventNameRejected, "DNS name b")
+	w.emit(thief, eventWarning, eventNameRejected, "DNS name a")
+	w.emit(thief, eventWarning, eventNameRejected, "DNS name b")
 	within(t, "stopping while a write hangs", w.stop)
 	if created, _ := sink.counts(); created != 0 {
 		t.Errorf("%d Events written after stop", created)

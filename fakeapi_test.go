@@ -42,8 +42,12 @@ func (f fakeAPI) eventSink() (eventSink, error) { return clientsetEvents{f.core}
 // clientsetEvents is an eventSink over a clientset.
 type clientsetEvents struct{ core kubernetes.Interface }
 
-func (c clientsetEvents) create(ctx context.Context, ev *corev1.Event) error {
-	_, err := c.core.CoreV1().Events(ev.Namespace).Create(ctx, ev, metav1.CreateOptions{})
+func (c clientsetEvents) create(ctx context.Context, ev *event) error {
+	var out corev1.Event
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(ev.object(), &out); err != nil {
+		return err
+	}
+	_, err := c.core.CoreV1().Events(ev.about.namespace).Create(ctx, &out, metav1.CreateOptions{})
 	return err
 }
 
@@ -64,11 +68,11 @@ func (f fakeAPI) listWatch(k *kind, ns string) (listFunc, watchFunc) {
 	case "Ingress":
 		return decodedListWatch(typedListWatch[*networkingv1.IngressList](f.core.NetworkingV1().Ingresses(ns)))
 	case "IngressClass":
-		return typedListWatch[*networkingv1.IngressClassList](f.core.NetworkingV1().IngressClasses())
+		return decodedListWatch(typedListWatch[*networkingv1.IngressClassList](f.core.NetworkingV1().IngressClasses()))
 	case "Service":
 		return decodedListWatch(typedListWatch[*corev1.ServiceList](f.core.CoreV1().Services(ns)))
 	case "Namespace":
-		list, watchFn := typedListWatch[*corev1.NamespaceList](f.core.CoreV1().Namespaces())
+		list, watchFn := decodedListWatch(typedListWatch[*corev1.NamespaceList](f.core.CoreV1().Namespaces()))
 		if ns == "" {
 			return list, watchFn
 		}

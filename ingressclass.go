@@ -3,21 +3,24 @@ package gateway
 import (
 	"sort"
 
-	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // IngressClasses publish nothing: with ingressClasses set, the cluster's
-// default IngressClass is the class of an Ingress that names none.
+// default IngressClass is the class of an Ingress that names none. Their
+// informer reads their metadata only, as for Namespaces.
+
+// defaultClassAnnotation marks the default IngressClass.
+const defaultClassAnnotation = "ingressclass.kubernetes.io/is-default-class"
 
 // defaultIngressClass returns the name of the default IngressClass among
 // classes, or "": as Kubernetes's DefaultIngressClass admission plugin
 // chooses it, the newest of those annotated is-default-class "true" (by
 // creation time, then by name).
-func defaultIngressClass(classes []*networkingv1.IngressClass) string {
-	var defaults []*networkingv1.IngressClass
+func defaultIngressClass(classes []*metav1.PartialObjectMetadata) string {
+	var defaults []*metav1.PartialObjectMetadata
 	for _, c := range classes {
-		if c.Annotations[networkingv1.AnnotationIsDefaultIngressClass] == "true" {
+		if c.Annotations[defaultClassAnnotation] == "true" {
 			defaults = append(defaults, c)
 		}
 	}
@@ -36,15 +39,15 @@ func defaultIngressClass(classes []*networkingv1.IngressClass) string {
 
 // slimIngressClass keeps what defaultIngressClass reads.
 func slimIngressClass(obj any) (any, error) {
-	c, ok := obj.(*networkingv1.IngressClass)
+	c, ok := obj.(*metav1.PartialObjectMetadata)
 	if !ok {
 		return obj, nil
 	}
-	out := &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{
+	out := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
 		Name: c.Name, UID: c.UID, ResourceVersion: c.ResourceVersion, CreationTimestamp: c.CreationTimestamp,
 	}}
-	if v, ok := c.Annotations[networkingv1.AnnotationIsDefaultIngressClass]; ok {
-		out.Annotations = map[string]string{networkingv1.AnnotationIsDefaultIngressClass: v}
+	if v, ok := c.Annotations[defaultClassAnnotation]; ok {
+		out.Annotations = map[string]string{defaultClassAnnotation: v}
 	}
 	return out, nil
 }

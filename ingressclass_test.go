@@ -11,10 +11,10 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 )
 
-func icClass(name string, created int64, isDefault string) *networkingv1.IngressClass {
-	c := &networkingv1.IngressClass{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.Unix(created, 0)}}
+func icClass(name string, created int64, isDefault string) *metav1.PartialObjectMetadata {
+	c := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.Unix(created, 0)}}
 	if isDefault != "" {
-		c.Annotations = map[string]string{networkingv1.AnnotationIsDefaultIngressClass: isDefault}
+		c.Annotations = map[string]string{networkingv1.AnnotationIsDefaultIngressClass: isDefault} // the API's name of defaultClassAnnotation
 	}
 	return c
 }
@@ -24,15 +24,15 @@ func icClass(name string, created int64, isDefault string) *networkingv1.Ingress
 func TestDefaultIngressClass(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
-		classes []*networkingv1.IngressClass
+		classes []*metav1.PartialObjectMetadata
 		want    string
 	}{
 		{name: "none"},
-		{name: "no default", classes: []*networkingv1.IngressClass{icClass("nginx", 1, ""), icClass("traefik", 2, "false")}},
-		{name: "one default", classes: []*networkingv1.IngressClass{icClass("nginx", 1, "true"), icClass("traefik", 2, "")}, want: "nginx"},
-		{name: "several: the newest", classes: []*networkingv1.IngressClass{icClass("new", 5, "true"), icClass("old", 1, "true")}, want: "new"},
-		{name: "several of one age: by name", classes: []*networkingv1.IngressClass{icClass("b", 1, "true"), icClass("a", 1, "true")}, want: "a"},
-		{name: "only the value true", classes: []*networkingv1.IngressClass{icClass("nginx", 1, "True")}},
+		{name: "no default", classes: []*metav1.PartialObjectMetadata{icClass("nginx", 1, ""), icClass("traefik", 2, "false")}},
+		{name: "one default", classes: []*metav1.PartialObjectMetadata{icClass("nginx", 1, "true"), icClass("traefik", 2, "")}, want: "nginx"},
+		{name: "several: the newest", classes: []*metav1.PartialObjectMetadata{icClass("new", 5, "true"), icClass("old", 1, "true")}, want: "new"},
+		{name: "several of one age: by name", classes: []*metav1.PartialObjectMetadata{icClass("b", 1, "true"), icClass("a", 1, "true")}, want: "a"},
+		{name: "only the value true", classes: []*metav1.PartialObjectMetadata{icClass("nginx", 1, "True")}},
 	} {
 		if got := defaultIngressClass(tc.classes); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
@@ -83,7 +83,7 @@ func TestControllerDefaultIngressClass(t *testing.T) {
 
 	ctx := context.Background()
 	classes := client.NetworkingV1().IngressClasses()
-	c, err := classes.Create(ctx, icClass("nginx", time.Now().Unix(), "true"), metav1.CreateOptions{})
+	c, err := classes.Create(ctx, &networkingv1.IngressClass{ObjectMeta: icClass("nginx", time.Now().Unix(), "true").ObjectMeta}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -76,7 +75,7 @@ func TestNamedListWatch(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			nl := obj.(*corev1.NamespaceList)
+			nl := obj.(*metav1.PartialObjectMetadataList)
 			var names []string
 			for _, ns := range nl.Items {
 				names = append(names, ns.Name)
@@ -94,7 +93,7 @@ func TestNamedListWatch(t *testing.T) {
 	}
 	e := <-w.ResultChan()
 	w.Stop()
-	if ns, ok := e.Object.(*corev1.Namespace); !ok || ns.Name != "apps" || ns.ResourceVersion != "8" || ns.Labels["team"] != "a" {
+	if ns, ok := e.Object.(*metav1.PartialObjectMetadata); !ok || ns.Name != "apps" || ns.ResourceVersion != "8" || ns.Labels["team"] != "a" {
 		t.Errorf("watch event %s %#v", e.Type, e.Object)
 	}
 

@@ -11,12 +11,13 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// The informers of the most numerous kinds, Ingresses and Services, keep
-// types of our own rather than the API types (whose metadata alone is about
-// 250 bytes, slimmed or not): their transforms convert what the informer
-// decodes into an ingress or a service, holding what the records functions
-// read and what the informer's store and the controller need.
-// BenchmarkCacheBytes measures what they keep per object.
+// The informers of the most numerous kinds, Ingresses, Services and routes,
+// keep types of our own rather than the API types (whose metadata alone is
+// about 250 bytes, slimmed or not), holding what the records functions read
+// and what the informer's store and the controller need. Ingresses and
+// Services are decoded straight into them (protobuf.go); routes are
+// converted by their transform. BenchmarkCacheBytes measures what they keep
+// per object.
 
 // sourceMeta is what the sources read of an object's metadata: the ignore
 // label and the annotations of sourceAnnotations.

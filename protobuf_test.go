@@ -64,6 +64,30 @@ func decoded(obj runtime.Object) (runtime.Object, error) {
 			out.Items = append(out.Items, *s.(*service))
 		}
 		return out, nil
+	case *corev1.Namespace:
+		return metadataOf(o)
+	case *networkingv1.IngressClass:
+		return metadataOf(o)
+	case *corev1.NamespaceList:
+		out := &metav1.PartialObjectMetadataList{ListMeta: o.ListMeta}
+		for i := range o.Items {
+			m, err := metadataOf(&o.Items[i])
+			if err != nil {
+				return nil, err
+			}
+			out.Items = append(out.Items, *m.(*metav1.PartialObjectMetadata))
+		}
+		return out, nil
+	case *networkingv1.IngressClassList:
+		out := &metav1.PartialObjectMetadataList{ListMeta: o.ListMeta}
+		for i := range o.Items {
+			m, err := metadataOf(&o.Items[i])
+			if err != nil {
+				return nil, err
+			}
+			out.Items = append(out.Items, *m.(*metav1.PartialObjectMetadata))
+		}
+		return out, nil
 	case *networkingv1.IngressList:
 		out := &ingressList{ListMeta: o.ListMeta}
 		for i := range o.Items {
@@ -76,6 +100,17 @@ func decoded(obj runtime.Object) (runtime.Object, error) {
 		return out, nil
 	}
 	return obj, nil
+}
+
+// metadataOf decodes the protobuf of obj as the informers of Namespaces and
+// IngressClasses do: its metadata alone.
+func metadataOf(obj interface{ Marshal() ([]byte, error) }) (runtime.Object, error) {
+	data, err := obj.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	out := &metav1.PartialObjectMetadata{}
+	return out, out.Unmarshal(data)
 }
 
 // decodedListWatch converts what list and watchFn return with decoded.

@@ -3,8 +3,7 @@ package gateway
 import (
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
@@ -100,7 +99,7 @@ var (
 	}
 	namespaceKind = &kind{
 		name: "Namespace", groupVersion: "v1", resource: "namespaces",
-		object: &corev1.Namespace{}, list: &corev1.NamespaceList{},
+		object: &metav1.PartialObjectMetadata{}, list: &metav1.PartialObjectMetadataList{},
 		transform: slimNamespace, cluster: true, byName: true,
 	}
 )
@@ -109,7 +108,7 @@ var (
 // is set: the default IngressClass stands for a class-less Ingress's class.
 var ingressClassKind = &kind{
 	name: "IngressClass", groupVersion: "networking.k8s.io/v1", resource: "ingressclasses",
-	object: &networkingv1.IngressClass{}, list: &networkingv1.IngressClassList{},
+	object: &metav1.PartialObjectMetadata{}, list: &metav1.PartialObjectMetadataList{},
 	transform: slimIngressClass, cluster: true,
 }
 

@@ -275,19 +275,19 @@ func TestControllerConflictEventsAcrossNamespaces(t *testing.T) {
 func TestObjectReference(t *testing.T) {
 	tests := []struct {
 		key  string
-		want *corev1.ObjectReference
+		want objectRef
+		ok   bool
 	}{
-		{"Service/a/web", &corev1.ObjectReference{APIVersion: "v1", Kind: "Service", Namespace: "a", Name: "web"}},
-		{"HTTPRoute/b/r", &corev1.ObjectReference{APIVersion: "gateway.networking.k8s.io/v1", Kind: "HTTPRoute", Namespace: "b", Name: "r"}},
-		{"Gateway/infra/gw", &corev1.ObjectReference{APIVersion: "gateway.networking.k8s.io/v1", Kind: "Gateway", Namespace: "infra", Name: "gw"}},
-		{"Nameserver/kube-system/dns1", nil},
-		{"Service//x", nil},
-		{"garbage", nil},
+		{"Service/a/web", objectRef{apiVersion: "v1", kind: "Service", namespace: "a", name: "web"}, true},
+		{"HTTPRoute/b/r", objectRef{apiVersion: "gateway.networking.k8s.io/v1", kind: "HTTPRoute", namespace: "b", name: "r"}, true},
+		{"Gateway/infra/gw", objectRef{apiVersion: "gateway.networking.k8s.io/v1", kind: "Gateway", namespace: "infra", name: "gw"}, true},
+		{"Nameserver/kube-system/dns1", objectRef{}, false},
+		{"Service//x", objectRef{}, false},
+		{"garbage", objectRef{}, false},
 	}
 	for _, tt := range tests {
-		got := objectReference(tt.key)
-		if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
-			t.Errorf("%s: got %+v, want %+v", tt.key, got, tt.want)
+		if got, ok := objectReference(tt.key); got != tt.want || ok != tt.ok {
+			t.Errorf("%s: got %+v %v, want %+v %v", tt.key, got, ok, tt.want, tt.ok)
 		}
 	}
 }
