@@ -5,19 +5,22 @@ import (
 	"testing"
 )
 
-func TestBoundedMapForgetsTheOldest(t *testing.T) {
+func TestBoundedMapForgetsTheLeastRecentlyUsed(t *testing.T) {
 	m := newBoundedMap[string, int](3)
-	for i, k := range []string{"a", "b", "c", "b", "d", "e"} {
-		m.put(k, i)
-	}
+	m.put("a", 1)
+	m.put("b", 2)
+	m.put("c", 3)
+	m.get("a")    // a is used again: b is now the oldest
+	m.put("c", 4) // an update uses c
+	m.put("d", 5) // evicts b
+	m.put("e", 6) // evicts a
 	var got []string
 	for _, k := range []string{"a", "b", "c", "d", "e"} {
 		if v, ok := m.get(k); ok {
 			got = append(got, fmt.Sprintf("%s=%d", k, v))
 		}
 	}
-	// b was put again (updated, not moved); a and then b were the oldest.
-	if want := "[c=2 d=4 e=5]"; fmt.Sprint(got) != want || m.len() != 3 {
+	if want := "[c=4 d=5 e=6]"; fmt.Sprint(got) != want || m.len() != 3 {
 		t.Errorf("got %v (%d entries), want %s", got, m.len(), want)
 	}
 }

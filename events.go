@@ -93,6 +93,38 @@ var eventsResource = schema.GroupVersionResource{Version: "v1", Resource: "event
 // restEventSink writes Events with the dynamic client.
 type restEventSink struct{ client dynamic.Interface }
 
+// uid lists the object by name, as the plugin may list but not get.
+func (s restEventSink) uid(ctx context.Context, ref objectRef) string {
+	gvr, ok := resourceOf(ref)
+	if !ok {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, eventTimeout)
+	defer cancel()
+	list, err := s.client.Resource(gvr).Namespace(ref.namespace).List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + ref.name, Limit: 1})
+	if err != nil || len(list.Items) == 0 {
+		return ""
+	}
+	return string(list.Items[0].GetUID())
+}
+
+// resourceOf returns the resource of the kind ref names.
+func resourceOf(ref objectRef) (schema.GroupVersionResource, bool) {
+	gv, err := schema.ParseGroupVersion(ref.apiVersion)
+	if err != nil {
+		return schema.GroupVersionResource{}, false
+	}
+	for _, k := range kinds {
+		if k.name == ref.kind {
+			return gv.WithResource(k.resource), true
+		}
+	}
+	if ref.kind == gatewayKind.name {
+		return gv.WithResource(gatewayKind.resource), true
+	}
+	return schema.GroupVersionResource{}, false
+}
+
 func (s restEventSink) create(ctx context.Context, ev *event) error {
 	_, err := s.client.Resource(eventsResource).Namespace(ev.about.namespace).Create(ctx, &unstructured.Unstructured{Object: ev.object()}, metav1.CreateOptions{})
 	return err

@@ -14,6 +14,9 @@ import (
 // eventSink is where an eventWriter writes: the API server's events
 // resource, or a fake one in tests.
 type eventSink interface {
+	// uid returns the UID of the object ref names, "" when it cannot tell:
+	// kubectl describe shows the Events whose involvedObject has it.
+	uid(ctx context.Context, ref objectRef) string
 	create(ctx context.Context, ev *event) error
 	// patch applies a JSON merge patch to the Event namespace/name.
 	patch(ctx context.Context, namespace, name string, mergePatch []byte) error
@@ -42,6 +45,10 @@ type eventWriter struct {
 	now    func() time.Time
 	retry  time.Duration // the first wait before another try
 
+	// lastName is the time in the name of the last Event created, in Unix
+	// nanoseconds: names are made of strictly increasing times.
+	lastName int64
+
 	// Owned by the writing goroutine.
 	sent    boundedMap[eventKey, *sentEvent]
 	budgets boundedMap[objectRef, *eventBudget]
@@ -57,9 +64,18 @@ const eventWarning = "Warning"
 type event struct {
 	name                  string
 	about                 objectRef
+	uid                   string // of the object about, if known
 	kind, reason, message string // kind is the Event's type: Warning or Normal
 	first, last           time.Time
 	count                 int32
+}
+
+func (ev *event) involvedObject() map[string]any {
+	o := map[string]any{"apiVersion": ev.about.apiVersion, "kind": ev.about.kind, "namespace": ev.about.namespace, "name": ev.about.name}
+	if ev.uid != "" {
+		o["uid"] = ev.uid
+	}
+	return o
 }
 
 // object returns ev as the API server reads a core/v1 Event.
@@ -68,9 +84,7 @@ func (ev *event) object() map[string]any {
 		"apiVersion": "v1",
 		"kind":       "Event",
 		"metadata":   map[string]any{"name": ev.name, "namespace": ev.about.namespace},
-		"involvedObject": map[string]any{
-			"apiVersion": ev.about.apiVersion, "kind": ev.about.kind, "namespace": ev.about.namespace, "name": ev.about.name,
-		},
+		"involvedObject": ev.involvedObject(),
 		"type":               ev.kind,
 		"reason":             ev.reason,
 		"message":            ev.message,
@@ -95,11 +109,12 @@ type eventKey struct {
 	kind, reason, message string
 }
 
-// sentEvent is an Event written: its name and what it has counted.
+// sentEvent is an Event written: its name, its object's UID and what it
+// has counted.
 type sentEvent struct {
-	name  string
-	first time.Time
-	count int32
+	name, uid string
+	first     time.Time
+	count     int32
 }
 
 // eventBudget is an object's token bucket.
@@ -165,7 +180,9 @@ func (w *eventWriter) write(ctx context.Context, p pendingEvent) {
 		w.create(ctx, p, s)
 		return
 	}
-	s := &sentEvent{name: fmt.Sprintf("%s.%x", p.ref.name, p.at.UnixNano()), first: p.at, count: 1}
+	stamp := max(p.at.UnixNano(), w.lastName+1)
+	w.lastName = stamp
+	s := &sentEvent{name: fmt.Sprintf("%s.%x", p.ref.name, stamp), first: p.at, count: 1}
 	if w.create(ctx, p, s) {
 		w.sent.put(key, s)
 	}
@@ -173,7 +190,10 @@ func (w *eventWriter) write(ctx context.Context, p pendingEvent) {
 
 // create writes the Event s for p; false when it failed.
 func (w *eventWriter) create(ctx context.Context, p pendingEvent, s *sentEvent) bool {
-	ev := &event{name: s.name, about: p.ref, kind: p.kind, reason: p.reason, message: p.message, first: s.first, last: p.at, count: s.count}
+	if s.uid == "" {
+		s.uid = w.sink.uid(ctx, p.ref)
+	}
+	ev := &event{name: s.name, about: p.ref, uid: s.uid, kind: p.kind, reason: p.reason, message: p.message, first: s.first, last: p.at, count: s.count}
 	err := w.try(ctx, func(ctx context.Context) error { return w.sink.create(ctx, ev) })
 	if apierrors.IsAlreadyExists(err) {
 		err = nil

@@ -39,6 +39,8 @@ func (s *recordingSink) next(ctx context.Context) error {
 	return err
 }
 
+func (s *recordingSink) uid(_ context.Context, ref objectRef) string { return "uid-" + ref.name }
+
 func (s *recordingSink) create(ctx context.Context, ev *event) error {
 	if err := s.next(ctx); err != nil {
 		return err
@@ -94,7 +96,8 @@ func TestEventWriterCountsRepeatsUp(t *testing.T) {
 	}
 	ev := sink.created[0]
 	if ev.about != thief || ev.kind != eventWarning || ev.reason != eventNameRejected || ev.message != "DNS name a" ||
-		ev.count != 1 || !ev.first.Equal(t0) || !ev.last.Equal(t0) || ev.name != fmt.Sprintf("thief.%x", t0.UnixNano()) {
+		ev.count != 1 || !ev.first.Equal(t0) || !ev.last.Equal(t0) || ev.name != fmt.Sprintf("thief.%x", t0.UnixNano()) ||
+		ev.uid != "uid-thief" || ev.involvedObject()["uid"] != "uid-thief" {
 		t.Errorf("first Event: %+v", ev)
 	}
 	want := []string{
@@ -210,5 +213,26 @@ func TestEventWriterStopAbandonsWrites(t *testing.T) {
 	within(t, "stopping while a write hangs", w.stop)
 	if created, _ := sink.counts(); created != 0 {
 		t.Errorf("%d Events written after stop", created)
+	}
+}
+
+// TestEventWriterNamesAreUnique: Events made at the same moment, about one
+// object, get names of their own.
+func TestEventWriterNamesAreUnique(t *testing.T) {
+	t0 := time.Date(2026, 11, 24, 1, 0, 0, 0, time.UTC)
+	sink := &recordingSink{}
+	w := testEventWriter(sink, t0)
+	for _, m := range []string{"DNS name a", "DNS name b", "DNS name c"} {
+		w.write(context.Background(), pending(thief, m, t0))
+	}
+	seen := map[string]bool{}
+	for _, ev := range sink.created {
+		if seen[ev.name] {
+			t.Errorf("two Events named %s", ev.name)
+		}
+		seen[ev.name] = true
+	}
+	if len(seen) != 3 {
+		t.Errorf("%d Events, want 3", len(seen))
 	}
 }

@@ -42,6 +42,17 @@ func (f fakeAPI) eventSink() (eventSink, error) { return clientsetEvents{f.core}
 // clientsetEvents is an eventSink over a clientset.
 type clientsetEvents struct{ core kubernetes.Interface }
 
+func (c clientsetEvents) uid(ctx context.Context, ref objectRef) string {
+	if ref.kind != "Service" {
+		return ""
+	}
+	svc, err := c.core.CoreV1().Services(ref.namespace).Get(ctx, ref.name, metav1.GetOptions{})
+	if err != nil {
+		return ""
+	}
+	return string(svc.UID)
+}
+
 func (c clientsetEvents) create(ctx context.Context, ev *event) error {
 	var out corev1.Event
 	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(ev.object(), &out); err != nil {

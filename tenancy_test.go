@@ -321,3 +321,23 @@ func TestRejectedMetric(t *testing.T) {
 		t.Errorf("reserved: counted %v, want 1", got)
 	}
 }
+
+func TestResourceOf(t *testing.T) {
+	for _, tt := range []struct {
+		ref  objectRef
+		want string
+	}{
+		{objectRef{apiVersion: "v1", kind: "Service"}, "/v1, Resource=services"},
+		{objectRef{apiVersion: "networking.k8s.io/v1", kind: "Ingress"}, "networking.k8s.io/v1, Resource=ingresses"},
+		{objectRef{apiVersion: "gateway.networking.k8s.io/v1", kind: "Gateway"}, "gateway.networking.k8s.io/v1, Resource=gateways"},
+		{objectRef{apiVersion: "v1", kind: "Pod"}, ""},
+	} {
+		got := ""
+		if gvr, ok := resourceOf(tt.ref); ok {
+			got = gvr.String()
+		}
+		if got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.ref, got, tt.want)
+		}
+	}
+}

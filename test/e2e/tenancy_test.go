@@ -145,6 +145,11 @@ func TestTenancyFirst(t *testing.T) {
 	// The attacker is told, on its own object, where it looks.
 	rejectedEvents(t, attacker, "thief", "shop."+victim+".tenants.example.com", "another namespace published it first")
 	rejectedEvents(t, attacker, "thief", "*.example.com", "belong to the DNS server")
+	// kubectl describe lists only the Events whose involvedObject has the
+	// object's UID.
+	if out := kubectl(t, "", "-n", attacker, "describe", "service", "thief"); !strings.Contains(out, "DNSNameRejected") {
+		t.Errorf("kubectl describe shows no DNSNameRejected:\n%s", out)
+	}
 	if out := kubectl(t, "", "-n", victim, "get", "events", "--field-selector", "reason=DNSNameRejected", "-o", "name"); strings.TrimSpace(out) != "" {
 		t.Errorf("the owner got Events: %s", out)
 	}

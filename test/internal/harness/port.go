@@ -3,8 +3,14 @@ package harness
 import (
 	"fmt"
 	"net"
+	"sync"
 	"testing"
 )
+
+// handedOut are the ports FreePort returned: the kernel may hand a port
+// closed a moment ago out again, and two servers of one test must not get
+// the same one.
+var handedOut sync.Map
 
 // FreePort returns a loopback port that is free for both UDP and TCP, as a
 // DNS server needs.
@@ -17,8 +23,12 @@ func FreePort(t testing.TB) int {
 		}
 		port := l.LocalAddr().(*net.UDPAddr).Port
 		l.Close()
+		if _, taken := handedOut.Load(port); taken {
+			continue
+		}
 		if tl, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
 			tl.Close()
+			handedOut.Store(port, true)
 			return port
 		}
 	}
