@@ -81,10 +81,10 @@ func (ev *event) involvedObject() map[string]any {
 // object returns ev as the API server reads a core/v1 Event.
 func (ev *event) object() map[string]any {
 	return map[string]any{
-		"apiVersion": "v1",
-		"kind":       "Event",
-		"metadata":   map[string]any{"name": ev.name, "namespace": ev.about.namespace},
-		"involvedObject": ev.involvedObject(),
+		"apiVersion":         "v1",
+		"kind":               "Event",
+		"metadata":           map[string]any{"name": ev.name, "namespace": ev.about.namespace},
+		"involvedObject":     ev.involvedObject(),
 		"type":               ev.kind,
 		"reason":             ev.reason,
 		"message":            ev.message,
