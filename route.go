@@ -30,7 +30,8 @@ type route struct {
 func asRoute(obj any) *route { return obj.(*route) }
 
 // The group and kind that the CRDs' defaults write into nearly every
-// parentRef, shared by the routes instead of a copy each.
+// parentRef, shared by the routes instead of a copy each: nothing may write
+// through a parentRef's Group or Kind.
 var (
 	parentGroupGateway = gwv1.Group(gwv1.GroupName)
 	parentKindGateway  = gwv1.Kind("Gateway")
