@@ -14,103 +14,85 @@ import (
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
 )
 
-// slimService converts a Service into what its informer keeps, through its
-// protobuf, as the informer decodes it. Anything else passes unchanged.
-func slimService(obj any) (any, error) {
-	svc, ok := obj.(*corev1.Service)
-	if !ok {
-		return obj, nil
-	}
-	data, err := svc.Marshal()
+// viaProtobuf encodes in in protobuf and decodes that into a new T, as the
+// informers decode what the API server sends.
+func viaProtobuf[T any, PT interface {
+	*T
+	Unmarshal([]byte) error
+}](in interface{ Marshal() ([]byte, error) }) (PT, error) {
+	data, err := in.Marshal()
 	if err != nil {
 		return nil, err
 	}
-	out := &service{}
+	out := PT(new(T))
 	return out, out.Unmarshal(data)
+}
+
+// viaProtobufItems does viaProtobuf for each item of a list.
+func viaProtobufItems[T any, PT interface {
+	*T
+	Unmarshal([]byte) error
+}, I any, PI interface {
+	*I
+	Marshal() ([]byte, error)
+}](items []I) ([]T, error) {
+	var out []T
+	for i := range items {
+		o, err := viaProtobuf[T, PT](PI(&items[i]))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, *o)
+	}
+	return out, nil
+}
+
+// slimService converts a Service into what its informer keeps, as the
+// informer decodes it. Anything else passes unchanged.
+func slimService(obj any) (any, error) {
+	if svc, ok := obj.(*corev1.Service); ok {
+		return viaProtobuf[service](svc)
+	}
+	return obj, nil
 }
 
 // slimIngress converts an Ingress into what its informer keeps, as
 // slimService does a Service.
 func slimIngress(obj any) (any, error) {
-	ing, ok := obj.(*networkingv1.Ingress)
-	if !ok {
-		return obj, nil
-	}
-	data, err := ing.Marshal()
-	if err != nil {
-		return nil, err
-	}
-	out := &ingress{}
-	return out, out.Unmarshal(data)
-}
-
-// decoded converts the typed Services and Ingresses, and lists of them, of
-// client-go's fake clientset into what the informers decode them into.
-func decoded(obj runtime.Object) (runtime.Object, error) {
-	switch o := obj.(type) {
-	case *corev1.Service:
-		out, err := slimService(o)
-		return out.(runtime.Object), err
-	case *networkingv1.Ingress:
-		out, err := slimIngress(o)
-		return out.(runtime.Object), err
-	case *corev1.ServiceList:
-		out := &serviceList{ListMeta: o.ListMeta}
-		for i := range o.Items {
-			s, err := slimService(&o.Items[i])
-			if err != nil {
-				return nil, err
-			}
-			out.Items = append(out.Items, *s.(*service))
-		}
-		return out, nil
-	case *corev1.Namespace:
-		return metadataOf(o)
-	case *networkingv1.IngressClass:
-		return metadataOf(o)
-	case *corev1.NamespaceList:
-		out := &metav1.PartialObjectMetadataList{ListMeta: o.ListMeta}
-		for i := range o.Items {
-			m, err := metadataOf(&o.Items[i])
-			if err != nil {
-				return nil, err
-			}
-			out.Items = append(out.Items, *m.(*metav1.PartialObjectMetadata))
-		}
-		return out, nil
-	case *networkingv1.IngressClassList:
-		out := &metav1.PartialObjectMetadataList{ListMeta: o.ListMeta}
-		for i := range o.Items {
-			m, err := metadataOf(&o.Items[i])
-			if err != nil {
-				return nil, err
-			}
-			out.Items = append(out.Items, *m.(*metav1.PartialObjectMetadata))
-		}
-		return out, nil
-	case *networkingv1.IngressList:
-		out := &ingressList{ListMeta: o.ListMeta}
-		for i := range o.Items {
-			in, err := slimIngress(&o.Items[i])
-			if err != nil {
-				return nil, err
-			}
-			out.Items = append(out.Items, *in.(*ingress))
-		}
-		return out, nil
+	if ing, ok := obj.(*networkingv1.Ingress); ok {
+		return viaProtobuf[ingress](ing)
 	}
 	return obj, nil
 }
 
-// metadataOf decodes the protobuf of obj as the informers of Namespaces and
-// IngressClasses do: its metadata alone.
-func metadataOf(obj interface{ Marshal() ([]byte, error) }) (runtime.Object, error) {
-	data, err := obj.Marshal()
-	if err != nil {
-		return nil, err
+// decoded converts the typed objects, and lists of them, of client-go's fake
+// clientset into what the informers decode them into: Services and
+// Ingresses into their own types, Namespaces and IngressClasses into their
+// metadata.
+func decoded(obj runtime.Object) (runtime.Object, error) {
+	switch o := obj.(type) {
+	case *corev1.Service:
+		return viaProtobuf[service](o)
+	case *networkingv1.Ingress:
+		return viaProtobuf[ingress](o)
+	case *corev1.Namespace:
+		return viaProtobuf[metav1.PartialObjectMetadata](o)
+	case *networkingv1.IngressClass:
+		return viaProtobuf[metav1.PartialObjectMetadata](o)
+	case *corev1.ServiceList:
+		items, err := viaProtobufItems[service](o.Items)
+		return &serviceList{ListMeta: o.ListMeta, Items: items}, err
+	case *networkingv1.IngressList:
+		items, err := viaProtobufItems[ingress](o.Items)
+		return &ingressList{ListMeta: o.ListMeta, Items: items}, err
+	case *corev1.NamespaceList:
+		items, err := viaProtobufItems[metav1.PartialObjectMetadata](o.Items)
+		return &metav1.PartialObjectMetadataList{ListMeta: o.ListMeta, Items: items}, err
+	case *networkingv1.IngressClassList:
+		items, err := viaProtobufItems[metav1.PartialObjectMetadata](o.Items)
+		return &metav1.PartialObjectMetadataList{ListMeta: o.ListMeta, Items: items}, err
 	}
-	out := &metav1.PartialObjectMetadata{}
-	return out, out.Unmarshal(data)
+	return obj, nil
 }
 
 // decodedListWatch converts what list and watchFn return with decoded.
