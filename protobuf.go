@@ -135,9 +135,16 @@ func (m *objectMeta) unmarshal(b []byte, also string) (alsoValue string, hasAlso
 			if also != "" && string(k) == also {
 				alsoValue, hasAlso = string(val), true
 			}
-			if i := slices.IndexFunc(decodedAnnotations, func(a string) bool { return a == string(k) }); i >= 0 {
-				annotations = append(annotations, kept{i, string(val)})
+			i := slices.IndexFunc(decodedAnnotations, func(a string) bool { return a == string(k) })
+			if i < 0 {
+				return nil
 			}
+			// A key given twice keeps its last value, as a protobuf map does.
+			if j := slices.IndexFunc(annotations, func(a kept) bool { return a.i == i }); j >= 0 {
+				annotations[j].value = string(val)
+				return nil
+			}
+			annotations = append(annotations, kept{i, string(val)})
 		}
 		return nil
 	})

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"google.golang.org/protobuf/encoding/protowire"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -285,5 +286,34 @@ func BenchmarkDecode(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestUnmarshalMetaRepeatedKey: an annotation given twice keeps its last
+// value, as a protobuf map does; unknown and unread fields are skipped.
+func TestUnmarshalMetaRepeatedKey(t *testing.T) {
+	entry := func(k, v string) []byte {
+		var e []byte
+		e = protowire.AppendTag(e, 1, protowire.BytesType)
+		e = protowire.AppendString(e, k)
+		e = protowire.AppendTag(e, 2, protowire.BytesType)
+		e = protowire.AppendString(e, v)
+		return e
+	}
+	var meta []byte
+	meta = protowire.AppendTag(meta, 1, protowire.BytesType)
+	meta = protowire.AppendString(meta, "web")
+	meta = protowire.AppendTag(meta, 7, protowire.VarintType) // generation: not read
+	meta = protowire.AppendVarint(meta, 3)
+	for _, kv := range [][2]string{{"coredns.io/hostname", "old"}, {"other", "x"}, {"coredns.io/hostname", "new"}} {
+		meta = protowire.AppendTag(meta, 12, protowire.BytesType)
+		meta = protowire.AppendBytes(meta, entry(kv[0], kv[1]))
+	}
+	var m objectMeta
+	if _, _, err := m.unmarshal(meta, ""); err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := m.annotation("coredns.io/hostname"); v != "new" || len(m.pairs()) != 2 || m.name != "web" {
+		t.Errorf("decoded %+v, want the last hostname annotation only", m)
 	}
 }
