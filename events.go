@@ -23,14 +23,33 @@ const (
 // events tells tenants, on their own objects, which names the ownership
 // policy rejected. Its eventWriter rate-limits and de-duplicates Events per
 // object as kubelet's are (an Event repeated counts up instead of piling up).
-type events struct{ writer *eventWriter }
+type events struct {
+	writer *eventWriter
+	// version returns the group version at which the plugin reads kind in
+	// namespace, "" when it does not know: routes may be served only at an
+	// older version than the one objectReference names.
+	version func(kind, namespace string) string
+}
 
-func newEvents(sink eventSink) *events { return &events{writer: newEventWriter(sink)} }
+func newEvents(sink eventSink, version func(kind, namespace string) string) *events {
+	return &events{writer: newEventWriter(sink), version: version}
+}
+
+// reference returns the reference to the object of key, at the version read.
+func (e *events) reference(key string) (objectRef, bool) {
+	ref, ok := objectReference(key)
+	if ok && e.version != nil {
+		if v := e.version(ref.kind, ref.namespace); v != "" {
+			ref.apiVersion = v
+		}
+	}
+	return ref, ok
+}
 
 // rejected emits DNSNameRejected on the object whose claim was rejected. The
 // owner of a name is another tenant: the Event does not name it.
 func (e *events) rejected(r index.Rejection) {
-	ref, ok := objectReference(r.Key)
+	ref, ok := e.reference(r.Key)
 	if !ok {
 		return
 	}
@@ -59,7 +78,7 @@ func (e *events) conflicted(c index.Conflict) {
 		msg = fmt.Sprintf("DNS name %s: objects of several namespaces publish different records here; they were merged or some were dropped", strings.TrimSuffix(c.Name, "."))
 	}
 	for _, key := range c.Keys {
-		if ref, ok := objectReference(key); ok {
+		if ref, ok := e.reference(key); ok {
 			e.writer.emit(ref, eventWarning, eventNameConflict, msg)
 		}
 	}

@@ -105,7 +105,7 @@ func (g *Gateway) startCluster(cl *cluster) error {
 			if err != nil {
 				return err
 			}
-			cl.events.Store(newEvents(sink))
+			cl.events.Store(newEvents(sink, cl.ctrl.readVersion))
 		}
 	}
 	cl.ctrl.start()

@@ -30,6 +30,15 @@ func (c *controller) informerFor(kind, namespace string) *watched {
 	return c.informers[informerKey{kind, ""}]
 }
 
+// readVersion returns the group version at which the informer of kind in
+// namespace reads, "" when none runs.
+func (c *controller) readVersion(kind, namespace string) string {
+	if w := c.informerFor(kind, namespace); w != nil {
+		return w.version.groupVersion
+	}
+	return ""
+}
+
 // running returns every running informer of kind.
 func (c *controller) running(kind string) []*watched {
 	c.mu.Lock()

@@ -229,3 +229,17 @@ func TestControllerNamespaceScopedRoutes(t *testing.T) {
 		k8sAnswers(t, g, c.name, dns.TypeA, c.want)
 	}
 }
+
+func TestReadVersion(t *testing.T) {
+	g := k8sStartGateway(t, fake.NewSimpleClientset(), []string{"example.com."}, func(g *Gateway) { g.resources = []string{"Service", "Ingress"} })
+	c := k8sCtrl(g)
+	for _, tt := range []struct{ kind, namespace, want string }{
+		{"Service", "", "v1"},
+		{"Ingress", "apps", "networking.k8s.io/v1"}, // no informer of its own: the cluster-wide one
+		{"HTTPRoute", "", ""},
+	} {
+		if got := c.readVersion(tt.kind, tt.namespace); got != tt.want {
+			t.Errorf("readVersion(%s, %q) = %q, want %q", tt.kind, tt.namespace, got, tt.want)
+		}
+	}
+}

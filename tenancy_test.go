@@ -341,3 +341,23 @@ func TestResourceOf(t *testing.T) {
 		}
 	}
 }
+
+// TestEventReferenceReadVersion: an Event names the object at the version
+// the plugin reads it, which for routes may be older than v1.
+func TestEventReferenceReadVersion(t *testing.T) {
+	e := &events{version: func(kind, namespace string) string {
+		if kind == "TLSRoute" && namespace == "apps" {
+			return "gateway.networking.k8s.io/v1alpha2"
+		}
+		return ""
+	}}
+	for key, want := range map[string]string{
+		"TLSRoute/apps/db":  "gateway.networking.k8s.io/v1alpha2",
+		"TLSRoute/other/db": "gateway.networking.k8s.io/v1",
+		"Service/apps/web":  "v1",
+	} {
+		if ref, ok := e.reference(key); !ok || ref.apiVersion != want {
+			t.Errorf("%s: %+v %v, want apiVersion %s", key, ref, ok, want)
+		}
+	}
+}
