@@ -118,13 +118,14 @@ func startServerBinary(t *testing.T, binary, corefile, kubecfg string, env ...st
 		"K8S_GATEWAY_EXAMPLES="+filepath.Join(repoRoot, "examples"),
 	)
 	s.env = append(s.env, env...)
-	s.start()
+	// Registered first: a server that never gets ready is stopped too.
 	t.Cleanup(func() {
 		s.stop()
 		if t.Failed() {
 			t.Logf("coredns output:\n%s", s.output())
 		}
 	})
+	s.start()
 	return s
 }
 
