@@ -70,10 +70,9 @@ var (
 )
 
 func init() {
-	// Of the built-in groups, only the kinds read (and Events, written):
-	// registering a whole group links every type in it.
-	// The built-in kinds decode into the types the informers keep: their
-	// own for Services and Ingresses, the metadata alone for the others.
+	// Of the built-in groups, only the kinds read, decoded into the types
+	// the informers keep: their own for Services and Ingresses, the metadata
+	// alone for the others. (Events are written as JSON, not through it.)
 	for _, k := range []struct {
 		kind      schema.GroupVersionKind
 		obj, list runtime.Object
