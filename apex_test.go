@@ -3,6 +3,8 @@ package gateway
 import (
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"github.com/coredns/coredns/plugin/test"
 	"github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
@@ -118,10 +120,10 @@ func TestNameserverRecords(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := nameserverRecords(k8sSlimService(tc.svc), cfg)
-			if d := k8sDiff(k8sStrings(r.rrs), k8sWant(t, tc.want...)); d != "" {
+			if d := testutil.Diff(testutil.Strings(r.rrs), testutil.Want(t, tc.want...)); d != "" {
 				t.Error(d)
 			}
-			k8sCheckWarnings(t, r.warnings, tc.warn)
+			testutil.CheckWarnings(t, r.warnings, tc.warn)
 		})
 	}
 }

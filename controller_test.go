@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -149,7 +151,7 @@ func TestControllerPipeline(t *testing.T) {
 		"db.apps.example.com. 60 IN A 192.0.2.20", "db.apps.example.com. 60 IN AAAA 2001:db8::20"))
 
 	// The load balancer moves: the answers follow the status.
-	ing.Status = k8sIngressLB("192.0.2.2", "2001:db8::2")
+	ing.Status = testutil.IngressLB("192.0.2.2", "2001:db8::2")
 	if _, err := client.NetworkingV1().Ingresses("default").UpdateStatus(ctx, ing, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +214,7 @@ func TestControllerNameserverGlue(t *testing.T) {
 	k8sAnswers(t, g, "web.apps.example.com.", dns.TypeA, k8sNX)
 
 	// The nameserver's address changes: the glue follows.
-	ns.Status = k8sServiceLB("192.0.2.54")
+	ns.Status = testutil.ServiceLB("192.0.2.54")
 	if _, err := client.CoreV1().Services("kube-system").UpdateStatus(ctx, ns, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"github.com/miekg/dns"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
@@ -142,8 +144,8 @@ func FuzzIngressRecords(f *testing.F) {
 		// What the source does not read changes nothing.
 		noisy := ing.DeepCopy()
 		k8sNoisyMeta(&noisy.ObjectMeta)
-		if a, b := k8sStrings(r.rrs), k8sStrings(ingressRecords(k8sSlimIngress(noisy), cfg, "").rrs); k8sDiff(a, b) != "" {
-			t.Fatalf("unread fields change what the Ingress publishes: %s", k8sDiff(b, a))
+		if a, b := testutil.Strings(r.rrs), testutil.Strings(ingressRecords(k8sSlimIngress(noisy), cfg, "").rrs); testutil.Diff(a, b) != "" {
+			t.Fatalf("unread fields change what the Ingress publishes: %s", testutil.Diff(b, a))
 		}
 	})
 }
@@ -217,8 +219,8 @@ func FuzzServiceRecords(f *testing.F) {
 		// What the source does not read changes nothing.
 		noisy := svc.DeepCopy()
 		k8sNoisyMeta(&noisy.ObjectMeta)
-		if a, b := k8sStrings(r.rrs), k8sStrings(serviceRecords(k8sSlimService(noisy), cfg).rrs); k8sDiff(a, b) != "" {
-			t.Fatalf("unread fields change what the Service publishes: %s", k8sDiff(b, a))
+		if a, b := testutil.Strings(r.rrs), testutil.Strings(serviceRecords(k8sSlimService(noisy), cfg).rrs); testutil.Diff(a, b) != "" {
+			t.Fatalf("unread fields change what the Service publishes: %s", testutil.Diff(b, a))
 		}
 		k8sCheckRecords(t, cfg, nameserverRecords(slim, cfg))
 	})

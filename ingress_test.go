@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -21,7 +23,7 @@ func k8sTestConfig() *sourceConfig {
 func k8sIngress(hosts, tlsHosts []string, lb ...string) *networkingv1.Ingress {
 	ing := &networkingv1.Ingress{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
-		Status:     k8sIngressLB(lb...),
+		Status:     testutil.IngressLB(lb...),
 	}
 	for _, h := range hosts {
 		ing.Spec.Rules = append(ing.Spec.Rules, networkingv1.IngressRule{Host: h})
@@ -422,10 +424,10 @@ func TestIngressRecords(t *testing.T) {
 	for _, tc := range k8sIngressCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			r := ingressRecords(k8sSlimIngress(tc.ing), tc.cfg, "")
-			if d := k8sDiff(k8sStrings(r.rrs), k8sWant(t, tc.want...)); d != "" {
+			if d := testutil.Diff(testutil.Strings(r.rrs), testutil.Want(t, tc.want...)); d != "" {
 				t.Error(d)
 			}
-			k8sCheckWarnings(t, r.warnings, tc.warn)
+			testutil.CheckWarnings(t, r.warnings, tc.warn)
 		})
 	}
 }

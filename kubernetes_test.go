@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -154,7 +156,7 @@ func TestSlimIngress(t *testing.T) {
 
 			slim, clean := k8sSlimIngress(ing), k8sSlimIngress(tc.ing)
 			want, got := ingressRecords(clean, tc.cfg, ""), ingressRecords(slim, tc.cfg, "")
-			if d := k8sDiff(k8sStrings(got.rrs), k8sStrings(want.rrs)); d != "" {
+			if d := testutil.Diff(testutil.Strings(got.rrs), testutil.Strings(want.rrs)); d != "" {
 				t.Errorf("records differ with unread fields: %s", d)
 			}
 			if !slices.Equal(got.warnings, want.warnings) {
@@ -164,8 +166,8 @@ func TestSlimIngress(t *testing.T) {
 			for _, classes := range [][]string{{"nginx"}, {"traefik", "whatever"}} {
 				cfg := *tc.cfg
 				cfg.ingressClasses = classes
-				if a, b := k8sStrings(ingressRecords(clean, &cfg, "").rrs), k8sStrings(ingressRecords(slim, &cfg, "").rrs); !slices.Equal(a, b) {
-					t.Errorf("records differ with unread fields and classes %q: %s", classes, k8sDiff(b, a))
+				if a, b := testutil.Strings(ingressRecords(clean, &cfg, "").rrs), testutil.Strings(ingressRecords(slim, &cfg, "").rrs); !slices.Equal(a, b) {
+					t.Errorf("records differ with unread fields and classes %q: %s", classes, testutil.Diff(b, a))
 				}
 			}
 
@@ -195,14 +197,14 @@ func TestSlimService(t *testing.T) {
 
 			slim, clean := k8sSlimService(svc), k8sSlimService(tc.svc)
 			want, got := serviceRecords(clean, tc.cfg), serviceRecords(slim, tc.cfg)
-			if d := k8sDiff(k8sStrings(got.rrs), k8sStrings(want.rrs)); d != "" {
+			if d := testutil.Diff(testutil.Strings(got.rrs), testutil.Strings(want.rrs)); d != "" {
 				t.Errorf("records differ with unread fields: %s", d)
 			}
 			if !slices.Equal(got.warnings, want.warnings) {
 				t.Errorf("warnings differ with unread fields: %q, want %q", got.warnings, want.warnings)
 			}
-			if a, b := k8sStrings(nameserverRecords(clean, tc.cfg).rrs), k8sStrings(nameserverRecords(slim, tc.cfg).rrs); !slices.Equal(a, b) {
-				t.Errorf("nameserver records differ with unread fields: %s", k8sDiff(b, a))
+			if a, b := testutil.Strings(nameserverRecords(clean, tc.cfg).rrs), testutil.Strings(nameserverRecords(slim, tc.cfg).rrs); !slices.Equal(a, b) {
+				t.Errorf("nameserver records differ with unread fields: %s", testutil.Diff(b, a))
 			}
 
 			k8sCheckObjectMeta(t, svc.ObjectMeta, &slim.objectMeta)
@@ -297,7 +299,7 @@ func TestAnnotationPrecedence(t *testing.T) {
 				if ttl != tc.ttl {
 					t.Errorf("%s: ttl %d, want %d", what, ttl, tc.ttl)
 				}
-				k8sCheckWarnings(t, r.warnings, tc.warn)
+				testutil.CheckWarnings(t, r.warnings, tc.warn)
 			}
 		})
 	}

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"google.golang.org/protobuf/encoding/protowire"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
@@ -266,8 +268,8 @@ func FuzzUnmarshal(f *testing.F) {
 // type, as the informers did before, with decoding it into what the
 // informer keeps.
 func BenchmarkDecode(b *testing.B) {
-	svc, _ := benchService(1).Marshal()
-	ing, _ := benchIngress(1).Marshal()
+	svc, _ := testutil.BenchService(1).Marshal()
+	ing, _ := testutil.BenchIngress(1).Marshal()
 	for _, bc := range []struct {
 		name   string
 		data   []byte

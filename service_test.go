@@ -3,6 +3,8 @@ package gateway
 import (
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -13,7 +15,7 @@ func k8sService(typ corev1.ServiceType, lb ...string) *corev1.Service {
 	return &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "apps"},
 		Spec:       corev1.ServiceSpec{Type: typ, ClusterIP: "10.96.0.10", ClusterIPs: []string{"10.96.0.10"}},
-		Status:     k8sServiceLB(lb...),
+		Status:     testutil.ServiceLB(lb...),
 	}
 }
 
@@ -393,10 +395,10 @@ func TestServiceRecords(t *testing.T) {
 	for _, tc := range k8sServiceCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			r := serviceRecords(k8sSlimService(tc.svc), tc.cfg)
-			if d := k8sDiff(k8sStrings(r.rrs), k8sWant(t, tc.want...)); d != "" {
+			if d := testutil.Diff(testutil.Strings(r.rrs), testutil.Want(t, tc.want...)); d != "" {
 				t.Error(d)
 			}
-			k8sCheckWarnings(t, r.warnings, tc.warn)
+			testutil.CheckWarnings(t, r.warnings, tc.warn)
 		})
 	}
 }
