@@ -85,19 +85,3 @@ func (g *Gateway) nameserverServices() []string {
 	}
 	return out
 }
-
-// nameserverRecords returns the records that a nameserver's own Service
-// publishes: its external addresses at <name>.<namespace>.<zone> in every zone.
-func nameserverRecords(svc *service, c *sourceConfig) result {
-	var r result
-	t, ok := annotationTargets(&r, svc)
-	if !ok {
-		t = serviceAddresses(&r, svc)
-	}
-	if len(t.ips) == 0 && len(t.hosts) > 0 {
-		r.warnf("the nameserver's Service has only hostnames (%s): a nameserver name needs addresses, no glue published", strings.Join(t.hosts, ", "))
-	}
-	t.hosts = nil // glue must be addresses (RFC 2181 §10.3: an NS target is no alias)
-	r.publish(serviceNames(&r, svc, c.zones), t, c.ttl)
-	return r
-}

@@ -81,7 +81,7 @@ func TestNameserverRecords(t *testing.T) {
 	}{
 		{
 			name: "load balancer addresses in every zone",
-			svc:  k8sNamedService("kube-system", "dns1", "192.0.2.53", "2001:db8::53"),
+			svc:  testutil.NamedService("kube-system", "dns1", "192.0.2.53", "2001:db8::53"),
 			want: []string{
 				"dns1.kube-system.example.com. 60 IN A 192.0.2.53", "dns1.kube-system.example.com. 60 IN AAAA 2001:db8::53",
 				"dns1.kube-system.example.org. 60 IN A 192.0.2.53", "dns1.kube-system.example.org. 60 IN AAAA 2001:db8::53",
@@ -89,23 +89,23 @@ func TestNameserverRecords(t *testing.T) {
 		},
 		{
 			name: "hostname only: no glue, a warning",
-			svc:  k8sNamedService("kube-system", "dns1", "lb.example.net"),
+			svc:  testutil.NamedService("kube-system", "dns1", "lb.example.net"),
 			warn: []string{"only hostnames", "lb.example.net."},
 		},
 		{
 			name: "hostnames are dropped next to addresses",
-			svc:  k8sNamedService("kube-system", "dns1", "lb.example.net", "192.0.2.53"),
+			svc:  testutil.NamedService("kube-system", "dns1", "lb.example.net", "192.0.2.53"),
 			want: []string{"dns1.kube-system.example.com. 60 IN A 192.0.2.53", "dns1.kube-system.example.org. 60 IN A 192.0.2.53"},
 		},
 		{
 			name: "target annotation",
-			svc:  k8sSvcAnnotate(k8sNamedService("kube-system", "dns1", "192.0.2.53"), "external-dns.kubernetes.io/target", "198.51.100.53"),
+			svc:  testutil.AnnotateService(testutil.NamedService("kube-system", "dns1", "192.0.2.53"), "external-dns.kubernetes.io/target", "198.51.100.53"),
 			want: []string{"dns1.kube-system.example.com. 60 IN A 198.51.100.53", "dns1.kube-system.example.org. 60 IN A 198.51.100.53"},
 		},
 		{
 			name: "external IPs of a ClusterIP Service",
 			svc: func() *corev1.Service {
-				svc := k8sNamedService("kube-system", "dns1")
+				svc := testutil.NamedService("kube-system", "dns1")
 				svc.Spec.Type = corev1.ServiceTypeClusterIP
 				svc.Spec.ExternalIPs = []string{"192.0.2.53"}
 				return svc
@@ -114,7 +114,7 @@ func TestNameserverRecords(t *testing.T) {
 		},
 		{
 			name: "no addresses",
-			svc:  k8sNamedService("kube-system", "dns1"),
+			svc:  testutil.NamedService("kube-system", "dns1"),
 		},
 	}
 	for _, tc := range tests {

@@ -59,14 +59,13 @@ var (
 	networkingV1 = schema.GroupVersion{Group: "networking.k8s.io", Version: "v1"}
 )
 
-// xListenerSetVersion is where the experimental XListenerSet is served. Its
-// objects are read into the ListenerSet type, whose fields the plugin reads
-// are the same; a scheme of their own keeps the type registered once per scheme.
+// The experimental XListenerSet's objects are read into the ListenerSet
+// type, whose fields the plugin reads are the same; a scheme of their own
+// keeps the type registered once per scheme.
 var (
-	xListenerSetVersion = schema.GroupVersion{Group: experimentalGroup, Version: "v1alpha1"}
-	xScheme             = runtime.NewScheme()
-	xParams             = runtime.NewParameterCodec(xScheme)
-	xCodecs             = serializer.NewCodecFactory(xScheme)
+	xScheme = runtime.NewScheme()
+	xParams = runtime.NewParameterCodec(xScheme)
+	xCodecs = serializer.NewCodecFactory(xScheme)
 )
 
 func init() {

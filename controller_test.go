@@ -99,25 +99,13 @@ func k8sCreate(t *testing.T, client kubernetes.Interface, obj k8sruntime.Object)
 	}
 }
 
-func k8sNamedIngress(namespace, name string, hosts []string, lb ...string) *networkingv1.Ingress {
-	ing := k8sIngress(hosts, nil, lb...)
-	ing.Namespace, ing.Name = namespace, name
-	return ing
-}
-
-func k8sNamedService(namespace, name string, lb ...string) *corev1.Service {
-	svc := k8sService(corev1.ServiceTypeLoadBalancer, lb...)
-	svc.Namespace, svc.Name = namespace, name
-	return svc
-}
-
 // k8sNX is what k8sAnswer gives for a name that does not exist.
 const k8sNX = "NXDOMAIN answer=[] extra=[]"
 
 func TestControllerPipeline(t *testing.T) {
 	ctx := context.Background()
 	// One Ingress exists before the start: the first list must bring it.
-	client := fake.NewSimpleClientset(k8sNamedIngress("default", "old", []string{"old.example.com"}, "192.0.2.9"))
+	client := fake.NewSimpleClientset(testutil.NamedIngress("default", "old", []string{"old.example.com"}, "192.0.2.9"))
 	g := k8sNewGateway(client, []string{"example.com."}, nil)
 
 	if g.Ready() {
@@ -139,9 +127,9 @@ func TestControllerPipeline(t *testing.T) {
 	}
 
 	// An Ingress and a Service arrive.
-	ing := k8sNamedIngress("default", "web", []string{"www.example.com", "api.example.com"}, "192.0.2.1")
+	ing := testutil.NamedIngress("default", "web", []string{"www.example.com", "api.example.com"}, "192.0.2.1")
 	k8sCreate(t, client, ing)
-	svc := k8sSvcPorts(k8sNamedService("apps", "db", "192.0.2.20", "2001:db8::20"), corev1.ServicePort{Name: "pg", Protocol: corev1.ProtocolTCP, Port: 5432})
+	svc := testutil.WithPorts(testutil.NamedService("apps", "db", "192.0.2.20", "2001:db8::20"), corev1.ServicePort{Name: "pg", Protocol: corev1.ProtocolTCP, Port: 5432})
 	k8sCreate(t, client, svc)
 	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.1"}))
 	k8sAnswers(t, g, "api.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"api.example.com. 60 IN A 192.0.2.1"}))
@@ -195,9 +183,9 @@ func TestControllerNameserverGlue(t *testing.T) {
 	ctx := context.Background()
 	// Each nameserver's namespace holds only its Service (see the top of the
 	// file: the fake ignores the metadata.name field selector).
-	ns := k8sNamedService("kube-system", "dns1", "192.0.2.53", "2001:db8::53")
-	ns2 := k8sNamedService("other-system", "dns2", "198.51.100.53")
-	client := fake.NewSimpleClientset(ns, ns2, k8sNamedService("apps", "web", "192.0.2.80"))
+	ns := testutil.NamedService("kube-system", "dns1", "192.0.2.53", "2001:db8::53")
+	ns2 := testutil.NamedService("other-system", "dns2", "198.51.100.53")
+	client := fake.NewSimpleClientset(ns, ns2, testutil.NamedService("apps", "web", "192.0.2.80"))
 	g := k8sStartGateway(t, client, []string{"example.com.", "example.org."}, func(g *Gateway) {
 		g.resources = []string{"Ingress"}
 		g.secondary = "dns2.other-system"
@@ -239,8 +227,8 @@ func TestControllerTwoGateways(t *testing.T) {
 	})
 	g2 := k8sStartGateway(t, client, []string{"example.org."}, nil)
 
-	k8sCreate(t, client, k8sWithClass(k8sNamedIngress("default", "a", []string{"a.example.com", "a.example.org"}, "192.0.2.1"), "nginx"))
-	k8sCreate(t, client, k8sWithClass(k8sNamedIngress("default", "b", []string{"b.example.com", "b.example.org"}, "192.0.2.2"), "traefik"))
+	k8sCreate(t, client, testutil.WithIngressClass(testutil.NamedIngress("default", "a", []string{"a.example.com", "a.example.org"}, "192.0.2.1"), "nginx"))
+	k8sCreate(t, client, testutil.WithIngressClass(testutil.NamedIngress("default", "b", []string{"b.example.com", "b.example.org"}, "192.0.2.2"), "traefik"))
 
 	k8sAnswers(t, g1, "a.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"a.example.com. 30 IN A 192.0.2.1"}))
 	k8sAnswers(t, g2, "a.example.org.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"a.example.org. 60 IN A 192.0.2.1"}))
@@ -266,8 +254,8 @@ func TestControllerTwoGateways(t *testing.T) {
 // the Ingresses are picked up once the API server allows them.
 func TestControllerForbiddenKind(t *testing.T) {
 	client := fake.NewSimpleClientset(
-		k8sNamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"),
-		k8sNamedService("apps", "db", "192.0.2.20"),
+		testutil.NamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"),
+		testutil.NamedService("apps", "db", "192.0.2.20"),
 	)
 	var forbidden atomic.Bool
 	forbidden.Store(true)
@@ -339,13 +327,13 @@ func TestControllerUnreachableAPI(t *testing.T) {
 // TestControllerFilters checks the serviceLabelSelectors and namespaces
 // options, and that neither hides the nameserver's own Service.
 func TestControllerFilters(t *testing.T) {
-	exposed := k8sNamedService("apps", "exposed", "192.0.2.1")
+	exposed := testutil.NamedService("apps", "exposed", "192.0.2.1")
 	exposed.Labels = map[string]string{"expose": "yes"}
-	otherNS := k8sNamedService("other", "exposed", "192.0.2.2")
+	otherNS := testutil.NamedService("other", "exposed", "192.0.2.2")
 	otherNS.Labels = map[string]string{"expose": "yes"}
 	// Created before the start: the fake filters lists by label, not watches.
-	client := fake.NewSimpleClientset(exposed, otherNS, k8sNamedService("apps", "hidden", "192.0.2.3"),
-		k8sNamedService("kube-system", "dns1", "192.0.2.53"))
+	client := fake.NewSimpleClientset(exposed, otherNS, testutil.NamedService("apps", "hidden", "192.0.2.3"),
+		testutil.NamedService("kube-system", "dns1", "192.0.2.53"))
 	g := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) {
 		g.labelSelectors["Service"] = "expose=yes"
 		g.namespaces = []string{"apps"}
@@ -361,9 +349,9 @@ func TestControllerFilters(t *testing.T) {
 // a Corefile reload does (a new instance is started, the old one stopped) and
 // checks that no goroutine is left behind.
 func TestControllerStopLeavesNoGoroutines(t *testing.T) {
-	client := fake.NewSimpleClientset(k8sNamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"),
-		k8sNamedService("kube-system", "dns1", "192.0.2.53"))
-	forbidding := fake.NewSimpleClientset(k8sNamedService("apps", "db", "192.0.2.20"))
+	client := fake.NewSimpleClientset(testutil.NamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"),
+		testutil.NamedService("kube-system", "dns1", "192.0.2.53"))
+	forbidding := fake.NewSimpleClientset(testutil.NamedService("apps", "db", "192.0.2.20"))
 	var probes atomic.Int64
 	forbidding.PrependReactor("list", "ingresses", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
 		probes.Add(1)
@@ -410,3 +398,34 @@ func TestControllerStopLeavesNoGoroutines(t *testing.T) {
 
 // k8sCtrl returns the controller of a Gateway without cluster blocks.
 func k8sCtrl(g *Gateway) *controller { return g.fleet.list()[0].ctrl }
+
+// TestControllerDefaultIngressClass: with ingressClasses set, the plugin
+// watches IngressClasses, and a class-less Ingress appears and goes as its
+// default class comes and goes; without ingressClasses it watches none.
+func TestControllerDefaultIngressClass(t *testing.T) {
+	client := fake.NewSimpleClientset(testutil.NamedIngress("apps", "web", []string{"www.example.com"}, "192.0.2.1"))
+	g := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) { g.ingressClasses = []string{"nginx"} })
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sNX)
+
+	ctx := context.Background()
+	classes := client.NetworkingV1().IngressClasses()
+	c, err := classes.Create(ctx, &networkingv1.IngressClass{ObjectMeta: testutil.IngressClass("nginx", time.Now().Unix(), "true").ObjectMeta}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.1"}))
+	c.Annotations[networkingv1.AnnotationIsDefaultIngressClass] = "false"
+	if _, err := classes.Update(ctx, c, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sNX)
+
+	// Without ingressClasses, no IngressClass informer.
+	g2 := k8sStartGateway(t, client, []string{"example.com."}, nil)
+	for _, w := range k8sCtrl(g2).watches() {
+		if w.kind == ingressClassKind {
+			t.Error("IngressClasses watched without ingressClasses")
+		}
+	}
+	k8sAnswers(t, g2, "www.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.1"}))
+}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -21,8 +23,8 @@ func TestControllerRouteDependencies(t *testing.T) {
 	core := fake.NewSimpleClientset(apps)
 	tracker := newGatewayTracker()
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"expose": "yes"}}
-	gw := gwtGateway("infra", "gw", []string{"192.0.2.1"}, gwtFrom(gwtHTTP("http", "*.example.com"), gwv1.NamespacesFromSelector, sel))
-	route := gwtRoute("HTTPRoute", []string{"www.example.com"}, gwtRefNS(gwtRef("gw"), "infra")).inNS("apps").object().(*gwv1.HTTPRoute)
+	gw := testutil.Gateway("infra", "gw", []string{"192.0.2.1"}, testutil.AllowFrom(testutil.HTTPListener("http", "*.example.com"), gwv1.NamespacesFromSelector, sel))
+	route := testutil.NewRoute("HTTPRoute", []string{"www.example.com"}, testutil.RefNS(testutil.Ref("gw"), "infra")).InNS("apps").Object().(*gwv1.HTTPRoute)
 	gatewaysGVR := gwv1.SchemeGroupVersion.WithResource("gateways")
 	if err := tracker.Create(gatewaysGVR, gw, "infra"); err != nil {
 		t.Fatal(err)

@@ -2,8 +2,13 @@ package gateway
 
 import (
 	"context"
+	"reflect"
 	"slices"
+	"testing"
 
+	clientscheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -155,4 +160,98 @@ func namedOnly(name string, list listFunc, watchFn watchFunc) (listFunc, watchFu
 
 func typedListWatch[L runtime.Object](c typedClient[L]) (listFunc, watchFunc) {
 	return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return c.List(ctx, o) }, c.Watch
+}
+
+// decoded converts the typed objects, and lists of them, of client-go's fake
+// clientset into what the informers decode them into: Services and
+// Ingresses into their own types, Namespaces and IngressClasses into their
+// metadata.
+func decoded(obj runtime.Object) (runtime.Object, error) {
+	switch o := obj.(type) {
+	case *corev1.Service:
+		return testutil.ViaProtobuf[service](o)
+	case *networkingv1.Ingress:
+		return testutil.ViaProtobuf[ingress](o)
+	case *corev1.Namespace:
+		return testutil.ViaProtobuf[metav1.PartialObjectMetadata](o)
+	case *networkingv1.IngressClass:
+		return testutil.ViaProtobuf[metav1.PartialObjectMetadata](o)
+	case *corev1.ServiceList:
+		items, err := testutil.ViaProtobufItems[service](o.Items)
+		return &serviceList{ListMeta: o.ListMeta, Items: items}, err
+	case *networkingv1.IngressList:
+		items, err := testutil.ViaProtobufItems[ingress](o.Items)
+		return &ingressList{ListMeta: o.ListMeta, Items: items}, err
+	case *corev1.NamespaceList:
+		items, err := testutil.ViaProtobufItems[metav1.PartialObjectMetadata](o.Items)
+		return &metav1.PartialObjectMetadataList{ListMeta: o.ListMeta, Items: items}, err
+	case *networkingv1.IngressClassList:
+		items, err := testutil.ViaProtobufItems[metav1.PartialObjectMetadata](o.Items)
+		return &metav1.PartialObjectMetadataList{ListMeta: o.ListMeta, Items: items}, err
+	}
+	return obj, nil
+}
+
+// decodedListWatch converts what list and watchFn return with decoded.
+func decodedListWatch(list listFunc, watchFn watchFunc) (listFunc, watchFunc) {
+	return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			out, err := list(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			return decoded(out)
+		}, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			w, err := watchFn(ctx, o)
+			if err != nil {
+				return nil, err
+			}
+			return watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
+				if obj, err := decoded(e.Object); err == nil {
+					e.Object = obj
+				}
+				return e, true
+			}), nil
+		}
+}
+
+// TestDecodeWithAPICodecs decodes what client-go's own scheme encodes, in
+// protobuf and in JSON, as the REST clients of the informers do: objects,
+// lists and watch events.
+func TestDecodeWithAPICodecs(t *testing.T) {
+	decoder := apiCodecs.UniversalDeserializer()
+	for _, mediaType := range []string{runtime.ContentTypeProtobuf, runtime.ContentTypeJSON} {
+		info, ok := runtime.SerializerInfoForMediaType(clientscheme.Codecs.SupportedMediaTypes(), mediaType)
+		if !ok {
+			t.Fatalf("no %s serializer", mediaType)
+		}
+		encode := func(obj runtime.Object) []byte {
+			gv := corev1.SchemeGroupVersion
+			if _, ok := obj.(*networkingv1.Ingress); ok {
+				gv = networkingv1.SchemeGroupVersion
+			}
+			data, err := runtime.Encode(clientscheme.Codecs.EncoderForVersion(info.Serializer, gv), obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return data
+		}
+		for _, obj := range testutil.TypedObjects() {
+			want, _ := decoded(obj)
+			got, _, err := decoder.Decode(encode(obj), nil, nil)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s %T: decoded %+v (%v), want %+v", mediaType, obj, got, err, want)
+			}
+		}
+		list := &corev1.ServiceList{ListMeta: metav1.ListMeta{ResourceVersion: "99", Continue: "next"}}
+		for _, obj := range testutil.TypedObjects()[:3] {
+			list.Items = append(list.Items, *obj.(*corev1.Service))
+		}
+		list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ServiceList"))
+		got, _, err := decoder.Decode(encode(list), nil, nil)
+		want, _ := decoded(list)
+		l, ok := got.(*serviceList)
+		if err != nil || !ok || !reflect.DeepEqual(l.Items, want.(*serviceList).Items) || l.ResourceVersion != "99" || l.Continue != "next" {
+			t.Errorf("%s ServiceList: decoded %+v (%v), want %+v", mediaType, got, err, want)
+		}
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 )
@@ -27,7 +29,7 @@ func BenchmarkFleetSync(b *testing.B) {
 				for c := range clusters {
 					objs := make([]k8sruntime.Object, 0, names/clusters)
 					for i := range names / clusters {
-						objs = append(objs, k8sNamedService("apps", fmt.Sprintf("svc-%d-%d", c, i), fmt.Sprintf("10.%d.%d.%d", c, i/256, i%256)))
+						objs = append(objs, testutil.NamedService("apps", fmt.Sprintf("svc-%d-%d", c, i), fmt.Sprintf("10.%d.%d.%d", c, i/256, i%256)))
 					}
 					fleet = append(fleet, k8sFleetCluster{name: fmt.Sprintf("c%d", c), client: fake.NewSimpleClientset(objs...)})
 				}

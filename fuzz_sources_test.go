@@ -143,7 +143,7 @@ func FuzzIngressRecords(f *testing.F) {
 
 		// What the source does not read changes nothing.
 		noisy := ing.DeepCopy()
-		k8sNoisyMeta(&noisy.ObjectMeta)
+		testutil.NoisyMeta(&noisy.ObjectMeta)
 		if a, b := testutil.Strings(r.rrs), testutil.Strings(ingressRecords(k8sSlimIngress(noisy), cfg, "").rrs); testutil.Diff(a, b) != "" {
 			t.Fatalf("unread fields change what the Ingress publishes: %s", testutil.Diff(b, a))
 		}
@@ -218,7 +218,7 @@ func FuzzServiceRecords(f *testing.F) {
 
 		// What the source does not read changes nothing.
 		noisy := svc.DeepCopy()
-		k8sNoisyMeta(&noisy.ObjectMeta)
+		testutil.NoisyMeta(&noisy.ObjectMeta)
 		if a, b := testutil.Strings(r.rrs), testutil.Strings(serviceRecords(k8sSlimService(noisy), cfg).rrs); testutil.Diff(a, b) != "" {
 			t.Fatalf("unread fields change what the Service publishes: %s", testutil.Diff(b, a))
 		}

@@ -10,10 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/types"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
@@ -82,258 +83,6 @@ func gwtNewContext(gws []*gwv1.Gateway, ns map[string]map[string]string) *gwtCon
 		c.namespaces[k] = v
 	}
 	return c
-}
-
-// ---- Gateways ----
-
-// gwtListener returns a listener; hostname "" means none.
-func gwtListener(name string, proto gwv1.ProtocolType, port int32, hostname string) gwv1.Listener {
-	l := gwv1.Listener{Name: gwv1.SectionName(name), Protocol: proto, Port: gwv1.PortNumber(port)}
-	if hostname != "" {
-		h := gwv1.Hostname(hostname)
-		l.Hostname = &h
-	}
-	if proto == gwv1.HTTPSProtocolType || proto == gwv1.TLSProtocolType {
-		mode := gwv1.TLSModeTerminate
-		if proto == gwv1.TLSProtocolType {
-			mode = gwv1.TLSModePassthrough
-		}
-		l.TLS = &gwv1.ListenerTLSConfig{Mode: &mode}
-	}
-	return l
-}
-
-func gwtHTTP(name, hostname string) gwv1.Listener {
-	return gwtListener(name, gwv1.HTTPProtocolType, 80, hostname)
-}
-
-// gwtFrom sets the namespaces a listener admits routes from.
-func gwtFrom(l gwv1.Listener, from gwv1.FromNamespaces, selector *metav1.LabelSelector) gwv1.Listener {
-	if l.AllowedRoutes == nil {
-		l.AllowedRoutes = &gwv1.AllowedRoutes{}
-	}
-	l.AllowedRoutes.Namespaces = &gwv1.RouteNamespaces{From: &from, Selector: selector}
-	return l
-}
-
-// gwtKinds sets the route kinds a listener admits, each "Kind" or "group/Kind".
-func gwtKinds(l gwv1.Listener, kinds ...string) gwv1.Listener {
-	if l.AllowedRoutes == nil {
-		l.AllowedRoutes = &gwv1.AllowedRoutes{}
-	}
-	l.AllowedRoutes.Kinds = []gwv1.RouteGroupKind{}
-	for _, k := range kinds {
-		rgk := gwv1.RouteGroupKind{Kind: gwv1.Kind(k)}
-		if g, kind, ok := strings.Cut(k, "/"); ok {
-			group := gwv1.Group(g)
-			rgk = gwv1.RouteGroupKind{Group: &group, Kind: gwv1.Kind(kind)}
-		}
-		l.AllowedRoutes.Kinds = append(l.AllowedRoutes.Kinds, rgk)
-	}
-	return l
-}
-
-// gwtGateway returns a Gateway of class "public" with status addresses: an IP
-// is typed IPAddress, "untyped:IP" has no type, anything else is a Hostname.
-// Fields the sources do not read are filled in, so that the slim tests see
-// them dropped.
-func gwtGateway(ns, name string, addrs []string, listeners ...gwv1.Listener) *gwv1.Gateway {
-	gw := &gwv1.Gateway{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: name, Namespace: ns, Generation: 3, UID: types.UID("uid-" + name),
-			Labels:      map[string]string{"app": "edge"},
-			Annotations: map[string]string{"kubectl.kubernetes.io/last-applied-configuration": "{}"},
-		},
-		Spec: gwv1.GatewaySpec{
-			GatewayClassName: "public",
-			Listeners:        listeners,
-			Infrastructure:   &gwv1.GatewayInfrastructure{Labels: map[gwv1.LabelKey]gwv1.LabelValue{"team": "edge"}},
-		},
-	}
-	for _, a := range addrs {
-		var sa gwv1.GatewayStatusAddress
-		switch v, ok := strings.CutPrefix(a, "untyped:"); {
-		case ok:
-			sa.Value = v
-		case strings.ContainsAny(a, ":") || (len(a) > 0 && a[0] >= '0' && a[0] <= '9'):
-			t := gwv1.IPAddressType
-			sa = gwv1.GatewayStatusAddress{Type: &t, Value: a}
-		default:
-			t := gwv1.HostnameAddressType
-			sa = gwv1.GatewayStatusAddress{Type: &t, Value: a}
-		}
-		gw.Status.Addresses = append(gw.Status.Addresses, sa)
-	}
-	gw.Status.Conditions = []metav1.Condition{{Type: "Programmed", Status: metav1.ConditionTrue, Reason: "Programmed", Message: "ok"}}
-	for _, l := range listeners {
-		gw.Status.Listeners = append(gw.Status.Listeners, gwv1.ListenerStatus{Name: l.Name, AttachedRoutes: 1})
-	}
-	return gw
-}
-
-func gwtWithClass(gw *gwv1.Gateway, class string) *gwv1.Gateway {
-	gw.Spec.GatewayClassName = gwv1.ObjectName(class)
-	return gw
-}
-
-func gwtAnnotate(meta *metav1.ObjectMeta, kv ...string) {
-	if meta.Annotations == nil {
-		meta.Annotations = map[string]string{}
-	}
-	for i := 0; i+1 < len(kv); i += 2 {
-		meta.Annotations[kv[i]] = kv[i+1]
-	}
-}
-
-func gwtGatewayAnnotated(gw *gwv1.Gateway, kv ...string) *gwv1.Gateway {
-	gwtAnnotate(&gw.ObjectMeta, kv...)
-	return gw
-}
-
-// ---- parent references ----
-
-// gwtRef is a parentRef to the Gateway name; modify it with the gwtRef* helpers.
-func gwtRef(name string) gwv1.ParentReference {
-	return gwv1.ParentReference{Name: gwv1.ObjectName(name)}
-}
-
-func gwtRefNS(ref gwv1.ParentReference, ns string) gwv1.ParentReference {
-	n := gwv1.Namespace(ns)
-	ref.Namespace = &n
-	return ref
-}
-
-func gwtRefSection(ref gwv1.ParentReference, section string) gwv1.ParentReference {
-	s := gwv1.SectionName(section)
-	ref.SectionName = &s
-	return ref
-}
-
-func gwtRefPort(ref gwv1.ParentReference, port int32) gwv1.ParentReference {
-	p := gwv1.PortNumber(port)
-	ref.Port = &p
-	return ref
-}
-
-func gwtRefGK(ref gwv1.ParentReference, group, kind string) gwv1.ParentReference {
-	g, k := gwv1.Group(group), gwv1.Kind(kind)
-	ref.Group, ref.Kind = &g, &k
-	return ref
-}
-
-// gwtParent is a parent status for ref with the Accepted condition status
-// (metav1.ConditionTrue, False, Unknown), or without it when accepted is "".
-func gwtParent(ref gwv1.ParentReference, accepted metav1.ConditionStatus) gwv1.RouteParentStatus {
-	p := gwv1.RouteParentStatus{
-		ParentRef:      ref,
-		ControllerName: "example.com/gateway-controller",
-		Conditions: []metav1.Condition{{
-			Type: string(gwv1.RouteConditionResolvedRefs), Status: metav1.ConditionTrue, Reason: "ResolvedRefs", Message: "resolved",
-		}},
-	}
-	if accepted != "" {
-		p.Conditions = append(p.Conditions, metav1.Condition{
-			Type: string(gwv1.RouteConditionAccepted), Status: accepted, Reason: "Accepted", Message: "from the controller", ObservedGeneration: 1,
-		})
-	}
-	return p
-}
-
-// ---- routes ----
-
-// gwtR describes a route of any kind; object builds the typed object.
-type gwtR struct {
-	kind        string
-	ns, name    string
-	labels      map[string]string
-	annotations map[string]string
-	hostnames   []string // ignored for TCPRoute and UDPRoute
-	refs        []gwv1.ParentReference
-	parents     []gwv1.RouteParentStatus // nil: Accepted=True for every ref, as written
-	noStatus    bool                     // no parent status at all
-}
-
-// gwtRoute is a route in namespace "default" with an Accepted status for every parentRef.
-func gwtRoute(kind string, hostnames []string, refs ...gwv1.ParentReference) gwtR {
-	return gwtR{kind: kind, ns: "default", name: "web", hostnames: hostnames, refs: refs}
-}
-
-func (r gwtR) inNS(ns string) gwtR { r.ns = ns; return r }
-
-func (r gwtR) withParents(ps ...gwv1.RouteParentStatus) gwtR { r.parents = ps; return r }
-
-func (r gwtR) withoutStatus() gwtR { r.noStatus = true; return r }
-
-func (r gwtR) annotated(kv ...string) gwtR {
-	r.annotations = map[string]string{"unrelated.example.com/x": "y"}
-	for i := 0; i+1 < len(kv); i += 2 {
-		r.annotations[kv[i]] = kv[i+1]
-	}
-	return r
-}
-
-func (r gwtR) labeled(kv ...string) gwtR {
-	r.labels = map[string]string{"app": "web"}
-	for i := 0; i+1 < len(kv); i += 2 {
-		r.labels[kv[i]] = kv[i+1]
-	}
-	return r
-}
-
-func (r gwtR) status() []gwv1.RouteParentStatus {
-	if r.noStatus {
-		return nil
-	}
-	if r.parents != nil {
-		return r.parents
-	}
-	var ps []gwv1.RouteParentStatus
-	for _, ref := range r.refs {
-		ps = append(ps, gwtParent(ref, metav1.ConditionTrue))
-	}
-	return ps
-}
-
-// object returns the typed route, with fields the sources do not read filled in.
-func (r gwtR) object() any {
-	meta := metav1.ObjectMeta{
-		Name: r.name, Namespace: r.ns, Generation: 1, UID: "uid-route", ResourceVersion: "42",
-		Labels: r.labels, Annotations: r.annotations,
-	}
-	var hosts []gwv1.Hostname
-	for _, h := range r.hostnames {
-		hosts = append(hosts, gwv1.Hostname(h))
-	}
-	common := gwv1.CommonRouteSpec{ParentRefs: r.refs}
-	status := gwv1.RouteStatus{Parents: r.status()}
-	port := gwv1.PortNumber(8080)
-	backend := gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Name: "backend", Port: &port}}
-	switch r.kind {
-	case "HTTPRoute":
-		return &gwv1.HTTPRoute{ObjectMeta: meta, Spec: gwv1.HTTPRouteSpec{
-			CommonRouteSpec: common, Hostnames: hosts,
-			Rules: []gwv1.HTTPRouteRule{{BackendRefs: []gwv1.HTTPBackendRef{{BackendRef: backend}}}},
-		}, Status: gwv1.HTTPRouteStatus{RouteStatus: status}}
-	case "GRPCRoute":
-		return &gwv1.GRPCRoute{ObjectMeta: meta, Spec: gwv1.GRPCRouteSpec{
-			CommonRouteSpec: common, Hostnames: hosts,
-			Rules: []gwv1.GRPCRouteRule{{BackendRefs: []gwv1.GRPCBackendRef{{BackendRef: backend}}}},
-		}, Status: gwv1.GRPCRouteStatus{RouteStatus: status}}
-	case "TLSRoute":
-		return &gwv1.TLSRoute{ObjectMeta: meta, Spec: gwv1.TLSRouteSpec{
-			CommonRouteSpec: common, Hostnames: hosts,
-			Rules: []gwv1.TLSRouteRule{{BackendRefs: []gwv1.BackendRef{backend}}},
-		}, Status: gwv1.TLSRouteStatus{RouteStatus: status}}
-	case "TCPRoute":
-		return &gwv1.TCPRoute{ObjectMeta: meta, Spec: gwv1.TCPRouteSpec{
-			CommonRouteSpec: common, Rules: []gwv1.TCPRouteRule{{BackendRefs: []gwv1.BackendRef{backend}}},
-		}, Status: gwv1.TCPRouteStatus{RouteStatus: status}}
-	case "UDPRoute":
-		return &gwv1.UDPRoute{ObjectMeta: meta, Spec: gwv1.UDPRouteSpec{
-			CommonRouteSpec: common, Rules: []gwv1.UDPRouteRule{{BackendRefs: []gwv1.BackendRef{backend}}},
-		}, Status: gwv1.UDPRouteStatus{RouteStatus: status}}
-	}
-	panic("unknown route kind " + r.kind)
 }
 
 // gwtConvert turns a typed route into what routeRecords reads, as the informers do.
@@ -427,7 +176,7 @@ type gwtCase struct {
 	experimental bool                         // ListenerSets are read as XListenerSets
 	ns           map[string]map[string]string // namespaces besides default and infra
 	delegated    map[string][]string          // the delegated policy's domains; nil: another policy
-	route        gwtR
+	route        testutil.Route
 	want         []string
 	warn         []string
 }
@@ -449,7 +198,7 @@ func gwtRun(t *testing.T, tests []gwtCase) {
 			if tc.experimental {
 				ctx.lsVersion = listenerSetKind.older[0]
 			}
-			obj := tc.route.object()
+			obj := tc.route.Object()
 			res := routeRecords(gwtConvert(t, obj), ctx, cfg)
 			gwtCheck(t, "full objects", res, tc.want, tc.warn)
 
@@ -474,7 +223,7 @@ func gwtRun(t *testing.T, tests []gwtCase) {
 
 func TestGatewayRecords(t *testing.T) {
 	ip := []string{"192.0.2.1", "2001:db8::1"}
-	listeners := []gwv1.Listener{gwtHTTP("web", "www.example.com"), gwtHTTP("any", "*.example.com")}
+	listeners := []gwv1.Listener{testutil.HTTPListener("web", "www.example.com"), testutil.HTTPListener("any", "*.example.com")}
 	tests := []struct {
 		name string
 		cfg  func(*sourceConfig)
@@ -484,33 +233,33 @@ func TestGatewayRecords(t *testing.T) {
 	}{
 		{
 			name: "listener hostnames alone publish nothing",
-			gw:   gwtGateway("default", "gw", ip, listeners...),
+			gw:   testutil.Gateway("default", "gw", ip, listeners...),
 		},
 		{
 			name: "hostname annotation publishes the addresses",
-			gw:   gwtGatewayAnnotated(gwtGateway("default", "gw", ip, listeners...), "coredns.io/hostname", "gw.example.com"),
+			gw:   testutil.GatewayAnnotated(testutil.Gateway("default", "gw", ip, listeners...), "coredns.io/hostname", "gw.example.com"),
 			want: []string{"gw.example.com. 60 IN A 192.0.2.1", "gw.example.com. 60 IN AAAA 2001:db8::1"},
 		},
 		{
 			name: "relative hostname annotation, every zone, with TTL",
-			gw: gwtGatewayAnnotated(gwtGateway("default", "gw", []string{"192.0.2.1"}),
+			gw: testutil.GatewayAnnotated(testutil.Gateway("default", "gw", []string{"192.0.2.1"}),
 				"external-dns.alpha.kubernetes.io/hostname", "edge", "external-dns.alpha.kubernetes.io/ttl", "10"),
 			want: []string{"edge.example.com. 10 IN A 192.0.2.1", "edge.example.org. 10 IN A 192.0.2.1"},
 		},
 		{
 			name: "hostname and target annotations",
-			gw: gwtGatewayAnnotated(gwtGateway("default", "gw", ip, listeners...),
+			gw: testutil.GatewayAnnotated(testutil.Gateway("default", "gw", ip, listeners...),
 				"external-dns.kubernetes.io/hostname", "gw.example.com", "external-dns.kubernetes.io/target", "lb.example.net"),
 			want: []string{"gw.example.com. 60 IN CNAME lb.example.net."},
 		},
 		{
 			name: "hostname annotation, no addresses",
-			gw:   gwtGatewayAnnotated(gwtGateway("default", "gw", nil, listeners...), "coredns.io/hostname", "gw.example.com"),
+			gw:   testutil.GatewayAnnotated(testutil.Gateway("default", "gw", nil, listeners...), "coredns.io/hostname", "gw.example.com"),
 		},
 		{
 			name: "ignore label",
 			gw: func() *gwv1.Gateway {
-				g := gwtGatewayAnnotated(gwtGateway("default", "gw", ip, listeners...), "coredns.io/hostname", "gw.example.com")
+				g := testutil.GatewayAnnotated(testutil.Gateway("default", "gw", ip, listeners...), "coredns.io/hostname", "gw.example.com")
 				g.Labels[ignoreLabel] = "true"
 				return g
 			}(),
@@ -518,28 +267,28 @@ func TestGatewayRecords(t *testing.T) {
 		{
 			name: "class filter excludes the Gateway",
 			cfg:  func(c *sourceConfig) { c.gatewayClasses = []string{"internal"} },
-			gw:   gwtGatewayAnnotated(gwtGateway("default", "gw", ip, listeners...), "coredns.io/hostname", "gw.example.com"),
+			gw:   testutil.GatewayAnnotated(testutil.Gateway("default", "gw", ip, listeners...), "coredns.io/hostname", "gw.example.com"),
 		},
 		{
 			name: "class filter admits the Gateway",
 			cfg:  func(c *sourceConfig) { c.gatewayClasses = []string{"public"} },
-			gw:   gwtGatewayAnnotated(gwtGateway("default", "gw", []string{"192.0.2.1"}, listeners...), "coredns.io/hostname", "gw.example.com"),
+			gw:   testutil.GatewayAnnotated(testutil.Gateway("default", "gw", []string{"192.0.2.1"}, listeners...), "coredns.io/hostname", "gw.example.com"),
 			want: []string{"gw.example.com. 60 IN A 192.0.2.1"},
 		},
 		{
 			name: "annotation outside the zones warns",
-			gw:   gwtGatewayAnnotated(gwtGateway("default", "gw", []string{"192.0.2.1"}), "coredns.io/hostname", "gw.example.net."),
+			gw:   testutil.GatewayAnnotated(testutil.Gateway("default", "gw", []string{"192.0.2.1"}), "coredns.io/hostname", "gw.example.net."),
 			warn: []string{"outside the zones"},
 		},
 		{
 			name: "labelSelector excludes the Gateway",
 			cfg:  func(c *sourceConfig) { c.gatewaySelector = labels.SelectorFromSet(labels.Set{"app": "internal"}) },
-			gw:   gwtGatewayAnnotated(gwtGateway("default", "gw", ip, listeners...), "coredns.io/hostname", "gw.example.com"),
+			gw:   testutil.GatewayAnnotated(testutil.Gateway("default", "gw", ip, listeners...), "coredns.io/hostname", "gw.example.com"),
 		},
 		{
 			name: "labelSelector admits the Gateway",
 			cfg:  func(c *sourceConfig) { c.gatewaySelector = labels.SelectorFromSet(labels.Set{"app": "edge"}) },
-			gw:   gwtGatewayAnnotated(gwtGateway("default", "gw", []string{"192.0.2.1"}, listeners...), "coredns.io/hostname", "gw.example.com"),
+			gw:   testutil.GatewayAnnotated(testutil.Gateway("default", "gw", []string{"192.0.2.1"}, listeners...), "coredns.io/hostname", "gw.example.com"),
 			want: []string{"gw.example.com. 60 IN A 192.0.2.1"},
 		},
 	}
@@ -563,8 +312,8 @@ func TestGatewayRecords(t *testing.T) {
 // TestSlimGatewayAPI: the transforms drop what the sources do not read and keep the rest.
 func TestSlimGatewayAPI(t *testing.T) {
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"expose": "true"}}
-	gw := gwtGatewayAnnotated(gwtGateway("infra", "gw", []string{"192.0.2.1", "lb.example.net"},
-		gwtKinds(gwtFrom(gwtListener("tls", gwv1.TLSProtocolType, 443, "*.example.com"), gwv1.NamespacesFromSelector, sel), "TLSRoute"),
+	gw := testutil.GatewayAnnotated(testutil.Gateway("infra", "gw", []string{"192.0.2.1", "lb.example.net"},
+		testutil.AllowKinds(testutil.AllowFrom(testutil.Listener("tls", gwv1.TLSProtocolType, 443, "*.example.com"), gwv1.NamespacesFromSelector, sel), "TLSRoute"),
 	), "external-dns.alpha.kubernetes.io/target", "198.51.100.1", "coredns.io/hostname", "gw", "external-dns.alpha.kubernetes.io/ttl", "7")
 	gw.Labels[ignoreLabel] = "false"
 	obj, err := slimGateway(gw)
@@ -592,10 +341,10 @@ func TestSlimGatewayAPI(t *testing.T) {
 
 	// Routes keep their hostnames, parentRefs, the source annotations and the
 	// parents that accepted them; no rules, labels or other annotations.
-	r := gwtRoute("HTTPRoute", []string{"www.example.com"}, gwtRef("gw"), gwtRef("refused"), gwtRef("pending")).
-		annotated("coredns.io/hostname", "x").labeled(ignoreLabel, "false").
-		withParents(gwtParent(gwtRef("gw"), metav1.ConditionTrue), gwtParent(gwtRef("refused"), metav1.ConditionFalse))
-	robj, _ := slimRoute(r.object())
+	r := testutil.NewRoute("HTTPRoute", []string{"www.example.com"}, testutil.Ref("gw"), testutil.Ref("refused"), testutil.Ref("pending")).
+		Annotated("coredns.io/hostname", "x").Labeled(ignoreLabel, "false").
+		WithParents(testutil.Parent(testutil.Ref("gw"), metav1.ConditionTrue), testutil.Parent(testutil.Ref("refused"), metav1.ConditionFalse))
+	robj, _ := slimRoute(r.Object())
 	hr, ok := robj.(*route)
 	if !ok {
 		t.Fatalf("slimRoute made a %T", robj)
@@ -614,13 +363,13 @@ func TestSlimGatewayAPI(t *testing.T) {
 		!slices.Equal(cp.accepted, hr.accepted) || !reflect.DeepEqual(cp.parentRefs, hr.parentRefs) || cp.kind != hr.kind {
 		t.Errorf("DeepCopyObject shares memory or lost fields: %+v", cp)
 	}
-	ignored, _ := slimRoute(gwtRoute("HTTPRoute", nil, gwtRef("gw")).labeled(ignoreLabel, "true").object())
+	ignored, _ := slimRoute(testutil.NewRoute("HTTPRoute", nil, testutil.Ref("gw")).Labeled(ignoreLabel, "true").Object())
 	if !ignored.(*route).ignored() {
 		t.Error("slimRoute lost the ignore label")
 	}
 	// Every route kind is slimmed, and anything else passes through.
 	for _, kind := range []string{"HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute", "UDPRoute"} {
-		obj := gwtRoute(kind, nil, gwtRef("gw")).object()
+		obj := testutil.NewRoute(kind, nil, testutil.Ref("gw")).Object()
 		if out, _ := slimRoute(obj); out == obj {
 			t.Errorf("slimRoute returned the %s unchanged", kind)
 		}

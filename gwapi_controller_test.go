@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -96,9 +98,9 @@ func gwcStart(t *testing.T, api *gwFakeAPI, kinds ...string) *Gateway {
 func TestControllerListenerSetHops(t *testing.T) {
 	ctx := context.Background()
 	core := fake.NewClientset(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "tenant", Labels: map[string]string{"shared": "yes"}}})
-	gw := lstAllow(gwtGateway("infra", "shared", []string{"192.0.2.1"}), gwv1.NamespacesFromAll, nil)
-	ls := lstSet("tenant", "ls", "infra", "shared", metav1.ConditionTrue, gwtHTTP("web", "*.tenant.example.com"))
-	rt := gwtRoute("HTTPRoute", []string{"app.tenant.example.com"}, lstRef("tenant", "ls")).inNS("tenant").object().(*gwv1.HTTPRoute)
+	gw := testutil.AllowListeners(testutil.Gateway("infra", "shared", []string{"192.0.2.1"}), gwv1.NamespacesFromAll, nil)
+	ls := testutil.ListenerSet("tenant", "ls", "infra", "shared", metav1.ConditionTrue, testutil.HTTPListener("web", "*.tenant.example.com"))
+	rt := testutil.NewRoute("HTTPRoute", []string{"app.tenant.example.com"}, testutil.ListenerSetRef("tenant", "ls")).InNS("tenant").Object().(*gwv1.HTTPRoute)
 	api := &gwFakeAPI{fakeAPI: fakeAPI{core: core}, gw: gwfake.NewSimpleClientset(),
 		served: map[string][]string{"gateway.networking.k8s.io/v1": {"listenersets"}}}
 	gwcCreate(t, api.gw, gw, ls, rt)
@@ -120,10 +122,10 @@ func TestControllerListenerSetHops(t *testing.T) {
 		}
 	}
 	// Gateway → ListenerSet → route.
-	update(func(gw *gwv1.Gateway) { lstAllow(gw, gwv1.NamespacesFromNone, nil) })
+	update(func(gw *gwv1.Gateway) { testutil.AllowListeners(gw, gwv1.NamespacesFromNone, nil) })
 	k8sAnswers(t, g, app, dns.TypeA, gone)
 	update(func(gw *gwv1.Gateway) {
-		lstAllow(gw, gwv1.NamespacesFromSelector, &metav1.LabelSelector{MatchLabels: map[string]string{"shared": "yes"}})
+		testutil.AllowListeners(gw, gwv1.NamespacesFromSelector, &metav1.LabelSelector{MatchLabels: map[string]string{"shared": "yes"}})
 	})
 	k8sAnswers(t, g, app, dns.TypeA, published)
 
@@ -162,10 +164,10 @@ func TestControllerListenerSetHops(t *testing.T) {
 // informer's events no longer count, and what only it had is withdrawn.
 func TestControllerVersionSwitch(t *testing.T) {
 	ctx := context.Background()
-	gw := gwtGateway("default", "gw", []string{"192.0.2.1"}, gwtListener("tcp", gwv1.TCPProtocolType, 5432, ""))
-	ref := gwtRef("gw")
+	gw := testutil.Gateway("default", "gw", []string{"192.0.2.1"}, testutil.Listener("tcp", gwv1.TCPProtocolType, 5432, ""))
+	ref := testutil.Ref("gw")
 	tcp := func(name, host string) (*gwv1a2.TCPRoute, *gwv1.TCPRoute) {
-		v1 := gwtRoute("TCPRoute", nil, ref).annotated("coredns.io/hostname", host).object().(*gwv1.TCPRoute)
+		v1 := testutil.NewRoute("TCPRoute", nil, ref).Annotated("coredns.io/hostname", host).Object().(*gwv1.TCPRoute)
 		v1.Name = name
 		a2 := &gwv1a2.TCPRoute{ObjectMeta: v1.ObjectMeta, Spec: gwv1a2.TCPRouteSpec{CommonRouteSpec: v1.Spec.CommonRouteSpec},
 			Status: gwv1a2.TCPRouteStatus(v1.Status)}

@@ -7,7 +7,6 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
 	networkingv1 "k8s.io/api/networking/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // k8sTestZones are the zones of the source tests: a zone, a more specific zone
@@ -18,41 +17,10 @@ func k8sTestConfig() *sourceConfig {
 	return &sourceConfig{zones: k8sTestZones, ttl: 60}
 }
 
-// k8sIngress returns an Ingress with rule hosts, TLS hosts and load balancer
-// addresses (IPs in the ip field, names in the hostname field).
-func k8sIngress(hosts, tlsHosts []string, lb ...string) *networkingv1.Ingress {
-	ing := &networkingv1.Ingress{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"},
-		Status:     testutil.IngressLB(lb...),
-	}
-	for _, h := range hosts {
-		ing.Spec.Rules = append(ing.Spec.Rules, networkingv1.IngressRule{Host: h})
-	}
-	if len(tlsHosts) > 0 {
-		ing.Spec.TLS = append(ing.Spec.TLS, networkingv1.IngressTLS{Hosts: tlsHosts, SecretName: "tls"})
-	}
-	return ing
-}
-
 // k8sSlimIngress converts an Ingress as its informer does.
 func k8sSlimIngress(ing *networkingv1.Ingress) *ingress {
 	out, _ := slimIngress(ing)
 	return out.(*ingress)
-}
-
-func k8sWithAnnotations(ing *networkingv1.Ingress, kv ...string) *networkingv1.Ingress {
-	if ing.Annotations == nil {
-		ing.Annotations = map[string]string{}
-	}
-	for i := 0; i+1 < len(kv); i += 2 {
-		ing.Annotations[kv[i]] = kv[i+1]
-	}
-	return ing
-}
-
-func k8sWithClass(ing *networkingv1.Ingress, class string) *networkingv1.Ingress {
-	ing.Spec.IngressClassName = &class
-	return ing
 }
 
 // k8sIngressCase is one Ingress and what ingressRecords makes of it.
@@ -80,12 +48,12 @@ func k8sIngressCases() []k8sIngressCase {
 	cases := []k8sIngressCase{
 		{
 			name: "one host, one IPv4",
-			ing:  k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"),
+			ing:  testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"),
 			want: []string{"www.example.com. 60 IN A 192.0.2.1"},
 		},
 		{
 			name: "rule and TLS hosts, deduplicated",
-			ing:  k8sIngress([]string{"www.example.com", "api.example.com"}, []string{"www.example.com", "tls-only.example.com"}, "192.0.2.1"),
+			ing:  testutil.Ingress([]string{"www.example.com", "api.example.com"}, []string{"www.example.com", "tls-only.example.com"}, "192.0.2.1"),
 			want: []string{
 				"www.example.com. 60 IN A 192.0.2.1",
 				"api.example.com. 60 IN A 192.0.2.1",
@@ -94,12 +62,12 @@ func k8sIngressCases() []k8sIngressCase {
 		},
 		{
 			name: "same host in two rules",
-			ing:  k8sIngress([]string{"www.example.com", "WWW.example.com"}, nil, "192.0.2.1"),
+			ing:  testutil.Ingress([]string{"www.example.com", "WWW.example.com"}, nil, "192.0.2.1"),
 			want: []string{"www.example.com. 60 IN A 192.0.2.1"},
 		},
 		{
 			name: "IPv4, IPv6 and v4-mapped IPv6; duplicates collapse",
-			ing:  k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1", "2001:db8::1", "::ffff:192.0.2.7", "192.0.2.1"),
+			ing:  testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1", "2001:db8::1", "::ffff:192.0.2.7", "192.0.2.1"),
 			want: []string{
 				"www.example.com. 60 IN A 192.0.2.1",
 				"www.example.com. 60 IN A 192.0.2.7",
@@ -108,18 +76,18 @@ func k8sIngressCases() []k8sIngressCase {
 		},
 		{
 			name: "load balancer hostname gives a CNAME",
-			ing:  k8sIngress([]string{"www.example.com"}, nil, "LB-1.elb.amazonaws.com"),
+			ing:  testutil.Ingress([]string{"www.example.com"}, nil, "LB-1.elb.amazonaws.com"),
 			want: []string{"www.example.com. 60 IN CNAME lb-1.elb.amazonaws.com."},
 		},
 		{
 			name: "IPs and a hostname: IPs only",
-			ing:  k8sIngress([]string{"www.example.com"}, nil, "lb.example.net", "192.0.2.1"),
+			ing:  testutil.Ingress([]string{"www.example.com"}, nil, "lb.example.net", "192.0.2.1"),
 			want: []string{"www.example.com. 60 IN A 192.0.2.1"},
 		},
 		{
 			name: "entry with both ip and hostname",
 			ing: func() *networkingv1.Ingress {
-				ing := k8sIngress([]string{"www.example.com"}, nil)
+				ing := testutil.Ingress([]string{"www.example.com"}, nil)
 				ing.Status.LoadBalancer.Ingress = []networkingv1.IngressLoadBalancerIngress{{IP: "192.0.2.1", Hostname: "lb.example.net"}}
 				return ing
 			}(),
@@ -127,13 +95,13 @@ func k8sIngressCases() []k8sIngressCase {
 		},
 		{
 			name: "two hostnames: the first is the CNAME, with a warning",
-			ing:  k8sIngress([]string{"www.example.com"}, nil, "lb1.example.net", "lb2.example.net"),
+			ing:  testutil.Ingress([]string{"www.example.com"}, nil, "lb1.example.net", "lb2.example.net"),
 			want: []string{"www.example.com. 60 IN CNAME lb1.example.net."},
 			warn: []string{"only lb1.example.net. is published"},
 		},
 		{
 			name: "hosts in several zones",
-			ing:  k8sIngress([]string{"a.sub.example.com", "b.example.com", "c.example.org", "example.org"}, nil, "192.0.2.1"),
+			ing:  testutil.Ingress([]string{"a.sub.example.com", "b.example.com", "c.example.org", "example.org"}, nil, "192.0.2.1"),
 			want: []string{
 				"a.sub.example.com. 60 IN A 192.0.2.1",
 				"b.example.com. 60 IN A 192.0.2.1",
@@ -143,13 +111,13 @@ func k8sIngressCases() []k8sIngressCase {
 		},
 		{
 			name: "host outside every zone is skipped with a warning",
-			ing:  k8sIngress([]string{"www.example.net", "www.example.com"}, []string{"tls.notexample.com"}, "192.0.2.1"),
+			ing:  testutil.Ingress([]string{"www.example.net", "www.example.com"}, []string{"tls.notexample.com"}, "192.0.2.1"),
 			want: []string{"www.example.com. 60 IN A 192.0.2.1"},
 			warn: []string{`"www.example.net"`, `"tls.notexample.com"`},
 		},
 		{
 			name: "invalid hosts warn, the rest publishes",
-			ing: k8sIngress([]string{
+			ing: testutil.Ingress([]string{
 				"a..example.com",            // empty label
 				long64 + ".example.com",     // label longer than 63
 				"b@d.example.com",           // bad character
@@ -166,7 +134,7 @@ func k8sIngressCases() []k8sIngressCase {
 		},
 		{
 			name: "wildcard host",
-			ing:  k8sIngress([]string{"*.example.com", "*.apps.sub.example.com"}, nil, "192.0.2.1"),
+			ing:  testutil.Ingress([]string{"*.example.com", "*.apps.sub.example.com"}, nil, "192.0.2.1"),
 			want: []string{
 				"*.example.com. 60 IN A 192.0.2.1",
 				"*.apps.sub.example.com. 60 IN A 192.0.2.1",
@@ -174,60 +142,60 @@ func k8sIngressCases() []k8sIngressCase {
 		},
 		{
 			name: "wildcard not in the first label is invalid",
-			ing:  k8sIngress([]string{"a.*.example.com", "*"}, nil, "192.0.2.1"),
+			ing:  testutil.Ingress([]string{"a.*.example.com", "*"}, nil, "192.0.2.1"),
 			warn: []string{"a.*.example.com", `"*"`},
 		},
 		{
 			name: "class filter: spec.ingressClassName matches",
 			cfg:  withFilter("nginx", "traefik"),
-			ing:  k8sWithClass(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"), "traefik"),
+			ing:  testutil.WithIngressClass(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"), "traefik"),
 			want: []string{"www.example.com. 60 IN A 192.0.2.1"},
 		},
 		{
 			name: "class filter: spec.ingressClassName does not match",
 			cfg:  withFilter("nginx"),
-			ing:  k8sWithClass(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"), "traefik"),
+			ing:  testutil.WithIngressClass(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"), "traefik"),
 		},
 		{
 			name: "class filter: legacy annotation matches",
 			cfg:  withFilter("nginx"),
-			ing:  k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"), "kubernetes.io/ingress.class", "nginx"),
+			ing:  testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"), "kubernetes.io/ingress.class", "nginx"),
 			want: []string{"www.example.com. 60 IN A 192.0.2.1"},
 		},
 		{
 			name: "class filter: legacy annotation does not match",
 			cfg:  withFilter("nginx"),
-			ing:  k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"), "kubernetes.io/ingress.class", "traefik"),
+			ing:  testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"), "kubernetes.io/ingress.class", "traefik"),
 		},
 		{
 			name: "class filter: spec.ingressClassName wins over the annotation",
 			cfg:  withFilter("nginx"),
-			ing:  k8sWithClass(k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"), "kubernetes.io/ingress.class", "nginx"), "traefik"),
+			ing:  testutil.WithIngressClass(testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"), "kubernetes.io/ingress.class", "nginx"), "traefik"),
 		},
 		{
 			name: "class filter: no class at all",
 			cfg:  withFilter("nginx"),
-			ing:  k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"),
+			ing:  testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"),
 		},
 		{
 			name: "class filter: empty spec.ingressClassName",
 			cfg:  withFilter("nginx"),
-			ing:  k8sWithClass(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"), ""),
+			ing:  testutil.WithIngressClass(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"), ""),
 		},
 		{
 			name: "no filter: no class at all publishes",
-			ing:  k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"),
+			ing:  testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"),
 			want: []string{"www.example.com. 60 IN A 192.0.2.1"},
 		},
 		{
 			name: "no filter: any class publishes",
-			ing:  k8sWithClass(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"), "whatever"),
+			ing:  testutil.WithIngressClass(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"), "whatever"),
 			want: []string{"www.example.com. 60 IN A 192.0.2.1"},
 		},
 		{
 			name: "ignore label",
 			ing: func() *networkingv1.Ingress {
-				ing := k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1")
+				ing := testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1")
 				ing.Labels = map[string]string{"k8s-gateway.dns/ignore": "true"}
 				return ing
 			}(),
@@ -235,7 +203,7 @@ func k8sIngressCases() []k8sIngressCase {
 		{
 			name: "ignore label is case-insensitive",
 			ing: func() *networkingv1.Ingress {
-				ing := k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1")
+				ing := testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1")
 				ing.Labels = map[string]string{"k8s-gateway.dns/ignore": "True"}
 				return ing
 			}(),
@@ -243,7 +211,7 @@ func k8sIngressCases() []k8sIngressCase {
 		{
 			name: "ignore label set to false publishes",
 			ing: func() *networkingv1.Ingress {
-				ing := k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1")
+				ing := testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1")
 				ing.Labels = map[string]string{"k8s-gateway.dns/ignore": "false"}
 				return ing
 			}(),
@@ -251,20 +219,20 @@ func k8sIngressCases() []k8sIngressCase {
 		},
 		{
 			name: "no status publishes nothing",
-			ing:  k8sIngress([]string{"www.example.com"}, nil),
+			ing:  testutil.Ingress([]string{"www.example.com"}, nil),
 		},
 		{
 			name: "no hosts publishes nothing",
-			ing:  k8sIngress(nil, nil, "192.0.2.1"),
+			ing:  testutil.Ingress(nil, nil, "192.0.2.1"),
 		},
 		{
 			name: "rule without host is skipped",
-			ing:  k8sIngress([]string{"", "www.example.com"}, []string{""}, "192.0.2.1"),
+			ing:  testutil.Ingress([]string{"", "www.example.com"}, []string{""}, "192.0.2.1"),
 			want: []string{"www.example.com. 60 IN A 192.0.2.1"},
 		},
 		{
 			name: "alpha target annotation with IPs overrides the status",
-			ing: k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"),
+			ing: testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"),
 				"external-dns.alpha.kubernetes.io/target", "198.51.100.1, 2001:db8::2"),
 			want: []string{
 				"www.example.com. 60 IN A 198.51.100.1",
@@ -273,39 +241,39 @@ func k8sIngressCases() []k8sIngressCase {
 		},
 		{
 			name: "target annotation with a name gives a CNAME",
-			ing: k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"),
+			ing: testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"),
 				"external-dns.kubernetes.io/target", "Edge.CDN.example.net."),
 			want: []string{"www.example.com. 60 IN CNAME edge.cdn.example.net."},
 		},
 		{
 			name: "target annotation without status",
-			ing: k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil),
+			ing: testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil),
 				"external-dns.kubernetes.io/target", "198.51.100.1"),
 			want: []string{"www.example.com. 60 IN A 198.51.100.1"},
 		},
 		{
 			name: "the GA target annotation wins over the alpha one",
-			ing: k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil),
+			ing: testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil),
 				"external-dns.alpha.kubernetes.io/target", "198.51.100.1",
 				"external-dns.kubernetes.io/target", "198.51.100.2"),
 			want: []string{"www.example.com. 60 IN A 198.51.100.2"},
 		},
 		{
 			name: "invalid target warns",
-			ing: k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"),
+			ing: testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"),
 				"external-dns.kubernetes.io/target", "bad target!, 198.51.100.1"),
 			want: []string{"www.example.com. 60 IN A 198.51.100.1"},
 			warn: []string{`"bad target!"`},
 		},
 		{
 			name: "empty target annotation does not override the status",
-			ing: k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"),
+			ing: testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"),
 				"external-dns.alpha.kubernetes.io/target", " "),
 			want: []string{"www.example.com. 60 IN A 192.0.2.1"},
 		},
 		{
 			name: "target annotation without a valid target does not override the status",
-			ing: k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"),
+			ing: testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"),
 				"external-dns.alpha.kubernetes.io/target", "bad target!,",
 				"external-dns.kubernetes.io/target", "fe80::1%eth0"),
 			want: []string{"www.example.com. 60 IN A 192.0.2.1"},
@@ -313,67 +281,67 @@ func k8sIngressCases() []k8sIngressCase {
 		},
 		{
 			name: "empty alpha target annotation, valid new one",
-			ing: k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"),
+			ing: testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"),
 				"external-dns.alpha.kubernetes.io/target", "",
 				"external-dns.kubernetes.io/target", "198.51.100.2"),
 			want: []string{"www.example.com. 60 IN A 198.51.100.2"},
 		},
 		{
 			name: "ttl annotation",
-			ing: k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"),
+			ing: testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"),
 				"external-dns.alpha.kubernetes.io/ttl", " 300 "),
 			want: []string{"www.example.com. 300 IN A 192.0.2.1"},
 		},
 		{
 			name: "ttl annotation with the new prefix, zero",
-			ing: k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"),
+			ing: testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"),
 				"external-dns.kubernetes.io/ttl", "0"),
 			want: []string{"www.example.com. 0 IN A 192.0.2.1"},
 		},
 		{
 			name: "ttl annotation as a duration, as external-dns reads it",
-			ing: k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"),
+			ing: testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"),
 				"external-dns.alpha.kubernetes.io/ttl", "5m30.9s"),
 			want: []string{"www.example.com. 330 IN A 192.0.2.1"},
 		},
 		{
 			name: "invalid ttl annotation warns and uses the default",
-			ing: k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"),
+			ing: testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"),
 				"external-dns.alpha.kubernetes.io/ttl", "five minutes"),
 			want: []string{"www.example.com. 60 IN A 192.0.2.1"},
 			warn: []string{`invalid TTL "five minutes"`},
 		},
 		{
 			name: "negative duration ttl annotation",
-			ing: k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"),
+			ing: testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"),
 				"external-dns.alpha.kubernetes.io/ttl", "-1m"),
 			want: []string{"www.example.com. 60 IN A 192.0.2.1"},
 			warn: []string{`invalid TTL "-1m"`},
 		},
 		{
 			name: "duration ttl annotation beyond 2^31-1 seconds",
-			ing: k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"),
+			ing: testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"),
 				"external-dns.alpha.kubernetes.io/ttl", "600000h"),
 			want: []string{"www.example.com. 60 IN A 192.0.2.1"},
 			warn: []string{`invalid TTL "600000h"`},
 		},
 		{
 			name: "negative ttl annotation",
-			ing: k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"),
+			ing: testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"),
 				"external-dns.kubernetes.io/ttl", "-1"),
 			want: []string{"www.example.com. 60 IN A 192.0.2.1"},
 			warn: []string{`invalid TTL "-1"`},
 		},
 		{
 			name: "ttl annotation beyond 2^31-1",
-			ing: k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"),
+			ing: testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"),
 				"external-dns.kubernetes.io/ttl", "2147483648"),
 			want: []string{"www.example.com. 60 IN A 192.0.2.1"},
 			warn: []string{`invalid TTL "2147483648"`},
 		},
 		{
 			name: "hostname annotations add names, relative ones under every zone",
-			ing: k8sWithAnnotations(k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1"),
+			ing: testutil.AnnotateIngress(testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1"),
 				"external-dns.alpha.kubernetes.io/hostname", "extra.example.org, rel",
 				"coredns.io/hostname", "www.example.com"),
 			want: []string{
@@ -386,14 +354,14 @@ func k8sIngressCases() []k8sIngressCase {
 		},
 		{
 			name: "host equal to its CNAME target is skipped",
-			ing:  k8sIngress([]string{"www.example.com", "app.example.com"}, nil, "www.example.com"),
+			ing:  testutil.Ingress([]string{"www.example.com", "app.example.com"}, nil, "www.example.com"),
 			want: []string{"app.example.com. 60 IN CNAME www.example.com."},
 			warn: []string{"points at itself"},
 		},
 		{
 			name: "invalid load balancer IP warns",
 			ing: func() *networkingv1.Ingress {
-				ing := k8sIngress([]string{"www.example.com"}, nil, "192.0.2.1")
+				ing := testutil.Ingress([]string{"www.example.com"}, nil, "192.0.2.1")
 				ing.Status.LoadBalancer.Ingress = append(ing.Status.LoadBalancer.Ingress,
 					networkingv1.IngressLoadBalancerIngress{IP: "fe80::1%eth0"},
 					networkingv1.IngressLoadBalancerIngress{IP: "192.0.2.300"})
@@ -405,7 +373,7 @@ func k8sIngressCases() []k8sIngressCase {
 		{
 			name: "a name in the ip field is an invalid IP, not a CNAME target",
 			ing: func() *networkingv1.Ingress {
-				ing := k8sIngress([]string{"www.example.com"}, nil)
+				ing := testutil.Ingress([]string{"www.example.com"}, nil)
 				ing.Status.LoadBalancer.Ingress = []networkingv1.IngressLoadBalancerIngress{{IP: "lb.example.net"}}
 				return ing
 			}(),

@@ -47,26 +47,6 @@ func TestTargetsAdd(t *testing.T) {
 	}
 }
 
-// k8sNoisyMeta adds to m what the sources never read: managed fields, other
-// labels and annotations, owner references, finalizers.
-func k8sNoisyMeta(m *metav1.ObjectMeta) {
-	m.UID = "0b1c2d3e"
-	m.ResourceVersion = "4711"
-	m.Generation = 3
-	if m.Labels == nil {
-		m.Labels = map[string]string{}
-	}
-	m.Labels["app.kubernetes.io/name"] = "web"
-	if m.Annotations == nil {
-		m.Annotations = map[string]string{}
-	}
-	m.Annotations["kubectl.kubernetes.io/last-applied-configuration"] = strings.Repeat(`{"big":"json"}`, 100)
-	m.Annotations["external-dns.alpha.kubernetes.io/cloudflare-proxied"] = "true"
-	m.ManagedFields = []metav1.ManagedFieldsEntry{{Manager: "kubectl", Operation: metav1.ManagedFieldsOperationApply, FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:spec":{}}`)}}}
-	m.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "1"}}
-	m.Finalizers = []string{"example.com/finalizer"}
-}
-
 // k8sCheckSlimMeta checks that slim kept the identity and read fields of orig
 // and nothing else.
 func k8sCheckSlimMeta(t *testing.T, orig, slim metav1.ObjectMeta) {
@@ -106,7 +86,7 @@ func TestSlimMeta(t *testing.T) {
 		Name: "web", Namespace: "apps", Labels: map[string]string{ignoreLabel: "true"},
 		Annotations: map[string]string{"coredns.io/hostname": "www", "external-dns.kubernetes.io/ttl": "10", legacyIngressClassAnnotation: "nginx"},
 	}
-	k8sNoisyMeta(&orig)
+	testutil.NoisyMeta(&orig)
 	k8sCheckSlimMeta(t, orig, slimMeta(orig))
 }
 
@@ -143,7 +123,7 @@ func TestSlimIngress(t *testing.T) {
 	for _, tc := range k8sIngressCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			ing := tc.ing.DeepCopy()
-			k8sNoisyMeta(&ing.ObjectMeta)
+			testutil.NoisyMeta(&ing.ObjectMeta)
 			pathType := networkingv1.PathTypePrefix
 			backend := networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: "web", Port: networkingv1.ServiceBackendPort{Number: 80}}}
 			ing.Spec.DefaultBackend = &backend
@@ -185,7 +165,7 @@ func TestSlimService(t *testing.T) {
 	for _, tc := range k8sServiceCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := tc.svc.DeepCopy()
-			k8sNoisyMeta(&svc.ObjectMeta)
+			testutil.NoisyMeta(&svc.ObjectMeta)
 			svc.Spec.Selector = map[string]string{"app": "web"}
 			svc.Spec.ClusterIP, svc.Spec.ClusterIPs = "10.96.0.10", []string{"10.96.0.10", "fd00::10"}
 			svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP

@@ -3,12 +3,16 @@ package gateway
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
 
 // The experimental group of the XListenerSet kind that preceded ListenerSet
 // (Gateway API v1.3 and v1.4, experimental channel).
 const experimentalGroup = "gateway.networking.x-k8s.io"
+
+// xListenerSetVersion is where the experimental XListenerSet is served.
+var xListenerSetVersion = schema.GroupVersion{Group: experimentalGroup, Version: "v1alpha1"}
 
 // listenerSet is what the plugin reads of a ListenerSet (GEP-1713): the
 // listeners a tenant attaches to a shared Gateway. The standard

@@ -3,49 +3,11 @@ package gateway
 import (
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
-
-// lstAllow sets a Gateway's allowedListeners; from "" leaves the field unset.
-func lstAllow(gw *gwv1.Gateway, from gwv1.FromNamespaces, selector *metav1.LabelSelector) *gwv1.Gateway {
-	if from == "" {
-		gw.Spec.AllowedListeners = nil
-		return gw
-	}
-	gw.Spec.AllowedListeners = &gwv1.AllowedListeners{Namespaces: &gwv1.ListenerNamespaces{From: &from, Selector: selector}}
-	return gw
-}
-
-// lstSet returns a ListenerSet in ns whose parent is the Gateway gwNS/gwName
-// (gwNS "" leaves the parent's namespace unset), with its status Accepted as
-// given ("" for no condition). Fields the plugin does not read are filled in.
-func lstSet(ns, name, gwNS, gwName string, accepted metav1.ConditionStatus, listeners ...gwv1.Listener) *gwv1.ListenerSet {
-	ls := &gwv1.ListenerSet{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Generation: 2, Labels: map[string]string{"team": "a"}},
-		Spec:       gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: gwv1.ObjectName(gwName)}},
-	}
-	if gwNS != "" {
-		n := gwv1.Namespace(gwNS)
-		ls.Spec.ParentRef.Namespace = &n
-	}
-	for _, l := range listeners {
-		ls.Spec.Listeners = append(ls.Spec.Listeners, gwv1.ListenerEntry{
-			Name: l.Name, Hostname: l.Hostname, Port: l.Port, Protocol: l.Protocol, TLS: l.TLS, AllowedRoutes: l.AllowedRoutes,
-		})
-		ls.Status.Listeners = append(ls.Status.Listeners, gwv1.ListenerEntryStatus{Name: l.Name, AttachedRoutes: 1})
-	}
-	ls.Status.Conditions = []metav1.Condition{{Type: "Programmed", Status: metav1.ConditionTrue, Reason: "Programmed"}}
-	if accepted != "" {
-		ls.Status.Conditions = append(ls.Status.Conditions, metav1.Condition{Type: "Accepted", Status: accepted, Reason: "Accepted"})
-	}
-	return ls
-}
-
-// lstRef is a parentRef to the ListenerSet ns/name.
-func lstRef(ns, name string) gwv1.ParentReference {
-	return gwtRefNS(gwtRefGK(gwtRef(name), gwv1.GroupName, "ListenerSet"), ns)
-}
 
 func lstNamespaces(ns map[string]map[string]string) func(string) (map[string]string, bool) {
 	return func(name string) (map[string]string, bool) {
@@ -63,7 +25,9 @@ func TestListenersAllowed(t *testing.T) {
 	})
 	shared := &metav1.LabelSelector{MatchLabels: map[string]string{"shared-gateway": "yes"}}
 	invalid := &metav1.LabelSelector{MatchExpressions: []metav1.LabelSelectorRequirement{{Key: "x", Operator: "Bogus"}}}
-	gw := func() *gwv1.Gateway { return gwtGateway("infra", "gw", []string{"192.0.2.1"}, gwtHTTP("http", "")) }
+	gw := func() *gwv1.Gateway {
+		return testutil.Gateway("infra", "gw", []string{"192.0.2.1"}, testutil.HTTPListener("http", ""))
+	}
 	tests := []struct {
 		name     string
 		gw       *gwv1.Gateway
@@ -71,21 +35,21 @@ func TestListenersAllowed(t *testing.T) {
 		want     bool
 		mutation func(*gwv1.Gateway)
 	}{
-		{name: "unset: None", gw: lstAllow(gw(), "", nil), lsNS: "infra"},
+		{name: "unset: None", gw: testutil.AllowListeners(gw(), "", nil), lsNS: "infra"},
 		{name: "namespaces unset: None", gw: gw(), lsNS: "infra", mutation: func(g *gwv1.Gateway) {
 			g.Spec.AllowedListeners = &gwv1.AllowedListeners{}
 		}},
-		{name: "None, same namespace", gw: lstAllow(gw(), gwv1.NamespacesFromNone, nil), lsNS: "infra"},
-		{name: "Same, same namespace", gw: lstAllow(gw(), gwv1.NamespacesFromSame, nil), lsNS: "infra", want: true},
-		{name: "Same, other namespace", gw: lstAllow(gw(), gwv1.NamespacesFromSame, nil), lsNS: "tenant"},
-		{name: "All", gw: lstAllow(gw(), gwv1.NamespacesFromAll, nil), lsNS: "tenant", want: true},
-		{name: "All, unknown namespace", gw: lstAllow(gw(), gwv1.NamespacesFromAll, nil), lsNS: "gone", want: true},
-		{name: "Selector matches", gw: lstAllow(gw(), gwv1.NamespacesFromSelector, shared), lsNS: "tenant", want: true},
-		{name: "Selector does not match", gw: lstAllow(gw(), gwv1.NamespacesFromSelector, shared), lsNS: "other"},
-		{name: "Selector, unknown namespace", gw: lstAllow(gw(), gwv1.NamespacesFromSelector, shared), lsNS: "gone"},
-		{name: "Selector without selector", gw: lstAllow(gw(), gwv1.NamespacesFromSelector, nil), lsNS: "tenant"},
-		{name: "Selector invalid", gw: lstAllow(gw(), gwv1.NamespacesFromSelector, invalid), lsNS: "tenant"},
-		{name: "unknown mode", gw: lstAllow(gw(), "Everywhere", nil), lsNS: "tenant"},
+		{name: "None, same namespace", gw: testutil.AllowListeners(gw(), gwv1.NamespacesFromNone, nil), lsNS: "infra"},
+		{name: "Same, same namespace", gw: testutil.AllowListeners(gw(), gwv1.NamespacesFromSame, nil), lsNS: "infra", want: true},
+		{name: "Same, other namespace", gw: testutil.AllowListeners(gw(), gwv1.NamespacesFromSame, nil), lsNS: "tenant"},
+		{name: "All", gw: testutil.AllowListeners(gw(), gwv1.NamespacesFromAll, nil), lsNS: "tenant", want: true},
+		{name: "All, unknown namespace", gw: testutil.AllowListeners(gw(), gwv1.NamespacesFromAll, nil), lsNS: "gone", want: true},
+		{name: "Selector matches", gw: testutil.AllowListeners(gw(), gwv1.NamespacesFromSelector, shared), lsNS: "tenant", want: true},
+		{name: "Selector does not match", gw: testutil.AllowListeners(gw(), gwv1.NamespacesFromSelector, shared), lsNS: "other"},
+		{name: "Selector, unknown namespace", gw: testutil.AllowListeners(gw(), gwv1.NamespacesFromSelector, shared), lsNS: "gone"},
+		{name: "Selector without selector", gw: testutil.AllowListeners(gw(), gwv1.NamespacesFromSelector, nil), lsNS: "tenant"},
+		{name: "Selector invalid", gw: testutil.AllowListeners(gw(), gwv1.NamespacesFromSelector, invalid), lsNS: "tenant"},
+		{name: "unknown mode", gw: testutil.AllowListeners(gw(), "Everywhere", nil), lsNS: "tenant"},
 	}
 	for _, tc := range tests {
 		if tc.mutation != nil {
@@ -106,8 +70,8 @@ func TestListenersAllowed(t *testing.T) {
 // ListenerSet's Accepted condition must all agree.
 func TestListenerSetAttached(t *testing.T) {
 	ns := lstNamespaces(map[string]map[string]string{"infra": {}, "tenant": {}})
-	gw := lstAllow(gwtGateway("infra", "gw", nil), gwv1.NamespacesFromAll, nil)
-	same := lstAllow(gwtGateway("infra", "gw", nil), gwv1.NamespacesFromSame, nil)
+	gw := testutil.AllowListeners(testutil.Gateway("infra", "gw", nil), gwv1.NamespacesFromAll, nil)
+	same := testutil.AllowListeners(testutil.Gateway("infra", "gw", nil), gwv1.NamespacesFromSame, nil)
 	kind := func(ls *gwv1.ListenerSet, group, k string) *gwv1.ListenerSet {
 		g, kk := gwv1.Group(group), gwv1.Kind(k)
 		ls.Spec.ParentRef.Group, ls.Spec.ParentRef.Kind = &g, &kk
@@ -119,15 +83,15 @@ func TestListenerSetAttached(t *testing.T) {
 		ls   *gwv1.ListenerSet
 		want bool
 	}{
-		{"attached", gw, lstSet("tenant", "ls", "infra", "gw", metav1.ConditionTrue), true},
-		{"parent group and kind explicit", gw, kind(lstSet("tenant", "ls", "infra", "gw", metav1.ConditionTrue), gwv1.GroupName, "Gateway"), true},
-		{"parent of another kind", gw, kind(lstSet("tenant", "ls", "infra", "gw", metav1.ConditionTrue), "example.com", "Gateway"), false},
-		{"parent without namespace is in the ListenerSet's", gw, lstSet("tenant", "ls", "", "gw", metav1.ConditionTrue), false},
-		{"parent without namespace, same namespace", same, lstSet("infra", "ls", "", "gw", metav1.ConditionTrue), true},
-		{"another Gateway", gw, lstSet("tenant", "ls", "infra", "other", metav1.ConditionTrue), false},
-		{"not accepted", gw, lstSet("tenant", "ls", "infra", "gw", metav1.ConditionFalse), false},
-		{"no status", gw, lstSet("tenant", "ls", "infra", "gw", ""), false},
-		{"accepted but not allowed", same, lstSet("tenant", "ls", "infra", "gw", metav1.ConditionTrue), false},
+		{"attached", gw, testutil.ListenerSet("tenant", "ls", "infra", "gw", metav1.ConditionTrue), true},
+		{"parent group and kind explicit", gw, kind(testutil.ListenerSet("tenant", "ls", "infra", "gw", metav1.ConditionTrue), gwv1.GroupName, "Gateway"), true},
+		{"parent of another kind", gw, kind(testutil.ListenerSet("tenant", "ls", "infra", "gw", metav1.ConditionTrue), "example.com", "Gateway"), false},
+		{"parent without namespace is in the ListenerSet's", gw, testutil.ListenerSet("tenant", "ls", "", "gw", metav1.ConditionTrue), false},
+		{"parent without namespace, same namespace", same, testutil.ListenerSet("infra", "ls", "", "gw", metav1.ConditionTrue), true},
+		{"another Gateway", gw, testutil.ListenerSet("tenant", "ls", "infra", "other", metav1.ConditionTrue), false},
+		{"not accepted", gw, testutil.ListenerSet("tenant", "ls", "infra", "gw", metav1.ConditionFalse), false},
+		{"no status", gw, testutil.ListenerSet("tenant", "ls", "infra", "gw", ""), false},
+		{"accepted but not allowed", same, testutil.ListenerSet("tenant", "ls", "infra", "gw", metav1.ConditionTrue), false},
 	}
 	for _, tc := range tests {
 		ls := listenerSetKind.listenerSet(tc.ls)
@@ -147,16 +111,16 @@ func TestListenerSetAttached(t *testing.T) {
 func TestRouteRecordsListenerSet(t *testing.T) {
 	ip := []string{"192.0.2.1"}
 	gw := func(from gwv1.FromNamespaces) *gwv1.Gateway {
-		return lstAllow(gwtGateway("infra", "shared", ip, gwtHTTP("http", "*.infra.example.com")), from, nil)
+		return testutil.AllowListeners(testutil.Gateway("infra", "shared", ip, testutil.HTTPListener("http", "*.infra.example.com")), from, nil)
 	}
 	all := []*gwv1.Gateway{gw(gwv1.NamespacesFromAll)}
-	tenantHTTP := gwtHTTP("web", "*.tenant.example.com")
+	tenantHTTP := testutil.HTTPListener("web", "*.tenant.example.com")
 	set := func(accepted metav1.ConditionStatus, ls ...gwv1.Listener) []*gwv1.ListenerSet {
-		return []*gwv1.ListenerSet{lstSet("tenant", "ls", "infra", "shared", accepted, ls...)}
+		return []*gwv1.ListenerSet{testutil.ListenerSet("tenant", "ls", "infra", "shared", accepted, ls...)}
 	}
-	ref := lstRef("tenant", "ls")
-	route := func(kind string, hosts []string, refs ...gwv1.ParentReference) gwtR {
-		return gwtRoute(kind, hosts, refs...).inNS("tenant")
+	ref := testutil.ListenerSetRef("tenant", "ls")
+	route := func(kind string, hosts []string, refs ...gwv1.ParentReference) testutil.Route {
+		return testutil.NewRoute(kind, hosts, refs...).InNS("tenant")
 	}
 	a := func(names ...string) []string {
 		var out []string
@@ -183,13 +147,13 @@ func TestRouteRecordsListenerSet(t *testing.T) {
 		},
 		{
 			name: "wildcard route narrowed to the listener", gateways: all,
-			listenerSets: set(metav1.ConditionTrue, gwtHTTP("web", "shop.tenant.example.com")),
+			listenerSets: set(metav1.ConditionTrue, testutil.HTTPListener("web", "shop.tenant.example.com")),
 			route:        route("HTTPRoute", []string{"*.tenant.example.com"}, ref),
 			want:         a("shop.tenant.example.com."),
 		},
 		{
 			name: "hostname annotation narrowed by the listener", gateways: all, listenerSets: set(metav1.ConditionTrue, tenantHTTP),
-			route: route("HTTPRoute", []string{"app.tenant.example.com"}, ref).annotated("coredns.io/hostname", "alias.tenant.example.com,alias.infra.example.com"),
+			route: route("HTTPRoute", []string{"app.tenant.example.com"}, ref).Annotated("coredns.io/hostname", "alias.tenant.example.com,alias.infra.example.com"),
 			want:  a("app.tenant.example.com.", "alias.tenant.example.com."),
 		},
 		{
@@ -203,7 +167,7 @@ func TestRouteRecordsListenerSet(t *testing.T) {
 		},
 		{
 			name: "Gateway allowedListeners Selector", ns: map[string]map[string]string{"tenant": {"shared": "yes"}},
-			gateways: []*gwv1.Gateway{lstAllow(gwtGateway("infra", "shared", ip), gwv1.NamespacesFromSelector,
+			gateways: []*gwv1.Gateway{testutil.AllowListeners(testutil.Gateway("infra", "shared", ip), gwv1.NamespacesFromSelector,
 				&metav1.LabelSelector{MatchLabels: map[string]string{"shared": "yes"}})},
 			listenerSets: set(metav1.ConditionTrue, tenantHTTP),
 			route:        route("HTTPRoute", []string{"app.tenant.example.com"}, ref),
@@ -215,11 +179,11 @@ func TestRouteRecordsListenerSet(t *testing.T) {
 		},
 		{
 			name: "route not accepted by the ListenerSet", gateways: all, listenerSets: set(metav1.ConditionTrue, tenantHTTP),
-			route: route("HTTPRoute", []string{"app.tenant.example.com"}, ref).withParents(gwtParent(ref, metav1.ConditionFalse)),
+			route: route("HTTPRoute", []string{"app.tenant.example.com"}, ref).WithParents(testutil.Parent(ref, metav1.ConditionFalse)),
 		},
 		{
 			name: "route accepted by the Gateway, not by the ListenerSet", gateways: all, listenerSets: set(metav1.ConditionTrue, tenantHTTP),
-			route: route("HTTPRoute", []string{"app.tenant.example.com"}, ref).withParents(gwtParent(gwtRefNS(gwtRef("ls"), "tenant"), metav1.ConditionTrue)),
+			route: route("HTTPRoute", []string{"app.tenant.example.com"}, ref).WithParents(testutil.Parent(testutil.RefNS(testutil.Ref("ls"), "tenant"), metav1.ConditionTrue)),
 		},
 		{
 			name: "no such ListenerSet", gateways: all,
@@ -236,19 +200,19 @@ func TestRouteRecordsListenerSet(t *testing.T) {
 		},
 		{
 			name: "sectionName selects a ListenerSet listener", gateways: all,
-			listenerSets: set(metav1.ConditionTrue, gwtHTTP("a", "a.tenant.example.com"), gwtHTTP("b", "b.tenant.example.com")),
-			route:        route("HTTPRoute", nil, gwtRefSection(ref, "b")),
+			listenerSets: set(metav1.ConditionTrue, testutil.HTTPListener("a", "a.tenant.example.com"), testutil.HTTPListener("b", "b.tenant.example.com")),
+			route:        route("HTTPRoute", nil, testutil.RefSection(ref, "b")),
 			want:         a("b.tenant.example.com."),
 		},
 		{
 			name: "port selects a ListenerSet listener", gateways: all,
-			listenerSets: set(metav1.ConditionTrue, gwtHTTP("a", "a.tenant.example.com"), gwtListener("b", gwv1.HTTPProtocolType, 8080, "b.tenant.example.com")),
-			route:        route("HTTPRoute", nil, gwtRefPort(ref, 8080)),
+			listenerSets: set(metav1.ConditionTrue, testutil.HTTPListener("a", "a.tenant.example.com"), testutil.Listener("b", gwv1.HTTPProtocolType, 8080, "b.tenant.example.com")),
+			route:        route("HTTPRoute", nil, testutil.RefPort(ref, 8080)),
 			want:         a("b.tenant.example.com."),
 		},
 		{
 			name: "the Gateway's own listeners do not count", gateways: all, listenerSets: set(metav1.ConditionTrue, tenantHTTP),
-			route: route("HTTPRoute", nil, gwtRefSection(ref, "http")),
+			route: route("HTTPRoute", nil, testutil.RefSection(ref, "http")),
 		},
 		{
 			// allowedRoutes Same means the ListenerSet's namespace, not the Gateway's.
@@ -258,15 +222,15 @@ func TestRouteRecordsListenerSet(t *testing.T) {
 		},
 		{
 			name: "allowedRoutes Same, route in the Gateway's namespace", gateways: all, listenerSets: set(metav1.ConditionTrue, tenantHTTP),
-			route: gwtRoute("HTTPRoute", []string{"app.tenant.example.com"}, ref).inNS("infra"),
+			route: testutil.NewRoute("HTTPRoute", []string{"app.tenant.example.com"}, ref).InNS("infra"),
 		},
 		{
-			name: "allowedRoutes kinds", gateways: all, listenerSets: set(metav1.ConditionTrue, gwtKinds(tenantHTTP, "GRPCRoute")),
+			name: "allowedRoutes kinds", gateways: all, listenerSets: set(metav1.ConditionTrue, testutil.AllowKinds(tenantHTTP, "GRPCRoute")),
 			route: route("HTTPRoute", []string{"app.tenant.example.com"}, ref),
 		},
 		{
 			name: "TLS listener: TCPRoute takes its hostname", gateways: all,
-			listenerSets: set(metav1.ConditionTrue, gwtListener("tls", gwv1.TLSProtocolType, 443, "db.tenant.example.com")),
+			listenerSets: set(metav1.ConditionTrue, testutil.Listener("tls", gwv1.TLSProtocolType, 443, "db.tenant.example.com")),
 			route:        route("TCPRoute", nil, ref),
 			want:         a("db.tenant.example.com."),
 		},
@@ -274,7 +238,7 @@ func TestRouteRecordsListenerSet(t *testing.T) {
 			name: "target annotation on the ListenerSet wins", gateways: all,
 			listenerSets: func() []*gwv1.ListenerSet {
 				ls := set(metav1.ConditionTrue, tenantHTTP)
-				gwtAnnotate(&ls[0].ObjectMeta, "external-dns.kubernetes.io/target", "198.51.100.7")
+				testutil.Annotate(&ls[0].ObjectMeta, "external-dns.kubernetes.io/target", "198.51.100.7")
 				return ls
 			}(),
 			route: route("HTTPRoute", []string{"app.tenant.example.com"}, ref),
@@ -282,17 +246,17 @@ func TestRouteRecordsListenerSet(t *testing.T) {
 		},
 		{
 			name: "both the Gateway and the ListenerSet as parents",
-			gateways: []*gwv1.Gateway{lstAllow(gwtGateway("infra", "shared", ip,
-				gwtFrom(gwtHTTP("http", "*.infra.example.com"), gwv1.NamespacesFromAll, nil)), gwv1.NamespacesFromAll, nil)},
+			gateways: []*gwv1.Gateway{testutil.AllowListeners(testutil.Gateway("infra", "shared", ip,
+				testutil.AllowFrom(testutil.HTTPListener("http", "*.infra.example.com"), gwv1.NamespacesFromAll, nil)), gwv1.NamespacesFromAll, nil)},
 			listenerSets: set(metav1.ConditionTrue, tenantHTTP),
-			route:        route("HTTPRoute", []string{"app.tenant.example.com", "app.infra.example.com"}, ref, gwtRefNS(gwtRef("shared"), "infra")),
+			route:        route("HTTPRoute", []string{"app.tenant.example.com", "app.infra.example.com"}, ref, testutil.RefNS(testutil.Ref("shared"), "infra")),
 			want:         a("app.tenant.example.com.", "app.infra.example.com."),
 		},
 		{
 			// Under the delegated policy a ListenerSet adds listeners only for
 			// its own namespace's domains, whatever the route's namespace.
 			name: "delegated: hostnames of the ListenerSet's namespace", gateways: all,
-			listenerSets: set(metav1.ConditionTrue, gwtHTTP("web", "*.example.com")),
+			listenerSets: set(metav1.ConditionTrue, testutil.HTTPListener("web", "*.example.com")),
 			delegated:    map[string][]string{"tenant": {"tenant.example.com."}},
 			route:        route("HTTPRoute", []string{"app.tenant.example.com", "app.other.example.com"}, ref),
 			want:         a("app.tenant.example.com."),
@@ -300,10 +264,10 @@ func TestRouteRecordsListenerSet(t *testing.T) {
 		},
 		{
 			name: "delegated: a route of another namespace through a tenant's ListenerSet", gateways: all,
-			listenerSets: set(metav1.ConditionTrue, gwtFrom(gwtHTTP("web", "*.example.com"), gwv1.NamespacesFromAll, nil)),
+			listenerSets: set(metav1.ConditionTrue, testutil.AllowFrom(testutil.HTTPListener("web", "*.example.com"), gwv1.NamespacesFromAll, nil)),
 			delegated:    map[string][]string{"tenant": {"tenant.example.com."}, "other": {"other.example.com."}},
 			ns:           map[string]map[string]string{"other": {}},
-			route:        gwtRoute("HTTPRoute", []string{"app.tenant.example.com", "app.other.example.com"}, ref).inNS("other"),
+			route:        testutil.NewRoute("HTTPRoute", []string{"app.tenant.example.com", "app.other.example.com"}, ref).InNS("other"),
 			want:         a("app.tenant.example.com."),
 			warn:         []string{"app.other.example.com.: not published through ListenerSet tenant/ls"},
 		},
@@ -315,11 +279,11 @@ func TestRouteRecordsListenerSet(t *testing.T) {
 		},
 		{
 			name: "XListenerSet ref while ListenerSets are read", gateways: all, listenerSets: set(metav1.ConditionTrue, tenantHTTP),
-			route: route("HTTPRoute", []string{"app.tenant.example.com"}, gwtRefNS(gwtRefGK(gwtRef("ls"), experimentalGroup, "XListenerSet"), "tenant")),
+			route: route("HTTPRoute", []string{"app.tenant.example.com"}, testutil.RefNS(testutil.RefGK(testutil.Ref("ls"), experimentalGroup, "XListenerSet"), "tenant")),
 		},
 		{
 			name: "XListenerSet read as such", gateways: all, listenerSets: set(metav1.ConditionTrue, tenantHTTP), experimental: true,
-			route: route("HTTPRoute", []string{"app.tenant.example.com"}, gwtRefNS(gwtRefGK(gwtRef("ls"), experimentalGroup, "XListenerSet"), "tenant")),
+			route: route("HTTPRoute", []string{"app.tenant.example.com"}, testutil.RefNS(testutil.RefGK(testutil.Ref("ls"), experimentalGroup, "XListenerSet"), "tenant")),
 			want:  a("app.tenant.example.com."),
 		},
 		{
@@ -331,10 +295,10 @@ func TestRouteRecordsListenerSet(t *testing.T) {
 
 // TestRouteListenerSets: the ListenerSet index of the route informers.
 func TestRouteListenerSets(t *testing.T) {
-	r := gwtRoute("HTTPRoute", nil,
-		lstRef("infra", "shared"), gwtRefGK(gwtRef("mine"), gwv1.GroupName, "ListenerSet"), gwtRef("gw"),
-		gwtRefGK(gwtRef("x"), experimentalGroup, "XListenerSet"), gwtRefGK(gwtRef("other"), "example.com", "ListenerSet")).inNS("apps")
-	got := routeListenerSets(gwtConvert(t, r.object()))
+	r := testutil.NewRoute("HTTPRoute", nil,
+		testutil.ListenerSetRef("infra", "shared"), testutil.RefGK(testutil.Ref("mine"), gwv1.GroupName, "ListenerSet"), testutil.Ref("gw"),
+		testutil.RefGK(testutil.Ref("x"), experimentalGroup, "XListenerSet"), testutil.RefGK(testutil.Ref("other"), "example.com", "ListenerSet")).InNS("apps")
+	got := routeListenerSets(gwtConvert(t, r.Object()))
 	want := []string{"infra/shared", "apps/mine", "apps/x"}
 	if len(got) != len(want) {
 		t.Fatalf("routeListenerSets = %q, want %q", got, want)

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"strings"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -9,6 +11,10 @@ import (
 // ownership policy their domains annotation says where they may publish.
 // Their informer reads their metadata only (metav1.PartialObjectMetadata
 // decodes the protobuf or JSON of any object).
+
+// domainsAnnotation on a Namespace lists the domains delegated to it
+// (comma- or space-separated) under the delegated ownership policy.
+const domainsAnnotation = "k8s-gateway.dns/domains"
 
 func slimNamespace(obj any) (any, error) {
 	ns, ok := obj.(*metav1.PartialObjectMetadata)
@@ -22,4 +28,19 @@ func slimNamespace(obj any) (any, error) {
 		out.Annotations = map[string]string{domainsAnnotation: v}
 	}
 	return out, nil
+}
+
+// namespaceDomains returns the domains delegated to a Namespace by its
+// annotation, and a warning naming the values that are not domain names.
+func namespaceDomains(meta metav1.Object) ([]string, []string) {
+	var domains, warnings []string
+	for _, d := range strings.FieldsFunc(meta.GetAnnotations()[domainsAnnotation], func(r rune) bool { return r == ',' || r == ' ' }) {
+		name, err := canonicalName(d, false)
+		if err != nil {
+			warnings = append(warnings, "annotation "+domainsAnnotation+": invalid domain "+d+": "+err.Error())
+			continue
+		}
+		domains = append(domains, name)
+	}
+	return domains, warnings
 }

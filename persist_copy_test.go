@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"github.com/coredns/coredns/plugin/test"
 	"github.com/miekg/dns"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -188,7 +190,7 @@ func TestPersistSwitchToLive(t *testing.T) {
 	copyPath := ptWriteCopy(t, from, dir, 0)
 	persisted := from.index.Snapshot().Serial(0)
 
-	client := fake.NewSimpleClientset(k8sNamedService("apps", "db", "192.0.2.20"))
+	client := fake.NewSimpleClientset(testutil.NamedService("apps", "db", "192.0.2.20"))
 	var down atomic.Bool
 	down.Store(true)
 	client.PrependReactor("list", "*", func(k8stesting.Action) (bool, k8sruntime.Object, error) {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"github.com/miekg/dns"
 	dto "github.com/prometheus/client_model/go"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -20,8 +22,8 @@ import (
 // once it lists again.
 func TestProbeAllTransientErrorDelaysOnlyItsKind(t *testing.T) {
 	client := fake.NewSimpleClientset(
-		k8sNamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"),
-		k8sNamedService("apps", "db", "192.0.2.20"),
+		testutil.NamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"),
+		testutil.NamedService("apps", "db", "192.0.2.20"),
 	)
 	var failing atomic.Bool
 	failing.Store(true)
@@ -63,7 +65,7 @@ func TestProbeAllTransientErrorDelaysOnlyItsKind(t *testing.T) {
 // TestProbeAllWaitsWhileNothingWorks: with every kind failing, probeAll
 // does not give up at the startup wait (there is nothing to serve).
 func TestProbeAllWaitsWhileNothingWorks(t *testing.T) {
-	client := fake.NewSimpleClientset(k8sNamedService("apps", "db", "192.0.2.20"))
+	client := fake.NewSimpleClientset(testutil.NamedService("apps", "db", "192.0.2.20"))
 	var calls atomic.Int32
 	client.PrependReactor("list", "*", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
 		if calls.Add(1) < 30 {

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"context"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -12,49 +11,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
-	clientscheme "k8s.io/client-go/kubernetes/scheme"
 )
-
-// viaProtobuf encodes in in protobuf and decodes that into a new T, as the
-// informers decode what the API server sends.
-func viaProtobuf[T any, PT interface {
-	*T
-	Unmarshal([]byte) error
-}](in interface{ Marshal() ([]byte, error) }) (PT, error) {
-	data, err := in.Marshal()
-	if err != nil {
-		return nil, err
-	}
-	out := PT(new(T))
-	return out, out.Unmarshal(data)
-}
-
-// viaProtobufItems does viaProtobuf for each item of a list.
-func viaProtobufItems[T any, PT interface {
-	*T
-	Unmarshal([]byte) error
-}, I any, PI interface {
-	*I
-	Marshal() ([]byte, error)
-}](items []I) ([]T, error) {
-	var out []T
-	for i := range items {
-		o, err := viaProtobuf[T, PT](PI(&items[i]))
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, *o)
-	}
-	return out, nil
-}
 
 // slimService converts a Service into what its informer keeps, as the
 // informer decodes it. Anything else passes unchanged.
 func slimService(obj any) (any, error) {
 	if svc, ok := obj.(*corev1.Service); ok {
-		return viaProtobuf[service](svc)
+		return testutil.ViaProtobuf[service](svc)
 	}
 	return obj, nil
 }
@@ -63,96 +26,25 @@ func slimService(obj any) (any, error) {
 // slimService does a Service.
 func slimIngress(obj any) (any, error) {
 	if ing, ok := obj.(*networkingv1.Ingress); ok {
-		return viaProtobuf[ingress](ing)
+		return testutil.ViaProtobuf[ingress](ing)
 	}
 	return obj, nil
-}
-
-// decoded converts the typed objects, and lists of them, of client-go's fake
-// clientset into what the informers decode them into: Services and
-// Ingresses into their own types, Namespaces and IngressClasses into their
-// metadata.
-func decoded(obj runtime.Object) (runtime.Object, error) {
-	switch o := obj.(type) {
-	case *corev1.Service:
-		return viaProtobuf[service](o)
-	case *networkingv1.Ingress:
-		return viaProtobuf[ingress](o)
-	case *corev1.Namespace:
-		return viaProtobuf[metav1.PartialObjectMetadata](o)
-	case *networkingv1.IngressClass:
-		return viaProtobuf[metav1.PartialObjectMetadata](o)
-	case *corev1.ServiceList:
-		items, err := viaProtobufItems[service](o.Items)
-		return &serviceList{ListMeta: o.ListMeta, Items: items}, err
-	case *networkingv1.IngressList:
-		items, err := viaProtobufItems[ingress](o.Items)
-		return &ingressList{ListMeta: o.ListMeta, Items: items}, err
-	case *corev1.NamespaceList:
-		items, err := viaProtobufItems[metav1.PartialObjectMetadata](o.Items)
-		return &metav1.PartialObjectMetadataList{ListMeta: o.ListMeta, Items: items}, err
-	case *networkingv1.IngressClassList:
-		items, err := viaProtobufItems[metav1.PartialObjectMetadata](o.Items)
-		return &metav1.PartialObjectMetadataList{ListMeta: o.ListMeta, Items: items}, err
-	}
-	return obj, nil
-}
-
-// decodedListWatch converts what list and watchFn return with decoded.
-func decodedListWatch(list listFunc, watchFn watchFunc) (listFunc, watchFunc) {
-	return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			out, err := list(ctx, o)
-			if err != nil {
-				return nil, err
-			}
-			return decoded(out)
-		}, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			w, err := watchFn(ctx, o)
-			if err != nil {
-				return nil, err
-			}
-			return watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
-				if obj, err := decoded(e.Object); err == nil {
-					e.Object = obj
-				}
-				return e, true
-			}), nil
-		}
-}
-
-// testObjects are Services and Ingresses with every field the decoders read,
-// and fields they skip.
-func testObjects() []runtime.Object {
-	nginx := "nginx"
-	svc := &corev1.Service{
-		ObjectMeta: k8sFullMeta(),
-		Spec: corev1.ServiceSpec{
-			Type: corev1.ServiceTypeLoadBalancer, ExternalIPs: []string{"198.51.100.1"}, ClusterIP: "10.96.0.1",
-			Selector: map[string]string{"app": "web"},
-			Ports:    []corev1.ServicePort{{Name: "http", Protocol: corev1.ProtocolTCP, Port: 80, NodePort: 30080}, {Port: 53}},
-		},
-		Status: corev1.ServiceStatus{LoadBalancer: corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{IP: "192.0.2.1"}, {}, {Hostname: "lb.example.net"}}}},
-	}
-	external := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "db", Namespace: "apps", ResourceVersion: "7"},
-		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "db.example.net"}}
-	ing := &networkingv1.Ingress{
-		ObjectMeta: k8sFullMeta(),
-		Spec: networkingv1.IngressSpec{
-			IngressClassName: &nginx,
-			Rules:            []networkingv1.IngressRule{{Host: "a.example.com"}, {}},
-			TLS:              []networkingv1.IngressTLS{{Hosts: []string{"t.example.com"}, SecretName: "tls"}},
-		},
-		Status: networkingv1.IngressStatus{LoadBalancer: networkingv1.IngressLoadBalancerStatus{Ingress: []networkingv1.IngressLoadBalancerIngress{{IP: "192.0.2.2"}}}},
-	}
-	legacy := &networkingv1.Ingress{ObjectMeta: k8sFullMeta()}
-	return []runtime.Object{svc, external, &corev1.Service{}, ing, legacy, &networkingv1.Ingress{}}
 }
 
 // TestUnmarshalJSONMatchesProtobuf: an API server that answers with JSON
 // gives the informers what protobuf gives them.
 func TestUnmarshalJSONMatchesProtobuf(t *testing.T) {
-	for _, obj := range testObjects() {
-		want, err := decoded(obj)
+	for _, obj := range testutil.TypedObjects() {
+		var want any
+		var err error
+		switch o := obj.(type) {
+		case *corev1.Service:
+			want, err = testutil.ViaProtobuf[service](o)
+		case *networkingv1.Ingress:
+			want, err = testutil.ViaProtobuf[ingress](o)
+		default:
+			t.Fatalf("unexpected %T", obj)
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,48 +58,6 @@ func TestUnmarshalJSONMatchesProtobuf(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("%T from JSON\n%+v, from protobuf\n%+v", obj, got, want)
-		}
-	}
-}
-
-// TestDecodeWithAPICodecs decodes what client-go's own scheme encodes, in
-// protobuf and in JSON, as the REST clients of the informers do: objects,
-// lists and watch events.
-func TestDecodeWithAPICodecs(t *testing.T) {
-	decoder := apiCodecs.UniversalDeserializer()
-	for _, mediaType := range []string{runtime.ContentTypeProtobuf, runtime.ContentTypeJSON} {
-		info, ok := runtime.SerializerInfoForMediaType(clientscheme.Codecs.SupportedMediaTypes(), mediaType)
-		if !ok {
-			t.Fatalf("no %s serializer", mediaType)
-		}
-		encode := func(obj runtime.Object) []byte {
-			gv := corev1.SchemeGroupVersion
-			if _, ok := obj.(*networkingv1.Ingress); ok {
-				gv = networkingv1.SchemeGroupVersion
-			}
-			data, err := runtime.Encode(clientscheme.Codecs.EncoderForVersion(info.Serializer, gv), obj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return data
-		}
-		for _, obj := range testObjects() {
-			want, _ := decoded(obj)
-			got, _, err := decoder.Decode(encode(obj), nil, nil)
-			if err != nil || !reflect.DeepEqual(got, want) {
-				t.Errorf("%s %T: decoded %+v (%v), want %+v", mediaType, obj, got, err, want)
-			}
-		}
-		list := &corev1.ServiceList{ListMeta: metav1.ListMeta{ResourceVersion: "99", Continue: "next"}}
-		for _, obj := range testObjects()[:3] {
-			list.Items = append(list.Items, *obj.(*corev1.Service))
-		}
-		list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ServiceList"))
-		got, _, err := decoder.Decode(encode(list), nil, nil)
-		want, _ := decoded(list)
-		l, ok := got.(*serviceList)
-		if err != nil || !ok || !reflect.DeepEqual(l.Items, want.(*serviceList).Items) || l.ResourceVersion != "99" || l.Continue != "next" {
-			t.Errorf("%s ServiceList: decoded %+v (%v), want %+v", mediaType, got, err, want)
 		}
 	}
 }
@@ -230,7 +80,7 @@ func TestDecodeKeepsTheInitialEventsBookmark(t *testing.T) {
 // TestUnmarshalRejectsTruncatedData: a cut message is an error, never a
 // panic or a half-read object taken for whole.
 func TestUnmarshalRejectsTruncatedData(t *testing.T) {
-	for _, obj := range testObjects() {
+	for _, obj := range testutil.TypedObjects() {
 		var data []byte
 		var target interface{ Unmarshal([]byte) error }
 		switch o := obj.(type) {
@@ -253,7 +103,7 @@ func TestUnmarshalRejectsTruncatedData(t *testing.T) {
 // FuzzUnmarshal: any bytes decode into a service and an ingress, or fail,
 // without a panic.
 func FuzzUnmarshal(f *testing.F) {
-	for _, obj := range testObjects() {
+	for _, obj := range testutil.TypedObjects() {
 		data, _ := obj.(interface{ Marshal() ([]byte, error) }).Marshal()
 		f.Add(data)
 	}

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -124,10 +126,10 @@ func (r *roleOnly) install(client *fake.Clientset) {
 // kind_enabled, and is read once it has one.
 func TestControllerNamespaceScoped(t *testing.T) {
 	client := fake.NewSimpleClientset(
-		k8sNamedService("apps", "db", "192.0.2.1"),
-		k8sNamedService("web", "db", "192.0.2.2"),
-		k8sNamedService("other", "db", "192.0.2.3"),
-		k8sNamedService("kube-system", "dns1", "192.0.2.53"))
+		testutil.NamedService("apps", "db", "192.0.2.1"),
+		testutil.NamedService("web", "db", "192.0.2.2"),
+		testutil.NamedService("other", "db", "192.0.2.3"),
+		testutil.NamedService("kube-system", "dns1", "192.0.2.53"))
 	rbac := &roleOnly{allowed: []string{"apps", "web", "kube-system"}, asked: map[string]bool{}}
 	rbac.install(client)
 	zone := "nsscoped.example."
@@ -141,9 +143,9 @@ func TestControllerNamespaceScoped(t *testing.T) {
 	k8sAnswers(t, g, "db.web."+zone, dns.TypeA, a("db.web."+zone, "192.0.2.2"))
 
 	// Events of both namespaces reach the index.
-	k8sCreate(t, client, k8sNamedService("apps", "new", "192.0.2.11"))
-	k8sCreate(t, client, k8sNamedIngress("web", "www", []string{"www." + zone}, "192.0.2.12"))
-	k8sCreate(t, client, k8sNamedService("other", "new", "192.0.2.13"))
+	k8sCreate(t, client, testutil.NamedService("apps", "new", "192.0.2.11"))
+	k8sCreate(t, client, testutil.NamedIngress("web", "www", []string{"www." + zone}, "192.0.2.12"))
+	k8sCreate(t, client, testutil.NamedService("other", "new", "192.0.2.13"))
 	k8sAnswers(t, g, "new.apps."+zone, dns.TypeA, a("new.apps."+zone, "192.0.2.11"))
 	k8sAnswers(t, g, "www."+zone, dns.TypeA, a("www."+zone, "192.0.2.12"))
 	for _, name := range []string{"db.other." + zone, "new.other." + zone} {
@@ -177,7 +179,7 @@ func TestControllerNamespaceScoped(t *testing.T) {
 	rbac.mu.Lock()
 	rbac.allowed = append(rbac.allowed, "locked")
 	rbac.mu.Unlock()
-	k8sCreate(t, client, k8sNamedService("locked", "db", "192.0.2.4"))
+	k8sCreate(t, client, testutil.NamedService("locked", "db", "192.0.2.4"))
 	k8sAnswers(t, g, "db.locked."+zone, dns.TypeA, a("db.locked."+zone, "192.0.2.4"))
 	k8sEventually(t, "kind_enabled of the namespace with a Role", func() string {
 		if got := kindSeries(t, zone); got["Service/locked v1"] != 1 || got["Service/apps v1"] != 1 {
@@ -196,9 +198,9 @@ func TestControllerNamespaceScopedRoutes(t *testing.T) {
 	tracker := newGatewayTracker()
 	gatewaysGVR, routesGVR := gwv1.SchemeGroupVersion.WithResource("gateways"), gwv1.SchemeGroupVersion.WithResource("httproutes")
 	for _, gw := range []*gwv1.Gateway{
-		gwtGateway("infra", "gw", []string{"192.0.2.1"}, gwtFrom(gwtHTTP("http", "*.example.com"), gwv1.NamespacesFromSelector,
+		testutil.Gateway("infra", "gw", []string{"192.0.2.1"}, testutil.AllowFrom(testutil.HTTPListener("http", "*.example.com"), gwv1.NamespacesFromSelector,
 			&metav1.LabelSelector{MatchLabels: map[string]string{"expose": "yes"}})),
-		gwtGateway("edge", "gw", []string{"192.0.2.2"}, gwtFrom(gwtHTTP("http", "*.example.com"), gwv1.NamespacesFromAll, nil)),
+		testutil.Gateway("edge", "gw", []string{"192.0.2.2"}, testutil.AllowFrom(testutil.HTTPListener("http", "*.example.com"), gwv1.NamespacesFromAll, nil)),
 	} {
 		if err := tracker.Create(gatewaysGVR, gw, gw.Namespace); err != nil {
 			t.Fatal(err)
@@ -209,7 +211,7 @@ func TestControllerNamespaceScopedRoutes(t *testing.T) {
 		{"apps", "edge.example.com", "edge"},
 		{"other", "other.example.com", "infra"},
 	} {
-		route := gwtRoute("HTTPRoute", []string{r.host}, gwtRefNS(gwtRef("gw"), r.gwNS)).inNS(r.ns).object().(*gwv1.HTTPRoute)
+		route := testutil.NewRoute("HTTPRoute", []string{r.host}, testutil.RefNS(testutil.Ref("gw"), r.gwNS)).InNS(r.ns).Object().(*gwv1.HTTPRoute)
 		route.Name = r.host
 		if err := tracker.Create(routesGVR, route, r.ns); err != nil {
 			t.Fatal(err)

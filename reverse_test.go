@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"github.com/coredns/coredns/plugin/test"
 	"github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
@@ -58,9 +60,9 @@ func TestReverseZoneNames(t *testing.T) {
 func TestReverseZonePublishing(t *testing.T) {
 	cfg := &sourceConfig{zones: rtZones, ttl: 60}
 	lb := func(name, ip string, annotations ...string) *service {
-		svc := k8sService(corev1.ServiceTypeLoadBalancer, ip)
+		svc := testutil.Service(corev1.ServiceTypeLoadBalancer, ip)
 		svc.Name = name
-		return k8sSlimService(k8sSvcAnnotate(svc, annotations...))
+		return k8sSlimService(testutil.AnnotateService(svc, annotations...))
 	}
 	objects := map[string][]string{}
 	add := func(key string, r result) {
@@ -74,7 +76,7 @@ func TestReverseZonePublishing(t *testing.T) {
 	add("Service/apps/web", serviceRecords(lb("web", "192.0.2.30"), cfg))
 	add("Service/apps/api", serviceRecords(lb("api", "192.0.2.31"), cfg))
 	// A hostname annotation naming a reverse name: a CNAME there (RFC 2317).
-	add("Service/apps/alias", serviceRecords(k8sSlimService(k8sSvcAnnotate(&corev1.Service{
+	add("Service/apps/alias", serviceRecords(k8sSlimService(testutil.AnnotateService(&corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "alias"},
 		Spec:       corev1.ServiceSpec{Type: corev1.ServiceTypeExternalName, ExternalName: "40.0/25.2.0.192.in-addr.arpa"},
 	}, "coredns.io/hostname", "40.2.0.192.in-addr.arpa.")), cfg))

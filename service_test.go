@@ -6,38 +6,12 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
-
-// k8sService returns a Service web in namespace apps of type typ with load
-// balancer addresses (IPs in the ip field, names in the hostname field).
-func k8sService(typ corev1.ServiceType, lb ...string) *corev1.Service {
-	return &corev1.Service{
-		ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "apps"},
-		Spec:       corev1.ServiceSpec{Type: typ, ClusterIP: "10.96.0.10", ClusterIPs: []string{"10.96.0.10"}},
-		Status:     testutil.ServiceLB(lb...),
-	}
-}
 
 // k8sSlimService converts a Service as its informer does.
 func k8sSlimService(svc *corev1.Service) *service {
 	out, _ := slimService(svc)
 	return out.(*service)
-}
-
-func k8sSvcAnnotate(svc *corev1.Service, kv ...string) *corev1.Service {
-	if svc.Annotations == nil {
-		svc.Annotations = map[string]string{}
-	}
-	for i := 0; i+1 < len(kv); i += 2 {
-		svc.Annotations[kv[i]] = kv[i+1]
-	}
-	return svc
-}
-
-func k8sSvcPorts(svc *corev1.Service, ports ...corev1.ServicePort) *corev1.Service {
-	svc.Spec.Ports = ports
-	return svc
 }
 
 // k8sServiceCase is one Service and what serviceRecords makes of it.
@@ -58,7 +32,7 @@ func k8sServiceCases() []k8sServiceCase {
 	cases := []k8sServiceCase{
 		{
 			name: "LoadBalancer with an IPv4 and an IPv6",
-			svc:  k8sService(lb, "192.0.2.10", "2001:db8::10"),
+			svc:  testutil.Service(lb, "192.0.2.10", "2001:db8::10"),
 			want: []string{
 				"web.apps.example.com. 60 IN A 192.0.2.10",
 				"web.apps.example.com. 60 IN AAAA 2001:db8::10",
@@ -67,7 +41,7 @@ func k8sServiceCases() []k8sServiceCase {
 		{
 			name: "name under every zone",
 			cfg:  k8sTestConfig(),
-			svc:  k8sService(lb, "192.0.2.10"),
+			svc:  testutil.Service(lb, "192.0.2.10"),
 			want: []string{
 				"web.apps.example.com. 60 IN A 192.0.2.10",
 				"web.apps.sub.example.com. 60 IN A 192.0.2.10",
@@ -77,31 +51,31 @@ func k8sServiceCases() []k8sServiceCase {
 		{
 			name: "ClusterIP publishes nothing, not even external IPs",
 			svc: func() *corev1.Service {
-				svc := k8sService(corev1.ServiceTypeClusterIP)
+				svc := testutil.Service(corev1.ServiceTypeClusterIP)
 				svc.Spec.ExternalIPs = []string{"198.51.100.1"}
 				return svc
 			}(),
 		},
 		{
 			name: "Service without a type (ClusterIP) publishes nothing",
-			svc:  k8sService(""),
+			svc:  testutil.Service(""),
 		},
 		{
 			name: "NodePort publishes nothing",
-			svc:  k8sService(corev1.ServiceTypeNodePort, "192.0.2.10"),
+			svc:  testutil.Service(corev1.ServiceTypeNodePort, "192.0.2.10"),
 		},
 		{
 			name: "LoadBalancer without status publishes nothing",
-			svc:  k8sService(lb),
+			svc:  testutil.Service(lb),
 		},
 		{
 			name: "LoadBalancer: the cluster IP is never published",
-			svc:  k8sSvcAnnotate(k8sService(lb), "coredns.io/hostname", "web.example.com"),
+			svc:  testutil.AnnotateService(testutil.Service(lb), "coredns.io/hostname", "web.example.com"),
 		},
 		{
 			name: "external IPs and load balancer addresses together",
 			svc: func() *corev1.Service {
-				svc := k8sService(lb, "192.0.2.10", "192.0.2.11")
+				svc := testutil.Service(lb, "192.0.2.10", "192.0.2.11")
 				svc.Spec.ExternalIPs = []string{"198.51.100.1", "192.0.2.10"}
 				return svc
 			}(),
@@ -114,7 +88,7 @@ func k8sServiceCases() []k8sServiceCase {
 		{
 			name: "invalid external IP warns, the rest publishes",
 			svc: func() *corev1.Service {
-				svc := k8sService(lb, "192.0.2.10")
+				svc := testutil.Service(lb, "192.0.2.10")
 				svc.Spec.ExternalIPs = []string{"300.1.1.1", "not-an-ip"}
 				return svc
 			}(),
@@ -124,7 +98,7 @@ func k8sServiceCases() []k8sServiceCase {
 		{
 			name: "invalid external IP alone publishes nothing",
 			svc: func() *corev1.Service {
-				svc := k8sService(lb)
+				svc := testutil.Service(lb)
 				svc.Spec.ExternalIPs = []string{"lb.example.net"}
 				return svc
 			}(),
@@ -132,13 +106,13 @@ func k8sServiceCases() []k8sServiceCase {
 		},
 		{
 			name: "load balancer hostname gives a CNAME",
-			svc:  k8sService(lb, "abc.elb.amazonaws.com"),
+			svc:  testutil.Service(lb, "abc.elb.amazonaws.com"),
 			want: []string{"web.apps.example.com. 60 IN CNAME abc.elb.amazonaws.com."},
 		},
 		{
 			name: "hostname annotations: lists, spaces, wildcards, relative and absolute names",
 			cfg:  &sourceConfig{zones: []string{"example.com.", "example.org."}, ttl: 60},
-			svc: k8sSvcAnnotate(k8sService(lb, "192.0.2.10"),
+			svc: testutil.AnnotateService(testutil.Service(lb, "192.0.2.10"),
 				"coredns.io/hostname", " a.example.com , rel ,,",
 				"external-dns.alpha.kubernetes.io/hostname", "*.wild.example.com,abs.example.org."),
 			want: []string{
@@ -154,7 +128,7 @@ func k8sServiceCases() []k8sServiceCase {
 		{
 			name: "hostname annotations: the GA prefix wins over the alpha one, coredns.io/hostname adds",
 			cfg:  &sourceConfig{zones: []string{"example.com.", "example.org."}, ttl: 60},
-			svc: k8sSvcAnnotate(k8sService(lb, "192.0.2.10"),
+			svc: testutil.AnnotateService(testutil.Service(lb, "192.0.2.10"),
 				"coredns.io/hostname", "a.example.com",
 				"external-dns.alpha.kubernetes.io/hostname", "*.wild.example.com,abs.example.org.",
 				"external-dns.kubernetes.io/hostname", "*.rel2"),
@@ -168,7 +142,7 @@ func k8sServiceCases() []k8sServiceCase {
 		},
 		{
 			name: "absolute hostname outside every zone warns",
-			svc: k8sSvcAnnotate(k8sService(lb, "192.0.2.10"),
+			svc: testutil.AnnotateService(testutil.Service(lb, "192.0.2.10"),
 				"coredns.io/hostname", "www.example.net., ok"),
 			want: []string{
 				"web.apps.example.com. 60 IN A 192.0.2.10",
@@ -178,28 +152,28 @@ func k8sServiceCases() []k8sServiceCase {
 		},
 		{
 			name: "relative hostname that would be too long warns",
-			svc: k8sSvcAnnotate(k8sService(lb, "192.0.2.10"),
+			svc: testutil.AnnotateService(testutil.Service(lb, "192.0.2.10"),
 				"coredns.io/hostname", k8sLongName(250)),
 			want: []string{"web.apps.example.com. 60 IN A 192.0.2.10"},
 			warn: []string{"too long under example.com."},
 		},
 		{
 			name: "invalid hostname annotation warns",
-			svc: k8sSvcAnnotate(k8sService(lb, "192.0.2.10"),
+			svc: testutil.AnnotateService(testutil.Service(lb, "192.0.2.10"),
 				"coredns.io/hostname", "bad name.example.com,a..b"),
 			want: []string{"web.apps.example.com. 60 IN A 192.0.2.10"},
 			warn: []string{`"bad name.example.com"`, `"a..b"`},
 		},
 		{
 			name: "hostname annotations repeating the service name",
-			svc: k8sSvcAnnotate(k8sService(lb, "192.0.2.10"),
+			svc: testutil.AnnotateService(testutil.Service(lb, "192.0.2.10"),
 				"coredns.io/hostname", "web.apps.example.com, web.apps"),
 			want: []string{"web.apps.example.com. 60 IN A 192.0.2.10"},
 		},
 		{
 			name: "target annotation overrides the addresses",
-			svc: k8sSvcAnnotate(func() *corev1.Service {
-				svc := k8sService(lb, "192.0.2.10")
+			svc: testutil.AnnotateService(func() *corev1.Service {
+				svc := testutil.Service(lb, "192.0.2.10")
 				svc.Spec.ExternalIPs = []string{"198.51.100.1"}
 				return svc
 			}(), "external-dns.alpha.kubernetes.io/target", "203.0.113.5"),
@@ -207,30 +181,30 @@ func k8sServiceCases() []k8sServiceCase {
 		},
 		{
 			name: "invalid target annotation: the addresses stay",
-			svc:  k8sSvcAnnotate(k8sService(lb, "192.0.2.10"), "external-dns.alpha.kubernetes.io/target", "-bad-"),
+			svc:  testutil.AnnotateService(testutil.Service(lb, "192.0.2.10"), "external-dns.alpha.kubernetes.io/target", "-bad-"),
 			want: []string{"web.apps.example.com. 60 IN A 192.0.2.10"},
 			warn: []string{`"-bad-"`, "no valid target"},
 		},
 		{
 			name: "IP-shaped target annotation that is no IP: the addresses stay",
-			svc:  k8sSvcAnnotate(k8sService(lb, "192.0.2.10"), "external-dns.kubernetes.io/target", "999.1.1.1"),
+			svc:  testutil.AnnotateService(testutil.Service(lb, "192.0.2.10"), "external-dns.kubernetes.io/target", "999.1.1.1"),
 			want: []string{"web.apps.example.com. 60 IN A 192.0.2.10"},
 			warn: []string{`"999.1.1.1"`, "all digits", "no valid target"},
 		},
 		{
 			name: "target annotation with a name",
-			svc:  k8sSvcAnnotate(k8sService(lb, "192.0.2.10"), "external-dns.kubernetes.io/target", "edge.example.net"),
+			svc:  testutil.AnnotateService(testutil.Service(lb, "192.0.2.10"), "external-dns.kubernetes.io/target", "edge.example.net"),
 			want: []string{"web.apps.example.com. 60 IN CNAME edge.example.net."},
 		},
 		{
 			name: "ttl annotation",
-			svc:  k8sSvcAnnotate(k8sService(lb, "192.0.2.10"), "external-dns.kubernetes.io/ttl", "10"),
+			svc:  testutil.AnnotateService(testutil.Service(lb, "192.0.2.10"), "external-dns.kubernetes.io/ttl", "10"),
 			want: []string{"web.apps.example.com. 10 IN A 192.0.2.10"},
 		},
 		{
 			name: "ExternalName gives a CNAME for its name and hostname annotations",
-			svc: k8sSvcAnnotate(func() *corev1.Service {
-				svc := k8sService(corev1.ServiceTypeExternalName)
+			svc: testutil.AnnotateService(func() *corev1.Service {
+				svc := testutil.Service(corev1.ServiceTypeExternalName)
 				svc.Spec.ExternalName = "DB.Example.NET"
 				svc.Spec.ClusterIP = ""
 				svc.Spec.Ports = []corev1.ServicePort{{Name: "pg", Protocol: corev1.ProtocolTCP, Port: 5432}}
@@ -243,8 +217,8 @@ func k8sServiceCases() []k8sServiceCase {
 		},
 		{
 			name: "ExternalName ignores the status and the target annotation",
-			svc: k8sSvcAnnotate(func() *corev1.Service {
-				svc := k8sService(corev1.ServiceTypeExternalName, "192.0.2.10")
+			svc: testutil.AnnotateService(func() *corev1.Service {
+				svc := testutil.Service(corev1.ServiceTypeExternalName, "192.0.2.10")
 				svc.Spec.ExternalName = "db.example.net."
 				return svc
 			}(), "external-dns.kubernetes.io/target", "198.51.100.1"),
@@ -253,7 +227,7 @@ func k8sServiceCases() []k8sServiceCase {
 		{
 			name: "ExternalName pointing at itself is skipped",
 			svc: func() *corev1.Service {
-				svc := k8sService(corev1.ServiceTypeExternalName)
+				svc := testutil.Service(corev1.ServiceTypeExternalName)
 				svc.Spec.ExternalName = "web.apps.example.com"
 				return svc
 			}(),
@@ -262,7 +236,7 @@ func k8sServiceCases() []k8sServiceCase {
 		{
 			name: "ExternalName that is an IP address publishes nothing, with a warning",
 			svc: func() *corev1.Service {
-				svc := k8sService(corev1.ServiceTypeExternalName)
+				svc := testutil.Service(corev1.ServiceTypeExternalName)
 				svc.Spec.ExternalName = "192.0.2.99"
 				return svc
 			}(),
@@ -271,7 +245,7 @@ func k8sServiceCases() []k8sServiceCase {
 		{
 			name: "SRV records for named ports only",
 			cfg:  &sourceConfig{zones: []string{"example.com.", "example.org."}, ttl: 60},
-			svc: k8sSvcAnnotate(k8sSvcPorts(k8sService(lb, "192.0.2.10"),
+			svc: testutil.AnnotateService(testutil.WithPorts(testutil.Service(lb, "192.0.2.10"),
 				corev1.ServicePort{Name: "http", Protocol: corev1.ProtocolTCP, Port: 80},
 				corev1.ServicePort{Name: "DNS", Protocol: corev1.ProtocolUDP, Port: 53},
 				corev1.ServicePort{Name: "sig", Protocol: corev1.ProtocolSCTP, Port: 3868},
@@ -294,14 +268,14 @@ func k8sServiceCases() []k8sServiceCase {
 		},
 		{
 			name: "no SRV records for ports out of range",
-			svc: k8sSvcPorts(k8sService(lb, "192.0.2.10"),
+			svc: testutil.WithPorts(testutil.Service(lb, "192.0.2.10"),
 				corev1.ServicePort{Name: "zero", Protocol: corev1.ProtocolTCP, Port: 0},
 				corev1.ServicePort{Name: "big", Protocol: corev1.ProtocolTCP, Port: 70000}),
 			want: []string{"web.apps.example.com. 60 IN A 192.0.2.10"},
 		},
 		{
 			name: "SRV records take the ttl annotation",
-			svc: k8sSvcAnnotate(k8sSvcPorts(k8sService(lb, "192.0.2.10"),
+			svc: testutil.AnnotateService(testutil.WithPorts(testutil.Service(lb, "192.0.2.10"),
 				corev1.ServicePort{Name: "http", Protocol: corev1.ProtocolTCP, Port: 80}),
 				"external-dns.alpha.kubernetes.io/ttl", "30"),
 			want: []string{
@@ -311,7 +285,7 @@ func k8sServiceCases() []k8sServiceCase {
 		},
 		{
 			name: "SRV records of a load balancer with only a hostname point at the hostname, never at the CNAME",
-			svc: k8sSvcPorts(k8sService(lb, "lb-1.elb.example.net"),
+			svc: testutil.WithPorts(testutil.Service(lb, "lb-1.elb.example.net"),
 				corev1.ServicePort{Name: "http", Protocol: corev1.ProtocolTCP, Port: 80}),
 			want: []string{
 				"web.apps.example.com. 60 IN CNAME lb-1.elb.example.net.",
@@ -320,7 +294,7 @@ func k8sServiceCases() []k8sServiceCase {
 		},
 		{
 			name: "SRV records with a target annotation that is a name point at that name",
-			svc: k8sSvcAnnotate(k8sSvcPorts(k8sService(lb, "192.0.2.10"),
+			svc: testutil.AnnotateService(testutil.WithPorts(testutil.Service(lb, "192.0.2.10"),
 				corev1.ServicePort{Name: "http", Protocol: corev1.ProtocolTCP, Port: 80}),
 				"external-dns.kubernetes.io/target", "edge.example.net"),
 			want: []string{
@@ -330,14 +304,14 @@ func k8sServiceCases() []k8sServiceCase {
 		},
 		{
 			name: "no SRV records when the hostname is inside the zones, where it may be a CNAME",
-			svc: k8sSvcPorts(k8sService(lb, "lb.example.com"),
+			svc: testutil.WithPorts(testutil.Service(lb, "lb.example.com"),
 				corev1.ServicePort{Name: "http", Protocol: corev1.ProtocolTCP, Port: 80}),
 			want: []string{"web.apps.example.com. 60 IN CNAME lb.example.com."},
 			warn: []string{"no SRV records"},
 		},
 		{
 			name: "SRV records with addresses and a hostname point at the owner, which has the addresses",
-			svc: k8sSvcPorts(k8sService(lb, "192.0.2.10", "lb-1.elb.example.net"),
+			svc: testutil.WithPorts(testutil.Service(lb, "192.0.2.10", "lb-1.elb.example.net"),
 				corev1.ServicePort{Name: "http", Protocol: corev1.ProtocolTCP, Port: 80}),
 			want: []string{
 				"web.apps.example.com. 60 IN A 192.0.2.10",
@@ -346,13 +320,13 @@ func k8sServiceCases() []k8sServiceCase {
 		},
 		{
 			name: "no SRV records without addresses",
-			svc: k8sSvcPorts(k8sService(lb),
+			svc: testutil.WithPorts(testutil.Service(lb),
 				corev1.ServicePort{Name: "http", Protocol: corev1.ProtocolTCP, Port: 80}),
 		},
 		{
 			name: "ignore label",
 			svc: func() *corev1.Service {
-				svc := k8sService(lb, "192.0.2.10")
+				svc := testutil.Service(lb, "192.0.2.10")
 				svc.Labels = map[string]string{"k8s-gateway.dns/ignore": "true"}
 				return svc
 			}(),
@@ -360,7 +334,7 @@ func k8sServiceCases() []k8sServiceCase {
 		{
 			name: "ignore label on an ExternalName Service",
 			svc: func() *corev1.Service {
-				svc := k8sService(corev1.ServiceTypeExternalName)
+				svc := testutil.Service(corev1.ServiceTypeExternalName)
 				svc.Spec.ExternalName = "db.example.net"
 				svc.Labels = map[string]string{"k8s-gateway.dns/ignore": "TRUE"}
 				return svc
@@ -369,7 +343,7 @@ func k8sServiceCases() []k8sServiceCase {
 		{
 			name: "a name that is not a DNS label publishes nothing under the zones",
 			svc: func() *corev1.Service {
-				svc := k8sService(lb, "192.0.2.10")
+				svc := testutil.Service(lb, "192.0.2.10")
 				svc.Name = "web.other" // the API server never allows this
 				return svc
 			}(),
@@ -378,7 +352,7 @@ func k8sServiceCases() []k8sServiceCase {
 		{
 			name: "SRV records that would be longer than a name can be are skipped",
 			cfg:  &sourceConfig{zones: []string{k8sLongName(230) + "."}, ttl: 60},
-			svc: k8sSvcPorts(k8sService(lb, "192.0.2.10"),
+			svc: testutil.WithPorts(testutil.Service(lb, "192.0.2.10"),
 				corev1.ServicePort{Name: "https-metrics", Protocol: corev1.ProtocolTCP, Port: 443}),
 			want: []string{"web.apps." + k8sLongName(230) + ". 60 IN A 192.0.2.10"},
 		},

@@ -2,17 +2,12 @@ package gateway
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
-
-// domainsAnnotation on a Namespace lists the domains delegated to it
-// (comma- or space-separated) under the delegated ownership policy.
-const domainsAnnotation = "k8s-gateway.dns/domains"
 
 // claimOf returns who claims the records of an object: its namespace, in the
 // order of creation. The nameservers' own Services (nameservers holds their
@@ -27,21 +22,6 @@ func claimOf(w *watched, meta metav1.Object, nameservers []string) index.Claim {
 		ns = "/"
 	}
 	return index.Claim{Namespace: ns, Created: meta.GetCreationTimestamp().UnixNano()}
-}
-
-// namespaceDomains returns the domains delegated to a Namespace by its
-// annotation, and a warning naming the values that are not domain names.
-func namespaceDomains(meta metav1.Object) ([]string, []string) {
-	var domains, warnings []string
-	for _, d := range strings.FieldsFunc(meta.GetAnnotations()[domainsAnnotation], func(r rune) bool { return r == ',' || r == ' ' }) {
-		name, err := canonicalName(d, false)
-		if err != nil {
-			warnings = append(warnings, "annotation "+domainsAnnotation+": invalid domain "+d+": "+err.Error())
-			continue
-		}
-		domains = append(domains, name)
-	}
-	return domains, warnings
 }
 
 // delegate applies a Namespace's domains annotation to the index.

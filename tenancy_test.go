@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"github.com/miekg/dns"
 	dto "github.com/prometheus/client_model/go"
 	corev1 "k8s.io/api/core/v1"
@@ -20,7 +22,7 @@ import (
 // k8sClaimingService is a LoadBalancer Service that claims hostnames by
 // annotation, created at second sec.
 func k8sClaimingService(namespace, name string, sec int64, hostnames, ip string) *corev1.Service {
-	svc := k8sNamedService(namespace, name, ip)
+	svc := testutil.NamedService(namespace, name, ip)
 	svc.Annotations = map[string]string{coreDNSHostnameAnnotation: hostnames}
 	svc.CreationTimestamp = metav1.NewTime(time.Unix(sec, 0))
 	return svc

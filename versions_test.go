@@ -1,13 +1,7 @@
 package gateway
 
 import (
-	"slices"
 	"testing"
-
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-	gwv1a2 "sigs.k8s.io/gateway-api/apis/v1alpha2"
-	gwv1a3 "sigs.k8s.io/gateway-api/apis/v1alpha3"
 )
 
 // The resources each CRD set the e2e tests install serves, by group version.
@@ -71,44 +65,4 @@ func TestNewestServed(t *testing.T) {
 			t.Errorf("%s: newestServed = %q, want %q", tc.kind, got, tc.want)
 		}
 	}
-}
-
-// TestSlimRouteOlderVersions: routes read at older versions become routes
-// as v1 ones do, with what the sources read.
-func TestSlimRouteOlderVersions(t *testing.T) {
-	refs := []gwv1.ParentReference{gwtRef("gw")}
-	parents := []gwv1.RouteParentStatus{gwtParent(refs[0], metav1.ConditionTrue)}
-	meta := metav1.ObjectMeta{Name: "r", Namespace: "default", Annotations: map[string]string{"coredns.io/hostname": "db"}}
-	hosts := []gwv1.Hostname{"db.example.com"}
-	for _, obj := range []any{
-		&gwv1a2.TCPRoute{ObjectMeta: meta, Spec: gwv1a2.TCPRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: refs}},
-			Status: gwv1a2.TCPRouteStatus{RouteStatus: gwv1.RouteStatus{Parents: parents}}},
-		&gwv1a2.UDPRoute{ObjectMeta: meta, Spec: gwv1a2.UDPRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: refs}},
-			Status: gwv1a2.UDPRouteStatus{RouteStatus: gwv1.RouteStatus{Parents: parents}}},
-		&gwv1a2.TLSRoute{ObjectMeta: meta, Spec: gwv1a2.TLSRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: refs}, Hostnames: hosts},
-			Status: gwv1a2.TLSRouteStatus{RouteStatus: gwv1.RouteStatus{Parents: parents}}},
-		&gwv1a3.TLSRoute{ObjectMeta: meta, Spec: gwv1.TLSRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: refs}, Hostnames: hosts},
-			Status: gwv1.TLSRouteStatus{RouteStatus: gwv1.RouteStatus{Parents: parents}}},
-		&gwv1a2.GRPCRoute{ObjectMeta: meta, Spec: gwv1.GRPCRouteSpec{CommonRouteSpec: gwv1.CommonRouteSpec{ParentRefs: refs}, Hostnames: hosts},
-			Status: gwv1.GRPCRouteStatus{RouteStatus: gwv1.RouteStatus{Parents: parents}}},
-	} {
-		slim, err := slimRoute(obj)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rt, ok := slim.(*route)
-		if !ok {
-			t.Fatalf("%T: slimRoute kept the API type", obj)
-		}
-		if len(rt.parentRefs) != 1 || !slices.Equal(rt.accepted, []bool{true}) || !annotated(rt, "coredns.io/hostname", "db") ||
-			(rt.kind == "TLSRoute" || rt.kind == "GRPCRoute") && len(rt.hostnames) != 1 {
-			t.Errorf("%T: slim route lost fields: %+v", obj, rt)
-		}
-	}
-}
-
-// annotated reports whether m has the annotation key with value v.
-func annotated(m sourceMeta, key, v string) bool {
-	got, ok := m.annotation(key)
-	return ok && got == v
 }
