@@ -29,11 +29,13 @@ lint:
 unit:
 	$(GO) test -race -count=1 ./...
 
-## fuzz: each fuzz target for $(FUZZTIME)
+## fuzz: each fuzz target of every package for $(FUZZTIME)
 fuzz:
-	@for target in $$($(GO) test -list '^Fuzz' . | grep '^Fuzz'); do \
-		echo "fuzzing $$target for $(FUZZTIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) . || exit 1; \
+	@for pkg in $$($(GO) list ./... | grep -v -e /test/ -e /cmd/); do \
+		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			echo "fuzzing $$target ($$pkg) for $(FUZZTIME)"; \
+			$(GO) test -run '^$$' -fuzz "^$$target$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+		done; \
 	done
 
 ## e2e: the built binary against a real kube-apiserver and etcd (hack/cluster.sh), checked with dig

@@ -3,6 +3,8 @@ package gateway
 import (
 	"strings"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	"github.com/miekg/dns"
 )
 
@@ -28,8 +30,8 @@ func (g *Gateway) nameserverName(name, zone string) string {
 	if strings.HasSuffix(name, ".") {
 		return name
 	}
-	if isReverseZone(zone) {
-		if fwd := forwardZones(g.Zones); len(fwd) > 0 {
+	if source.IsReverseZone(zone) {
+		if fwd := source.ForwardZones(g.Zones); len(fwd) > 0 {
 			zone = fwd[0]
 		}
 	}

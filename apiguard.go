@@ -425,12 +425,12 @@ func (c *controller) guard(w *watched, list listFunc, watchFn watchFunc) *apiGua
 			log.Warningf("%s: the API server refuses it: %v; retrying", w.what(), err)
 		}
 		if !w.nameserver {
-			setKindEnabled(zones, w, w.version.groupVersion, map[bool]float64{true: 1, false: 0}[allowed])
+			setKindEnabled(zones, w, w.version.GroupVersion, map[bool]float64{true: 1, false: 0}[allowed])
 		}
 	}
 	return &apiGuard{
-		kind: w.kind.name, what: w.what(), list: list, watch: watchFn,
-		newObject: func() runtime.Object { return w.version.object.DeepCopyObject() },
+		kind: w.kind.Name, what: w.what(), list: list, watch: watchFn,
+		newObject: func() runtime.Object { return w.version.Object.DeepCopyObject() },
 		timing:    c.cfg.timing.guard,
 		state:     newKindState(onChange),
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +19,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 var testGuardTiming = guardTiming{retryInitial: time.Millisecond, retryMax: 4 * time.Millisecond, throttledMax: 4 * time.Millisecond}
@@ -135,7 +138,7 @@ func TestGuardWatchRelistsOnExpiry(t *testing.T) {
 		// What the informer holds: services, as the Service informers keep
 		// them (the deletion carries a Service in their place), and a Service.
 		known: func() []any {
-			return []any{k8sSlimService(svcObj("kept", "10")), k8sSlimService(svcObj("gone", "11")), svcObj("old", "9")}
+			return []any{asInformed(svcObj("kept", "10")), asInformed(svcObj("gone", "11")), svcObj("old", "9")}
 		},
 	}
 	w, err := g.Watch(context.Background(), metav1.ListOptions{ResourceVersion: "12", LabelSelector: "app=web"})
@@ -202,7 +205,7 @@ func TestGuardRelistWithTransform(t *testing.T) {
 	}
 	lw := &cache.ListWatch{ListWithContextFunc: g.List, WatchFuncWithContext: g.Watch}
 	inf := cache.NewSharedIndexInformer(cache.ToListWatcherWithWatchListSemantics(lw, noWatchList{}), &corev1.Service{}, 0, cache.Indexers{})
-	_ = inf.SetTransform(slimService)
+	_ = inf.SetTransform(asInformedAny)
 	g.known = inf.GetStore().List
 	deleted := make(chan any, 1)
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) { deleted <- obj }}); err != nil {
@@ -217,7 +220,7 @@ func TestGuardRelistWithTransform(t *testing.T) {
 	expiring.Error(&apierrors.NewResourceExpired("too old resource version").ErrStatus)
 	select {
 	case obj := <-deleted:
-		if svc, ok := obj.(*service); !ok || svc.GetNamespace()+"/"+svc.GetName() != "ns/gone" {
+		if svc, ok := obj.(*source.Service); !ok || svc.GetNamespace()+"/"+svc.GetName() != "ns/gone" {
 			t.Errorf("deleted %#v, want the service ns/gone", obj)
 		}
 	case <-time.After(5 * time.Second):
@@ -294,4 +297,18 @@ func TestContactMetric(t *testing.T) {
 	if !found {
 		t.Error("no sample for the registered informers")
 	}
+}
+
+// asInformed converts a Service as its informer decodes it.
+func asInformed(svc *corev1.Service) any {
+	out, _ := testutil.ViaProtobuf[source.Service](svc)
+	return out
+}
+
+// asInformedAny is asInformed as a transform: other objects pass unchanged.
+func asInformedAny(obj any) (any, error) {
+	if svc, ok := obj.(*corev1.Service); ok {
+		return testutil.ViaProtobuf[source.Service](svc)
+	}
+	return obj, nil
 }

@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
 	"k8s.io/client-go/tools/cache"
@@ -25,7 +27,7 @@ import (
 func BenchmarkCacheBytes(b *testing.B) {
 	const n = 20000
 	decodeService := func(data []byte) (any, error) {
-		var o service
+		var o source.Service
 		return &o, o.Unmarshal(data)
 	}
 	for _, tc := range []struct {
@@ -35,7 +37,7 @@ func BenchmarkCacheBytes(b *testing.B) {
 		decode func([]byte) (any, error)
 	}{
 		{"Ingress", func(i int) ([]byte, error) { return testutil.BenchIngress(i).Marshal() }, func(data []byte) (any, error) {
-			var o ingress
+			var o source.Ingress
 			return &o, o.Unmarshal(data)
 		}},
 		{"Service", func(i int) ([]byte, error) { return testutil.BenchService(i).Marshal() }, decodeService},
@@ -46,7 +48,7 @@ func BenchmarkCacheBytes(b *testing.B) {
 			if err := json.Unmarshal(data, &o); err != nil {
 				return nil, err
 			}
-			return slimRoute(&o)
+			return source.KindByName("HTTPRoute").Transform(&o)
 		}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -32,11 +34,11 @@ type (
 // it for a real API server; the unit tests wrap client-go's fake clientset.
 type apiClient interface {
 	// reads reports whether the client can list and watch kind k.
-	reads(k *kind) bool
+	reads(k *source.Kind) bool
 	// listWatch returns the list and watch calls of kind k in namespace, or
 	// in every namespace when it is empty; for a byName kind, of the one
 	// object named namespace (see namedListWatch).
-	listWatch(k *kind, namespace string) (listFunc, watchFunc)
+	listWatch(k *source.Kind, namespace string) (listFunc, watchFunc)
 	// serverGroups returns the API groups the server serves.
 	serverGroups(ctx context.Context) (*metav1.APIGroupList, error)
 	// servedResources returns the resources the server serves at a group
@@ -76,9 +78,9 @@ func init() {
 		kind      schema.GroupVersionKind
 		obj, list runtime.Object
 	}{
-		{coreV1.WithKind("Service"), &service{}, &serviceList{}},
+		{coreV1.WithKind("Service"), &source.Service{}, &source.ServiceList{}},
 		{coreV1.WithKind("Namespace"), &metav1.PartialObjectMetadata{}, &metav1.PartialObjectMetadataList{}},
-		{networkingV1.WithKind("Ingress"), &ingress{}, &ingressList{}},
+		{networkingV1.WithKind("Ingress"), &source.Ingress{}, &source.IngressList{}},
 		{networkingV1.WithKind("IngressClass"), &metav1.PartialObjectMetadata{}, &metav1.PartialObjectMetadataList{}},
 	} {
 		apiScheme.AddKnownTypeWithName(k.kind, k.obj)
@@ -89,9 +91,9 @@ func init() {
 	utilruntime.Must(gwv1.Install(apiScheme))
 	utilruntime.Must(gwv1a2.Install(apiScheme))
 	utilruntime.Must(gwv1a3.Install(apiScheme))
-	xScheme.AddKnownTypeWithName(xListenerSetVersion.WithKind("XListenerSet"), &gwv1.ListenerSet{})
-	xScheme.AddKnownTypeWithName(xListenerSetVersion.WithKind("XListenerSetList"), &gwv1.ListenerSetList{})
-	metav1.AddToGroupVersion(xScheme, xListenerSetVersion)
+	xScheme.AddKnownTypeWithName(source.XListenerSetVersion.WithKind("XListenerSet"), &gwv1.ListenerSet{})
+	xScheme.AddKnownTypeWithName(source.XListenerSetVersion.WithKind("XListenerSetList"), &gwv1.ListenerSetList{})
+	metav1.AddToGroupVersion(xScheme, source.XListenerSetVersion)
 }
 
 // restAPI reads the API server with one REST client per group version.
@@ -116,8 +118,8 @@ func newRestAPI(cfg *rest.Config) (*restAPI, error) {
 		protobuf bool
 		scheme   *runtime.Scheme
 	}{
-		{"/api", &service{}, true, apiScheme},
-		{"/apis", &ingress{}, true, apiScheme},
+		{"/api", &source.Service{}, true, apiScheme},
+		{"/apis", &source.Ingress{}, true, apiScheme},
 		{"/apis", &gwv1.HTTPRoute{}, false, apiScheme},
 		{"/apis", &gwv1a2.TCPRoute{}, false, apiScheme},
 		{"/apis", &gwv1a3.TLSRoute{}, false, apiScheme},
@@ -155,29 +157,29 @@ func newRestAPI(cfg *rest.Config) (*restAPI, error) {
 	return api, nil
 }
 
-func (a *restAPI) reads(k *kind) bool {
-	_, ok := a.groups[k.groupVersion]
-	return ok || k.dynamic
+func (a *restAPI) reads(k *source.Kind) bool {
+	_, ok := a.groups[k.GroupVersion]
+	return ok || k.Dynamic
 }
 
-func (a *restAPI) listWatch(k *kind, namespace string) (listFunc, watchFunc) {
-	if k.dynamic {
-		rc := a.dynamic.Resource(dnsEndpointResource).Namespace(namespace)
+func (a *restAPI) listWatch(k *source.Kind, namespace string) (listFunc, watchFunc) {
+	if k.Dynamic {
+		rc := a.dynamic.Resource(source.DNSEndpointResource).Namespace(namespace)
 		return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return rc.List(ctx, o) }, rc.Watch
 	}
-	gc := a.groups[k.groupVersion]
-	if k.byName && namespace != "" {
+	gc := a.groups[k.GroupVersion]
+	if k.ByName && namespace != "" {
 		return namedListWatch(gc, k, namespace)
 	}
 	request := func(o *metav1.ListOptions) *rest.Request {
-		r := gc.rest.Get().Namespace(namespace).Resource(k.resource).VersionedParams(o, gc.params)
+		r := gc.rest.Get().Namespace(namespace).Resource(k.Resource).VersionedParams(o, gc.params)
 		if o.TimeoutSeconds != nil {
 			r = r.Timeout(time.Duration(*o.TimeoutSeconds) * time.Second)
 		}
 		return r
 	}
 	list := func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-		out := k.newList()
+		out := newList(k)
 		return out, request(&o).Do(ctx).Into(out)
 	}
 	watch := func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
@@ -223,11 +225,11 @@ func (a *restAPI) servedResources(ctx context.Context, groupVersion string) ([]s
 }
 
 // newList returns an empty list of kind k's objects.
-func (k *kind) newList() runtime.Object {
-	if k.dynamic {
+func newList(k *source.Kind) runtime.Object {
+	if k.Dynamic {
 		return &unstructured.UnstructuredList{}
 	}
-	return k.list.DeepCopyObject()
+	return k.List.DeepCopyObject()
 }
 
 // restConfig returns the client configuration: the kubeconfig when given, else

@@ -271,7 +271,7 @@ func (d *discovery) reconcile(ns, name string) {
 		log.Errorf("clusterapi: Cluster %s: %v", key, err)
 	}
 	d.members[key] = &discovered{cl: cl, digest: digest}
-	log.Infof("clusterapi: Cluster %s: reading it, under %s", key, strings.Join(cfg.sources.zones, " "))
+	log.Infof("clusterapi: Cluster %s: reading it, under %s", key, strings.Join(cfg.sources.Zones, " "))
 }
 
 // reconnect replaces the controller of a member whose kubeconfig changed. The

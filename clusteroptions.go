@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -27,7 +29,7 @@ type clusterOptions struct {
 
 func newClusterOptions() clusterOptions {
 	return clusterOptions{
-		resources:      supportedResources(),
+		resources:      source.SupportedKinds(),
 		labelSelectors: map[string]string{},
 		delegations:    map[string][]string{},
 	}
@@ -46,9 +48,9 @@ func setClusterOption(o *clusterOptions, opt string, args []string) error {
 		}
 		o.resources = nil
 		for _, a := range args {
-			kind, ok := resourceKind(a)
+			kind, ok := source.CanonicalKind(a)
 			if !ok {
-				return fmt.Errorf("unknown resource %q; supported: %s", a, strings.Join(supportedResources(), ", "))
+				return fmt.Errorf("unknown resource %q; supported: %s", a, strings.Join(source.SupportedKinds(), ", "))
 			}
 			if !slices.Contains(o.resources, kind) {
 				o.resources = append(o.resources, kind)
@@ -94,7 +96,7 @@ func setClusterOption(o *clusterOptions, opt string, args []string) error {
 		}
 		o.delegations = cloneMap(o.delegations)
 		for _, d := range args[1:] {
-			name, err := canonicalName(d, false)
+			name, err := source.CanonicalName(d, false)
 			if err != nil {
 				return fmt.Errorf("invalid domain %q delegated to namespace %s: %v", d, args[0], err)
 			}

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
@@ -54,7 +56,7 @@ type sink interface {
 
 // controllerConfig is what a controller reads from its cluster, and how.
 type controllerConfig struct {
-	sources         sourceConfig
+	sources         source.Config
 	resources       []string            // kinds to publish
 	labelSelector   string              // for every published kind ...
 	labelSelectors  map[string]string   // ... unless set for the kind here
@@ -96,12 +98,12 @@ type controller struct {
 
 // watched is one informer the controller runs.
 type watched struct {
-	kind      *kind // as configured
-	version   *kind // the version of kind read: kind or one of kind.older
+	kind      *source.Kind // as configured
+	version   *source.Kind // the version of kind read: kind or one of kind.older
 	namespace string
 	options   func(*metav1.ListOptions)
 	key       func(obj metav1.Object) string
-	records   func(obj any) result
+	records   func(obj any) source.Result
 	informer  cache.SharedIndexInformer // set once started
 	stop      chan struct{}             // closed to stop this informer alone
 	// retired is set when a newer version's informer has replaced this one:
@@ -130,11 +132,11 @@ func newController(cfg controllerConfig, api apiClient, out sink) *controller {
 func (w *watched) what() string {
 	switch {
 	case w.namespace == "" || w.nameserver:
-		return w.kind.name
-	case w.kind.cluster:
-		return w.kind.name + " " + w.namespace
+		return w.kind.Name
+	case w.kind.Cluster:
+		return w.kind.Name + " " + w.namespace
 	}
-	return w.kind.name + " in namespace " + w.namespace
+	return w.kind.Name + " in namespace " + w.namespace
 }
 
 // watches returns the informers the configuration asks for: with the
@@ -148,9 +150,9 @@ func (c *controller) watches() []*watched {
 	if len(c.cfg.namespaces) > 0 {
 		scopes = slices.Compact(slices.Sorted(slices.Values(c.cfg.namespaces)))
 	}
-	add := func(k *kind, sel string) {
+	add := func(k *source.Kind, sel string) {
 		in := scopes
-		if k.cluster && !k.byName {
+		if k.Cluster && !k.ByName {
 			in = []string{""}
 		}
 		for _, ns := range in {
@@ -160,18 +162,18 @@ func (c *controller) watches() []*watched {
 				namespace: ns,
 				options:   func(o *metav1.ListOptions) { o.LabelSelector = sel },
 				key: func(o metav1.Object) string {
-					return c.cfg.prefix + k.name + "/" + o.GetNamespace() + "/" + o.GetName()
+					return c.cfg.prefix + k.Name + "/" + o.GetNamespace() + "/" + o.GetName()
 				},
 			}
-			if k.records != nil {
-				w.records = func(obj any) result { return k.records(obj, &c.cfg.sources, c) }
+			if k.Records != nil {
+				w.records = func(obj any) source.Result { return k.Records(obj, &c.cfg.sources, c) }
 			}
 			ws = append(ws, w)
 		}
 	}
 	for _, name := range c.cfg.resources {
-		k := kindByName(name)
-		routes = routes || k.route != nil
+		k := source.KindByName(name)
+		routes = routes || k.Route != nil
 		if !c.api.reads(k) {
 			continue // no client for it (unit tests with a fake core client)
 		}
@@ -181,27 +183,27 @@ func (c *controller) watches() []*watched {
 		}
 		add(k, sel)
 	}
-	if slices.Contains(c.cfg.resources, "Ingress") && len(c.cfg.sources.ingressClasses) > 0 && c.api.reads(ingressClassKind) {
+	if slices.Contains(c.cfg.resources, "Ingress") && len(c.cfg.sources.IngressClasses) > 0 && c.api.reads(source.IngressClassKind) {
 		// A class-less Ingress has the default IngressClass.
-		add(ingressClassKind, "")
+		add(source.IngressClassKind, "")
 	}
 	namespaces := false
-	if routes && c.api.reads(gatewayKind) {
+	if routes && c.api.reads(source.GatewayKind) {
 		// Routes publish through the kinds they depend on.
 		for _, k := range routeContextKinds {
 			add(k, "")
 		}
 		namespaces = true
 	}
-	if !namespaces && c.cfg.ownership == index.Delegated && c.api.reads(namespaceKind) {
+	if !namespaces && c.cfg.ownership == index.Delegated && c.api.reads(source.NamespaceKind) {
 		// Namespaces carry their delegated domains.
-		add(namespaceKind, "")
+		add(source.NamespaceKind, "")
 	}
 	// The nameserver's own Services publish the NS names and their glue.
-	svc := kindByName("Service")
+	svc := source.KindByName("Service")
 	nsSources := c.cfg.sources
 	if c.cfg.nameserverZones != nil {
-		nsSources.zones = c.cfg.nameserverZones
+		nsSources.Zones = c.cfg.nameserverZones
 	}
 	for _, nsName := range c.cfg.nameservers {
 		namespace, name, _ := strings.Cut(nsName, "/")
@@ -213,7 +215,7 @@ func (c *controller) watches() []*watched {
 			key: func(o metav1.Object) string {
 				return c.cfg.prefix + "Nameserver/" + o.GetNamespace() + "/" + o.GetName()
 			},
-			records:    func(obj any) result { return nameserverRecords(obj.(*service), &nsSources) },
+			records:    func(obj any) source.Result { return source.NameserverRecords(obj.(*source.Service), &nsSources) },
 			nameserver: true,
 		})
 	}
@@ -275,7 +277,7 @@ func (c *controller) run() {
 
 	// Try the disabled kinds again from time to time, and look for newer
 	// versions of the kinds that have several.
-	for len(disabled) > 0 || slices.ContainsFunc(running, func(w *watched) bool { return len(w.kind.older) > 0 }) {
+	for len(disabled) > 0 || slices.ContainsFunc(running, func(w *watched) bool { return len(w.kind.Older) > 0 }) {
 		select {
 		case <-c.stopCh:
 			return
@@ -293,15 +295,15 @@ func (c *controller) run() {
 		}
 		disabled = still
 		// One discovery round for every kind with several versions.
-		var versioned []*kind
+		var versioned []*source.Kind
 		for _, w := range running {
-			if len(w.kind.older) > 0 {
+			if len(w.kind.Older) > 0 {
 				versioned = append(versioned, w.kind)
 			}
 		}
 		served, err := c.discover(versioned)
 		for i, w := range running {
-			if len(w.kind.older) == 0 || err != nil {
+			if len(w.kind.Older) == 0 || err != nil {
 				continue
 			}
 			v := newestServed(w.kind, served)
@@ -312,7 +314,7 @@ func (c *controller) run() {
 			// XListenerSet and ListenerSet are two), else the informer
 			// would never sync: keep the old one and try again later.
 			if err := c.listOnce(&watched{kind: w.kind, version: v, namespace: w.namespace, options: w.options}); err != nil {
-				log.Warningf("%s: cannot read %s yet, still reading %s: %v", w.what(), v.groupVersion, w.version.groupVersion, err)
+				log.Warningf("%s: cannot read %s yet, still reading %s: %v", w.what(), v.GroupVersion, w.version.GroupVersion, err)
 				continue
 			}
 			nw, ok := c.switchVersion(w, v)
@@ -330,7 +332,7 @@ func (c *controller) run() {
 func countKinds(ws []*watched) int {
 	names := map[string]bool{}
 	for _, w := range ws {
-		names[w.kind.name] = true
+		names[w.kind.Name] = true
 	}
 	return len(names)
 }
@@ -346,7 +348,7 @@ func (c *controller) update(w *watched, obj any) {
 		c.routeMu.Lock()
 		defer c.routeMu.Unlock()
 	}
-	if w.kind == namespaceKind {
+	if w.kind == source.NamespaceKind {
 		c.delegate(meta, false)
 	}
 	c.publish(w, meta, obj)
@@ -372,7 +374,7 @@ func (c *controller) remove(w *watched, obj any) {
 		c.logWarnings(key, nil)
 		c.out.UpdateClaim(key, index.Claim{}, nil)
 	}
-	if w.kind == namespaceKind {
+	if w.kind == source.NamespaceKind {
 		c.delegate(meta, true)
 	}
 	c.refreshDependents(w.kind, meta)
@@ -380,7 +382,7 @@ func (c *controller) remove(w *watched, obj any) {
 
 // counted counts an event of an informer.
 func (c *controller) counted(w *watched) {
-	eventsTotal.WithLabelValues(w.kind.name).Inc()
+	eventsTotal.WithLabelValues(w.kind.Name).Inc()
 	if c.cfg.cluster != "" {
 		clusterEvents.WithLabelValues(c.cfg.cluster).Inc()
 	}
@@ -397,11 +399,11 @@ func (c *controller) publish(w *watched, meta metav1.Object, obj any) {
 		return
 	}
 	res := w.records(obj)
-	c.logWarnings(key, res.warnings)
+	c.logWarnings(key, res.Warnings)
 	if c.cfg.reverse {
-		res.rrs = withPTR(res.rrs)
+		res.RRs = source.WithPTR(res.RRs)
 	}
-	c.out.UpdateClaim(key, claimOf(w, meta, c.cfg.nameservers), res.rrs)
+	c.out.UpdateClaim(key, claimOf(w, meta, c.cfg.nameservers), res.RRs)
 }
 
 // namespaceAllowed applies the namespaces option to an object's namespace.

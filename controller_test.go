@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
 	"github.com/miekg/dns"
@@ -155,7 +157,7 @@ func TestControllerPipeline(t *testing.T) {
 	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.2"}))
 
 	// The ignore label withdraws the Service's records.
-	svc.Labels = map[string]string{ignoreLabel: "true"}
+	svc.Labels = map[string]string{source.IgnoreLabel: "true"}
 	if _, err := client.CoreV1().Services("apps").Update(ctx, svc, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -423,7 +425,7 @@ func TestControllerDefaultIngressClass(t *testing.T) {
 	// Without ingressClasses, no IngressClass informer.
 	g2 := k8sStartGateway(t, client, []string{"example.com."}, nil)
 	for _, w := range k8sCtrl(g2).watches() {
-		if w.kind == ingressClassKind {
+		if w.kind == source.IngressClassKind {
 			t.Error("IngressClasses watched without ingressClasses")
 		}
 	}

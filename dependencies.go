@@ -3,6 +3,8 @@ package gateway
 import (
 	"slices"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -19,14 +21,14 @@ const (
 // publish through Gateways and ListenerSets, which admit them by namespace
 // labels. The controller watches them whenever it watches routes, and a
 // change of one recomputes the routes that depend on it (refreshDependents).
-var routeContextKinds = []*kind{gatewayKind, listenerSetKind, namespaceKind}
+var routeContextKinds = []*source.Kind{source.GatewayKind, source.ListenerSetKind, source.NamespaceKind}
 
 // dependent reports whether the kind's records depend on other objects, or
 // other objects' records on it: the Gateway API family, and Ingresses and
 // IngressClasses when ingressClasses is set.
-func (c *controller) dependent(k *kind) bool {
-	return k.route != nil || slices.Contains(routeContextKinds, k) || k == ingressClassKind ||
-		k.name == "Ingress" && len(c.cfg.sources.ingressClasses) > 0
+func (c *controller) dependent(k *source.Kind) bool {
+	return k.Route != nil || slices.Contains(routeContextKinds, k) || k == source.IngressClassKind ||
+		k.Name == "Ingress" && len(c.cfg.sources.IngressClasses) > 0
 }
 
 // refreshDependents recomputes the routes that depend on a Gateway, a
@@ -34,10 +36,10 @@ func (c *controller) dependent(k *kind) bool {
 // and those that name a ListenerSet that depends on it in turn (attached to
 // the Gateway, or in the Namespace, whose labels allowedListeners read); and
 // the Ingresses when an IngressClass changed.
-func (c *controller) refreshDependents(k *kind, meta metav1.Object) {
+func (c *controller) refreshDependents(k *source.Kind, meta metav1.Object) {
 	key := meta.GetNamespace() + "/" + meta.GetName()
 	switch k {
-	case ingressClassKind:
+	case source.IngressClassKind:
 		for _, w := range c.running("Ingress") {
 			for _, obj := range w.informer.GetStore().List() {
 				if m, ok := obj.(metav1.Object); ok {
@@ -46,14 +48,14 @@ func (c *controller) refreshDependents(k *kind, meta metav1.Object) {
 			}
 		}
 		return
-	case gatewayKind:
+	case source.GatewayKind:
 		c.refreshRoutes(gatewayIndex, key)
 		for _, ls := range c.listenerSets(gatewayIndex, key) {
 			c.refreshRoutes(listenerSetIndex, ls)
 		}
-	case listenerSetKind:
+	case source.ListenerSetKind:
 		c.refreshRoutes(listenerSetIndex, key)
-	case namespaceKind:
+	case source.NamespaceKind:
 		c.refreshRoutes(cache.NamespaceIndex, meta.GetName())
 		for _, ls := range c.listenerSets(cache.NamespaceIndex, meta.GetName()) {
 			c.refreshRoutes(listenerSetIndex, ls)
@@ -67,7 +69,7 @@ func (c *controller) routeInformers() []*watched {
 	defer c.mu.Unlock()
 	var routes []*watched
 	for _, w := range c.informers {
-		if w.kind.route != nil {
+		if w.kind.Route != nil {
 			routes = append(routes, w)
 		}
 	}
@@ -103,7 +105,7 @@ func (c *controller) refreshAllRoutes() {
 // index entry is value.
 func (c *controller) listenerSets(index, value string) []string {
 	var keys []string
-	for _, w := range c.running(listenerSetKind.name) {
+	for _, w := range c.running(source.ListenerSetKind.Name) {
 		objs, _ := w.informer.GetIndexer().ByIndex(index, value)
 		for _, obj := range objs {
 			if m, ok := obj.(metav1.Object); ok {
@@ -115,24 +117,24 @@ func (c *controller) listenerSets(index, value string) []string {
 }
 
 // listenerSet implements sourceContext.
-func (c *controller) listenerSet(namespace, name string) *listenerSet {
-	w, obj := c.getObject(listenerSetKind.name, namespace, name)
+func (c *controller) ListenerSet(namespace, name string) *source.ListenerSet {
+	w, obj := c.getObject(source.ListenerSetKind.Name, namespace, name)
 	if _, ok := obj.(*gwv1.ListenerSet); !ok {
 		return nil
 	}
-	return w.version.listenerSet(obj)
+	return w.version.ListenerSet(obj)
 }
 
 // gateway implements sourceContext.
-func (c *controller) gateway(namespace, name string) *gwv1.Gateway {
-	_, obj := c.getObject(gatewayKind.name, namespace, name)
+func (c *controller) Gateway(namespace, name string) *gwv1.Gateway {
+	_, obj := c.getObject(source.GatewayKind.Name, namespace, name)
 	gw, _ := obj.(*gwv1.Gateway)
 	return gw
 }
 
 // defaultIngressClass implements sourceContext.
-func (c *controller) defaultIngressClass() string {
-	w := c.informerFor(ingressClassKind.name, "")
+func (c *controller) DefaultIngressClass() string {
+	w := c.informerFor(source.IngressClassKind.Name, "")
 	if w == nil {
 		return ""
 	}
@@ -142,11 +144,11 @@ func (c *controller) defaultIngressClass() string {
 			classes = append(classes, ic)
 		}
 	}
-	return defaultIngressClass(classes)
+	return source.DefaultIngressClass(classes)
 }
 
 // namespaceLabels implements sourceContext.
-func (c *controller) namespaceLabels(name string) (map[string]string, bool) {
+func (c *controller) NamespaceLabels(name string) (map[string]string, bool) {
 	ns, ok := c.getNamespace(name).(*metav1.PartialObjectMetadata)
 	if !ok {
 		return nil, false

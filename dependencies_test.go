@@ -82,14 +82,14 @@ func TestRouteDependenciesWatched(t *testing.T) {
 	for _, w := range c.watches() {
 		var o metav1.ListOptions
 		w.options(&o)
-		selectors[w.kind.name] = o.LabelSelector
+		selectors[w.kind.Name] = o.LabelSelector
 	}
 	if selectors["TCPRoute"] != "team=a" {
 		t.Errorf("TCPRoute selector %q", selectors["TCPRoute"])
 	}
 	for _, k := range routeContextKinds {
-		if sel, ok := selectors[k.name]; !ok || sel != "" {
-			t.Errorf("%s: watched %v, selector %q", k.name, ok, sel)
+		if sel, ok := selectors[k.Name]; !ok || sel != "" {
+			t.Errorf("%s: watched %v, selector %q", k.Name, ok, sel)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -94,13 +96,13 @@ func objectReference(key string) (objectRef, bool) {
 	if len(parts) != 3 || parts[1] == "" {
 		return objectRef{}, false
 	}
-	for _, k := range kinds {
-		if k.name == parts[0] {
-			return objectRef{apiVersion: k.groupVersion, kind: k.name, namespace: parts[1], name: parts[2]}, true
+	for _, k := range source.Kinds {
+		if k.Name == parts[0] {
+			return objectRef{apiVersion: k.GroupVersion, kind: k.Name, namespace: parts[1], name: parts[2]}, true
 		}
 	}
-	if parts[0] == gatewayKind.name {
-		return objectRef{apiVersion: gatewayKind.groupVersion, kind: gatewayKind.name, namespace: parts[1], name: parts[2]}, true
+	if parts[0] == source.GatewayKind.Name {
+		return objectRef{apiVersion: source.GatewayKind.GroupVersion, kind: source.GatewayKind.Name, namespace: parts[1], name: parts[2]}, true
 	}
 	return objectRef{}, false
 }
@@ -133,13 +135,13 @@ func resourceOf(ref objectRef) (schema.GroupVersionResource, bool) {
 	if err != nil {
 		return schema.GroupVersionResource{}, false
 	}
-	for _, k := range kinds {
-		if k.name == ref.kind {
-			return gv.WithResource(k.resource), true
+	for _, k := range source.Kinds {
+		if k.Name == ref.kind {
+			return gv.WithResource(k.Resource), true
 		}
 	}
-	if ref.kind == gatewayKind.name {
-		return gv.WithResource(gatewayKind.resource), true
+	if ref.kind == source.GatewayKind.Name {
+		return gv.WithResource(source.GatewayKind.Resource), true
 	}
 	return schema.GroupVersionResource{}, false
 }

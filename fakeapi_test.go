@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	clientscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
@@ -34,11 +36,11 @@ func newGatewayTracker() k8stesting.ObjectTracker {
 	return k8stesting.NewObjectTracker(apiScheme, apiCodecs.UniversalDecoder())
 }
 
-func (f fakeAPI) reads(k *kind) bool {
-	if f.gw != nil && k.groupVersion == gwv1.GroupVersion.String() {
+func (f fakeAPI) reads(k *source.Kind) bool {
+	if f.gw != nil && k.GroupVersion == gwv1.GroupVersion.String() {
 		return true
 	}
-	return k.name == "Ingress" || k.name == "IngressClass" || k.name == "Service" || k.name == "Namespace"
+	return k.Name == "Ingress" || k.Name == "IngressClass" || k.Name == "Service" || k.Name == "Namespace"
 }
 
 // eventSink writes Events to the clientset.
@@ -72,15 +74,15 @@ func (c clientsetEvents) patch(ctx context.Context, namespace, name string, merg
 	return err
 }
 
-func (f fakeAPI) listWatch(k *kind, ns string) (listFunc, watchFunc) {
-	if f.gw != nil && k.groupVersion == gwv1.GroupVersion.String() {
-		gvr, gvk := gwv1.SchemeGroupVersion.WithResource(k.resource), gwv1.SchemeGroupVersion.WithKind(k.name)
+func (f fakeAPI) listWatch(k *source.Kind, ns string) (listFunc, watchFunc) {
+	if f.gw != nil && k.GroupVersion == gwv1.GroupVersion.String() {
+		gvr, gvk := gwv1.SchemeGroupVersion.WithResource(k.Resource), gwv1.SchemeGroupVersion.WithKind(k.Name)
 		return func(_ context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				return f.gw.List(gvr, gvk, ns, o)
 			},
 			func(_ context.Context, o metav1.ListOptions) (watch.Interface, error) { return f.gw.Watch(gvr, ns, o) }
 	}
-	switch k.name {
+	switch k.Name {
 	case "Ingress":
 		return decodedListWatch(typedListWatch[*networkingv1.IngressList](f.core.NetworkingV1().Ingresses(ns)))
 	case "IngressClass":
@@ -94,7 +96,7 @@ func (f fakeAPI) listWatch(k *kind, ns string) (listFunc, watchFunc) {
 		}
 		return namedOnly(ns, list, watchFn)
 	}
-	panic("fakeAPI does not read " + k.name)
+	panic("fakeAPI does not read " + k.Name)
 }
 
 func (f fakeAPI) serverGroups(context.Context) (*metav1.APIGroupList, error) {
@@ -104,9 +106,9 @@ func (f fakeAPI) serverGroups(context.Context) (*metav1.APIGroupList, error) {
 func (f fakeAPI) servedResources(_ context.Context, groupVersion string) ([]string, error) {
 	if f.gw != nil && groupVersion == gwv1.GroupVersion.String() {
 		var names []string
-		for _, k := range slices.Concat(kinds, routeContextKinds) {
-			if k.groupVersion == groupVersion {
-				names = append(names, k.resource)
+		for _, k := range slices.Concat(source.Kinds, routeContextKinds) {
+			if k.GroupVersion == groupVersion {
+				names = append(names, k.Resource)
 			}
 		}
 		return names, nil
@@ -169,19 +171,19 @@ func typedListWatch[L runtime.Object](c typedClient[L]) (listFunc, watchFunc) {
 func decoded(obj runtime.Object) (runtime.Object, error) {
 	switch o := obj.(type) {
 	case *corev1.Service:
-		return testutil.ViaProtobuf[service](o)
+		return testutil.ViaProtobuf[source.Service](o)
 	case *networkingv1.Ingress:
-		return testutil.ViaProtobuf[ingress](o)
+		return testutil.ViaProtobuf[source.Ingress](o)
 	case *corev1.Namespace:
 		return testutil.ViaProtobuf[metav1.PartialObjectMetadata](o)
 	case *networkingv1.IngressClass:
 		return testutil.ViaProtobuf[metav1.PartialObjectMetadata](o)
 	case *corev1.ServiceList:
-		items, err := testutil.ViaProtobufItems[service](o.Items)
-		return &serviceList{ListMeta: o.ListMeta, Items: items}, err
+		items, err := testutil.ViaProtobufItems[source.Service](o.Items)
+		return &source.ServiceList{ListMeta: o.ListMeta, Items: items}, err
 	case *networkingv1.IngressList:
-		items, err := testutil.ViaProtobufItems[ingress](o.Items)
-		return &ingressList{ListMeta: o.ListMeta, Items: items}, err
+		items, err := testutil.ViaProtobufItems[source.Ingress](o.Items)
+		return &source.IngressList{ListMeta: o.ListMeta, Items: items}, err
 	case *corev1.NamespaceList:
 		items, err := testutil.ViaProtobufItems[metav1.PartialObjectMetadata](o.Items)
 		return &metav1.PartialObjectMetadataList{ListMeta: o.ListMeta, Items: items}, err
@@ -249,8 +251,8 @@ func TestDecodeWithAPICodecs(t *testing.T) {
 		list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ServiceList"))
 		got, _, err := decoder.Decode(encode(list), nil, nil)
 		want, _ := decoded(list)
-		l, ok := got.(*serviceList)
-		if err != nil || !ok || !reflect.DeepEqual(l.Items, want.(*serviceList).Items) || l.ResourceVersion != "99" || l.Continue != "next" {
+		l, ok := got.(*source.ServiceList)
+		if err != nil || !ok || !reflect.DeepEqual(l.Items, want.(*source.ServiceList).Items) || l.ResourceVersion != "99" || l.Continue != "next" {
 			t.Errorf("%s ServiceList: decoded %+v (%v), want %+v", mediaType, got, err, want)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
 	"github.com/miekg/dns"
@@ -40,12 +42,12 @@ func (f *gwFakeAPI) servedResources(_ context.Context, groupVersion string) ([]s
 	return f.served[groupVersion], nil
 }
 
-func (f *gwFakeAPI) reads(k *kind) bool {
-	return f.fakeAPI.reads(k) || slices.Contains([]string{"Gateway", "ListenerSet", "HTTPRoute", "TCPRoute"}, k.name)
+func (f *gwFakeAPI) reads(k *source.Kind) bool {
+	return f.fakeAPI.reads(k) || slices.Contains([]string{"Gateway", "ListenerSet", "HTTPRoute", "TCPRoute"}, k.Name)
 }
 
-func (f *gwFakeAPI) listWatch(k *kind, ns string) (listFunc, watchFunc) {
-	switch k.name + " " + k.groupVersion {
+func (f *gwFakeAPI) listWatch(k *source.Kind, ns string) (listFunc, watchFunc) {
+	switch k.Name + " " + k.GroupVersion {
 	case "Gateway gateway.networking.k8s.io/v1":
 		return typedListWatch[*gwv1.GatewayList](f.gw.GatewayV1().Gateways(ns))
 	case "ListenerSet gateway.networking.k8s.io/v1":
@@ -192,7 +194,7 @@ func TestControllerVersionSwitch(t *testing.T) {
 	k8sEventually(t, "TCPRoute read at v1", func() string {
 		k8sCtrl(g).mu.Lock()
 		defer k8sCtrl(g).mu.Unlock()
-		if v := k8sCtrl(g).informers[informerKey{kind: "TCPRoute"}].version.groupVersion; v != "gateway.networking.k8s.io/v1" {
+		if v := k8sCtrl(g).informers[informerKey{kind: "TCPRoute"}].version.GroupVersion; v != "gateway.networking.k8s.io/v1" {
 			return "read at " + v
 		}
 		return ""

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -17,7 +19,7 @@ import (
 
 // switchVersion replaces the informer of w by one that reads version v, and
 // returns it once it has synced: the records stay published meanwhile.
-func (c *controller) switchVersion(w *watched, v *kind) (*watched, bool) {
+func (c *controller) switchVersion(w *watched, v *source.Kind) (*watched, bool) {
 	nw := &watched{kind: w.kind, version: v, namespace: w.namespace, options: w.options, key: w.key, records: w.records}
 	if !c.waitForSync([]cache.InformerSynced{c.startInformer(nw, false)}) {
 		return nil, false
@@ -31,12 +33,12 @@ func (c *controller) switchVersion(w *watched, v *kind) (*watched, bool) {
 			c.remove(nw, obj)
 		}
 	}
-	if w.kind == listenerSetKind {
+	if w.kind == source.ListenerSetKind {
 		// Another kind of object altogether (XListenerSet → ListenerSet):
 		// every route through a ListenerSet may change.
 		c.refreshAllRoutes()
 	}
-	log.Infof("%s read at %s (was %s)", w.what(), v.groupVersion, w.version.groupVersion)
+	log.Infof("%s read at %s (was %s)", w.what(), v.GroupVersion, w.version.GroupVersion)
 	return nw, true
 }
 
@@ -87,7 +89,7 @@ func (c *controller) probe(w *watched, giveUp <-chan struct{}) error {
 }
 
 func (c *controller) probeOnce(w *watched) error {
-	if len(w.kind.older) > 0 {
+	if len(w.kind.Older) > 0 {
 		v, err := c.servedVersion(w.kind)
 		if err != nil {
 			return err
@@ -116,8 +118,8 @@ func (c *controller) listOnce(w *watched) error {
 
 // notServed explains a kind the API server does not serve: which versions of
 // its group it does serve, if any (a CRD of another Gateway API release).
-func (c *controller) notServed(k *kind, err error) error {
-	group, version, found := strings.Cut(k.groupVersion, "/")
+func (c *controller) notServed(k *source.Kind, err error) error {
+	group, version, found := strings.Cut(k.GroupVersion, "/")
 	if !found {
 		return err
 	}
@@ -135,7 +137,7 @@ func (c *controller) notServed(k *kind, err error) error {
 		for _, v := range g.Versions {
 			versions = append(versions, v.Version)
 		}
-		return fmt.Errorf("%w: %s is served only at versions %s, not %s (install CRDs that serve %s)", err, group, strings.Join(versions, ", "), version, k.groupVersion)
+		return fmt.Errorf("%w: %s is served only at versions %s, not %s (install CRDs that serve %s)", err, group, strings.Join(versions, ", "), version, k.GroupVersion)
 	}
 	return fmt.Errorf("%w: API group %s is not installed", err, group)
 }
@@ -164,15 +166,15 @@ func (c *controller) startInformer(w *watched, register bool) cache.InformerSync
 	// dependencies.go); for Ingresses and Services the index would be a
 	// set of every key per namespace, 160 bytes an object, for nothing.
 	indexers := cache.Indexers{}
-	if conv := w.kind.route; conv != nil {
+	if conv := w.kind.Route; conv != nil {
 		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
-		indexers[gatewayIndex] = func(obj any) ([]string, error) { return routeGateways(conv(obj)), nil }
-		indexers[listenerSetIndex] = func(obj any) ([]string, error) { return routeListenerSets(conv(obj)), nil }
+		indexers[gatewayIndex] = func(obj any) ([]string, error) { return source.RouteGateways(conv(obj)), nil }
+		indexers[listenerSetIndex] = func(obj any) ([]string, error) { return source.RouteListenerSets(conv(obj)), nil }
 	}
-	if conv := w.version.listenerSet; conv != nil {
+	if conv := w.version.ListenerSet; conv != nil {
 		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
 		indexers[gatewayIndex] = func(obj any) ([]string, error) {
-			if ns, name, ok := conv(obj).gatewayKey(); ok {
+			if ns, name, ok := conv(obj).GatewayKey(); ok {
 				return []string{ns + "/" + name}, nil
 			}
 			return nil, nil
@@ -182,20 +184,20 @@ func (c *controller) startInformer(w *watched, register bool) cache.InformerSync
 	// supports WatchList: client-go's fake clients do not, and an informer
 	// that waits for WatchList's initial-events bookmark on them never syncs.
 	var client any = c.api
-	if w.kind.byName && w.namespace != "" {
+	if w.kind.ByName && w.namespace != "" {
 		client = noWatchList{}
 	}
 	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, client),
-		w.version.object, cache.SharedIndexInformerOptions{Indexers: indexers})
-	_ = inf.SetTransform(w.version.transform)
+		w.version.Object, cache.SharedIndexInformerOptions{Indexers: indexers})
+	_ = inf.SetTransform(w.version.Transform)
 	guard.known = inf.GetStore().List
 	w.informer = inf
 	w.stop = make(chan struct{})
 	if register && !w.nameserver {
 		c.register(w)
 	}
-	if w.version != w.kind || len(w.kind.older) > 0 {
-		log.Infof("%s read at %s", w.what(), w.version.groupVersion)
+	if w.version != w.kind || len(w.kind.Older) > 0 {
+		log.Infof("%s read at %s", w.what(), w.version.GroupVersion)
 	}
 	reg, _ := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { c.update(w, obj) },
@@ -204,7 +206,7 @@ func (c *controller) startInformer(w *watched, register bool) cache.InformerSync
 	})
 	unregister := func() {}
 	if !w.nameserver {
-		unregister = registerGuard(guard.state, c.cfg.zonesLabel, w.kind.name)
+		unregister = registerGuard(guard.state, c.cfg.zonesLabel, w.kind.Name)
 	}
 	stop := make(chan struct{})
 	c.wg.Add(2)

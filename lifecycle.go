@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	"k8s.io/apimachinery/pkg/labels"
 )
 
@@ -34,18 +36,18 @@ func (g *Gateway) controllerConfigOf(o *clusterOptions, zones []string, nameserv
 		gwSel = labels.Nothing()
 	}
 	cfg := controllerConfig{
-		sources: sourceConfig{
-			zones:           zones,
-			ttl:             g.ttl,
-			ingressClasses:  o.ingressClasses,
-			gatewayClasses:  o.gatewayClasses,
-			gatewaySelector: gwSel,
+		sources: source.Config{
+			Zones:           zones,
+			TTL:             g.ttl,
+			IngressClasses:  o.ingressClasses,
+			GatewayClasses:  o.gatewayClasses,
+			GatewaySelector: gwSel,
 		},
 		resources:      o.resources,
 		labelSelector:  o.labelSelector,
 		labelSelectors: o.labelSelectors,
 		namespaces:     o.namespaces,
-		reverse:        len(forwardZones(g.Zones)) < len(g.Zones),
+		reverse:        len(source.ForwardZones(g.Zones)) < len(g.Zones),
 		ownership:      g.ownership,
 		delegations:    o.delegations,
 		zonesLabel:     strings.Join(zones, " "),

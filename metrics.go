@@ -33,8 +33,8 @@ var (
 // setKindEnabled sets the kind_enabled series of informer w, replacing the
 // one of another version.
 func setKindEnabled(zones string, w *watched, version string, v float64) {
-	kindEnabled.DeletePartialMatch(prometheus.Labels{"zones": zones, "kind": w.kind.name, "namespace": w.namespace})
-	kindEnabled.WithLabelValues(zones, w.kind.name, w.namespace, version).Set(v)
+	kindEnabled.DeletePartialMatch(prometheus.Labels{"zones": zones, "kind": w.kind.Name, "namespace": w.namespace})
+	kindEnabled.WithLabelValues(zones, w.kind.Name, w.namespace, version).Set(v)
 }
 
 // setKindMetrics records which kinds run, at which version, and which are disabled.
@@ -48,10 +48,10 @@ func setKindMetrics(zones string, running, disabled []*watched) {
 	}
 	for _, w := range running {
 		if w.api != nil && !w.api.isAllowed() {
-			set(w, w.version.groupVersion, 0) // refused since it started
+			set(w, w.version.GroupVersion, 0) // refused since it started
 			continue
 		}
-		set(w, w.version.groupVersion, 1)
+		set(w, w.version.GroupVersion, 1)
 	}
 	for _, w := range disabled {
 		set(w, "", 0)

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 )
@@ -40,9 +42,9 @@ func kindSeries(t *testing.T, zones string) map[string]float64 {
 // which are disabled; the nameserver's own Service watch is not the Service
 // kind; a kind read at a new version leaves no series of the old one.
 func TestKindMetrics(t *testing.T) {
-	svc := kindByName("Service")
-	tcp := kindByName("TCPRoute")
-	tcpOld := tcp.older[0]
+	svc := source.KindByName("Service")
+	tcp := source.KindByName("TCPRoute")
+	tcpOld := tcp.Older[0]
 	for _, c := range []struct {
 		desc              string
 		running, disabled [][]*watched // successive calls

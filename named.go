@@ -3,6 +3,8 @@ package gateway
 import (
 	"context"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,11 +21,11 @@ import (
 //
 // The list is the object alone, or an empty list when it does not exist
 // (yet): the watch then reports its creation.
-func namedListWatch(gc groupClient, k *kind, name string) (listFunc, watchFunc) {
+func namedListWatch(gc groupClient, k *source.Kind, name string) (listFunc, watchFunc) {
 	list := func(ctx context.Context, _ metav1.ListOptions) (runtime.Object, error) {
-		obj := k.object.DeepCopyObject()
-		out := k.newList()
-		err := gc.rest.Get().Resource(k.resource).Name(name).Do(ctx).Into(obj)
+		obj := k.Object.DeepCopyObject()
+		out := newList(k)
+		err := gc.rest.Get().Resource(k.Resource).Name(name).Do(ctx).Into(obj)
 		if apierrors.IsNotFound(err) {
 			return out, nil
 		}
@@ -40,7 +42,7 @@ func namedListWatch(gc groupClient, k *kind, name string) (listFunc, watchFunc) 
 	watchFn := func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 		o.Watch = false // implied by the path
 		o.FieldSelector, o.LabelSelector = "", ""
-		return gc.rest.Get().Prefix("watch").Resource(k.resource).Name(name).VersionedParams(&o, gc.params).Watch(ctx)
+		return gc.rest.Get().Prefix("watch").Resource(k.Resource).Name(name).VersionedParams(&o, gc.params).Watch(ctx)
 	}
 	return list, watchFn
 }

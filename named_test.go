@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
@@ -64,7 +66,7 @@ func TestNamedListWatch(t *testing.T) {
 		{name: "locked", forbidden: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			list, _ := api.listWatch(namespaceKind, c.name)
+			list, _ := api.listWatch(source.NamespaceKind, c.name)
 			obj, err := list(ctx, metav1.ListOptions{Limit: 1, LabelSelector: "x=y"})
 			if c.forbidden {
 				if !apierrors.IsForbidden(err) {
@@ -86,7 +88,7 @@ func TestNamedListWatch(t *testing.T) {
 		})
 	}
 
-	_, watchFn := api.listWatch(namespaceKind, "apps")
+	_, watchFn := api.listWatch(source.NamespaceKind, "apps")
 	w, err := watchFn(ctx, metav1.ListOptions{ResourceVersion: "7", AllowWatchBookmarks: true, FieldSelector: "metadata.name=apps"})
 	if err != nil {
 		t.Fatal(err)

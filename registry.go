@@ -1,5 +1,9 @@
 package gateway
 
+import (
+	"github.com/seed-e581d630/k8s_gateway/source"
+)
+
 // The running informers, by kind and namespace. With the namespaces option,
 // each namespaced kind has one informer per listed namespace, and so has the
 // Namespace kind (each reads the Namespace of that name); IngressClasses, and
@@ -9,7 +13,7 @@ package gateway
 // informerKey names a running informer: its kind and namespace.
 type informerKey struct{ kind, namespace string }
 
-func keyOf(w *watched) informerKey { return informerKey{w.kind.name, w.namespace} }
+func keyOf(w *watched) informerKey { return informerKey{w.kind.Name, w.namespace} }
 
 // register makes the lookups of w's kind read its store.
 func (c *controller) register(w *watched) {
@@ -34,7 +38,7 @@ func (c *controller) informerFor(kind, namespace string) *watched {
 // namespace reads, "" when none runs.
 func (c *controller) readVersion(kind, namespace string) string {
 	if w := c.informerFor(kind, namespace); w != nil {
-		return w.version.groupVersion
+		return w.version.GroupVersion
 	}
 	return ""
 }
@@ -60,7 +64,7 @@ func (c *controller) getObject(kind, namespace, name string) (*watched, any) {
 
 // getNamespace returns the Namespace name from the informer that reads it.
 func (c *controller) getNamespace(name string) any {
-	_, obj := c.getKey(namespaceKind.name, name, name)
+	_, obj := c.getKey(source.NamespaceKind.Name, name, name)
 	return obj
 }
 

@@ -75,7 +75,7 @@ func TestWatchesPerNamespace(t *testing.T) {
 			var got []string
 			for _, w := range k8sCtrl(g).watches() {
 				if !w.nameserver {
-					got = append(got, w.kind.name+"/"+w.namespace)
+					got = append(got, w.kind.Name+"/"+w.namespace)
 				}
 			}
 			slices.Sort(got)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	"github.com/coredns/caddy"
 	"github.com/coredns/coredns/core/dnsserver"
 	"github.com/coredns/coredns/plugin"
@@ -162,7 +164,7 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 			return argCountErr(c, opt+" NAME", args)
 		}
 		name := strings.ToLower(args[0])
-		if _, err := canonicalName(name, false); err != nil {
+		if _, err := source.CanonicalName(name, false); err != nil {
 			return c.Errf("invalid %s name %q: %v", opt, args[0], err)
 		}
 		if opt == "apex" {

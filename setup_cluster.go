@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	"github.com/coredns/caddy"
 	"github.com/miekg/dns"
 )
@@ -169,7 +171,7 @@ func (s *clusterSpec) zones(block []string) []string {
 	}
 	out := make([]string, 0, len(block))
 	for _, z := range block {
-		if isReverseZone(z) {
+		if source.IsReverseZone(z) {
 			out = append(out, z)
 			continue
 		}

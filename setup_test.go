@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	"github.com/coredns/caddy"
 )
 
@@ -87,7 +89,7 @@ func TestParse(t *testing.T) {
 			Zones:       []string{"example.com."},
 			TTL:         60,
 			Apex:        "dns1.kube-system",
-			Resources:   supportedResources(),
+			Resources:   source.SupportedKinds(),
 			Selectors:   map[string]string{},
 			Ownership:   "union",
 			Delegations: map[string][]string{},

@@ -3,6 +3,8 @@ package gateway
 import (
 	"slices"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -14,7 +16,7 @@ import (
 // "namespace/name") are the plugin's, under either informer.
 func claimOf(w *watched, meta metav1.Object, nameservers []string) index.Claim {
 	ns := meta.GetNamespace()
-	if w.nameserver || w.kind.name == "Service" && slices.Contains(nameservers, ns+"/"+meta.GetName()) {
+	if w.nameserver || w.kind.Name == "Service" && slices.Contains(nameservers, ns+"/"+meta.GetName()) {
 		return index.Claim{}
 	}
 	if ns == "" {
@@ -35,7 +37,7 @@ func (c *controller) delegate(meta metav1.Object, deleted bool) {
 		c.out.SetDomains(meta.GetName(), nil)
 		return
 	}
-	domains, warnings := namespaceDomains(meta)
+	domains, warnings := source.NamespaceDomains(meta)
 	c.logWarnings(key, warnings)
 	c.out.SetDomains(meta.GetName(), domains)
 }
@@ -43,7 +45,7 @@ func (c *controller) delegate(meta metav1.Object, deleted bool) {
 // mayPublish implements sourceContext: under the delegated policy, a
 // namespace may publish only at or below the domains the Corefile or its
 // Namespace's annotation gives it.
-func (c *controller) mayPublish(namespace, name string) bool {
+func (c *controller) MayPublish(namespace, name string) bool {
 	if c.cfg.ownership != index.Delegated {
 		return true
 	}
@@ -57,6 +59,6 @@ func (c *controller) mayPublish(namespace, name string) bool {
 	if !ok {
 		return false
 	}
-	domains, _ := namespaceDomains(meta)
+	domains, _ := source.NamespaceDomains(meta)
 	return within(domains)
 }

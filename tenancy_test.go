@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
 	"github.com/miekg/dns"
@@ -23,7 +25,7 @@ import (
 // annotation, created at second sec.
 func k8sClaimingService(namespace, name string, sec int64, hostnames, ip string) *corev1.Service {
 	svc := testutil.NamedService(namespace, name, ip)
-	svc.Annotations = map[string]string{coreDNSHostnameAnnotation: hostnames}
+	svc.Annotations = map[string]string{source.CoreDNSHostnameAnnotation: hostnames}
 	svc.CreationTimestamp = metav1.NewTime(time.Unix(sec, 0))
 	return svc
 }
@@ -31,7 +33,7 @@ func k8sClaimingService(namespace, name string, sec int64, hostnames, ip string)
 func k8sTenantNamespace(name, domains string) *corev1.Namespace {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	if domains != "" {
-		ns.Annotations = map[string]string{domainsAnnotation: domains}
+		ns.Annotations = map[string]string{source.DomainsAnnotation: domains}
 	}
 	return ns
 }
@@ -130,7 +132,7 @@ func TestControllerMayPublish(t *testing.T) {
 			if policy == index.Delegated {
 				want = tt.want
 			}
-			if got := k8sCtrl(g).mayPublish(tt.namespace, tt.name); got != want {
+			if got := k8sCtrl(g).MayPublish(tt.namespace, tt.name); got != want {
 				t.Errorf("%s: mayPublish(%s, %s) = %v, want %v", policy, tt.namespace, tt.name, got, want)
 			}
 		}
@@ -148,13 +150,13 @@ func TestClaimOf(t *testing.T) {
 		want index.Claim
 	}{
 		// A route is checked against its own namespace, whichever Gateway it attaches to.
-		{"route through a shared Gateway", &watched{kind: kindByName("HTTPRoute")}, route, index.Claim{Namespace: "team-b", Created: created.UnixNano()}},
-		{"nameserver Service", &watched{kind: kindByName("Service"), nameserver: true}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1"}, index.Claim{}},
+		{"route through a shared Gateway", &watched{kind: source.KindByName("HTTPRoute")}, route, index.Claim{Namespace: "team-b", Created: created.UnixNano()}},
+		{"nameserver Service", &watched{kind: source.KindByName("Service"), nameserver: true}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1"}, index.Claim{}},
 		// Its hostnames through the Service informer, the nameserver name among them.
-		{"nameserver Service as a Service", &watched{kind: kindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{}},
-		{"another Service of its namespace", &watched{kind: kindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns2", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},
-		{"an Ingress named like it", &watched{kind: kindByName("Ingress")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},
-		{"cluster-scoped object", &watched{kind: kindByName("Service")}, &metav1.ObjectMeta{Name: "x", CreationTimestamp: created}, index.Claim{Namespace: "/", Created: created.UnixNano()}},
+		{"nameserver Service as a Service", &watched{kind: source.KindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{}},
+		{"another Service of its namespace", &watched{kind: source.KindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns2", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},
+		{"an Ingress named like it", &watched{kind: source.KindByName("Ingress")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},
+		{"cluster-scoped object", &watched{kind: source.KindByName("Service")}, &metav1.ObjectMeta{Name: "x", CreationTimestamp: created}, index.Claim{Namespace: "/", Created: created.UnixNano()}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,8 +179,8 @@ func TestNamespaceDomains(t *testing.T) {
 		{"ok.example.com,bad..example.com", []string{"ok.example.com."}, 1},
 	}
 	for _, tt := range tests {
-		meta := &metav1.ObjectMeta{Name: "ns", Annotations: map[string]string{domainsAnnotation: tt.value}}
-		got, warnings := namespaceDomains(meta)
+		meta := &metav1.ObjectMeta{Name: "ns", Annotations: map[string]string{source.DomainsAnnotation: tt.value}}
+		got, warnings := source.NamespaceDomains(meta)
 		if !slices.Equal(got, tt.want) || len(warnings) != tt.warnings {
 			t.Errorf("%q: got %q %q, want %q and %d warnings", tt.value, got, warnings, tt.want, tt.warnings)
 		}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
 // errNotServed says that the API server serves a kind at none of its versions.
@@ -16,9 +18,9 @@ var errNotServed = errors.New("not served")
 // whose resource the API server serves, by served: group version →
 // resources, nil for a group version that is not served. It returns nil when
 // none is served.
-func newestServed(k *kind, served map[string][]string) *kind {
-	for _, v := range k.versions() {
-		if slices.Contains(served[v.groupVersion], v.resource) {
+func newestServed(k *source.Kind, served map[string][]string) *source.Kind {
+	for _, v := range k.Versions() {
+		if slices.Contains(served[v.GroupVersion], v.Resource) {
 			return v
 		}
 	}
@@ -27,8 +29,8 @@ func newestServed(k *kind, served map[string][]string) *kind {
 
 // servedVersion asks the API server's discovery which versions of k it
 // serves and returns the newest, or nil when it serves none.
-func (c *controller) servedVersion(k *kind) (*kind, error) {
-	served, err := c.discover([]*kind{k})
+func (c *controller) servedVersion(k *source.Kind) (*source.Kind, error) {
+	served, err := c.discover([]*source.Kind{k})
 	if err != nil {
 		return nil, err
 	}
@@ -37,30 +39,30 @@ func (c *controller) servedVersion(k *kind) (*kind, error) {
 
 // discover asks the API server's discovery for the resources of every group
 // version the kinds can be read at, each group version once.
-func (c *controller) discover(ks []*kind) (map[string][]string, error) {
+func (c *controller) discover(ks []*source.Kind) (map[string][]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	served := map[string][]string{}
 	for _, k := range ks {
-		for _, v := range k.versions() {
-			if _, ok := served[v.groupVersion]; ok {
+		for _, v := range k.Versions() {
+			if _, ok := served[v.GroupVersion]; ok {
 				continue
 			}
-			resources, err := c.api.servedResources(ctx, v.groupVersion)
+			resources, err := c.api.servedResources(ctx, v.GroupVersion)
 			if err != nil {
-				return nil, fmt.Errorf("discovery of %s: %w", v.groupVersion, err)
+				return nil, fmt.Errorf("discovery of %s: %w", v.GroupVersion, err)
 			}
-			served[v.groupVersion] = resources
+			served[v.GroupVersion] = resources
 		}
 	}
 	return served, nil
 }
 
 // notServedError explains which versions of k were looked for.
-func notServedError(k *kind) error {
+func notServedError(k *source.Kind) error {
 	var gvs []string
-	for _, v := range k.versions() {
-		gvs = append(gvs, v.resource+"."+v.groupVersion)
+	for _, v := range k.Versions() {
+		gvs = append(gvs, v.Resource+"."+v.GroupVersion)
 	}
 	return fmt.Errorf("%w: the API server serves none of %s (install the Gateway API CRDs)", errNotServed, strings.Join(gvs, ", "))
 }

@@ -2,6 +2,8 @@ package gateway
 
 import (
 	"testing"
+
+	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
 // The resources each CRD set the e2e tests install serves, by group version.
@@ -50,14 +52,14 @@ func TestNewestServed(t *testing.T) {
 		{"TCPRoute", nil, ""},
 	}
 	for _, tc := range tests {
-		k := kindByName(tc.kind)
+		k := source.KindByName(tc.kind)
 		if tc.kind == "ListenerSet" {
-			k = listenerSetKind
+			k = source.ListenerSetKind
 		}
 		got := ""
 		if v := newestServed(k, tc.served); v != nil {
-			got = v.groupVersion
-			if v.name != k.name || v.records == nil != (k.records == nil) {
+			got = v.GroupVersion
+			if v.Name != k.Name || v.Records == nil != (k.Records == nil) {
 				t.Errorf("%s: the version read is not the same kind: %+v", tc.kind, v)
 			}
 		}

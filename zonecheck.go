@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/seed-e581d630/k8s_gateway/source"
+
 	"github.com/miekg/dns"
 )
 
@@ -17,7 +19,7 @@ func (g *Gateway) checkZones() (option string, err error) {
 			return "", fmt.Errorf("the root zone cannot be served: k8s_gateway answers for zones delegated to it, and would deny every name it does not publish")
 		}
 	}
-	if len(forwardZones(g.Zones)) == 0 {
+	if len(source.ForwardZones(g.Zones)) == 0 {
 		for _, opt := range []struct{ option, name string }{{"apex", g.apex}, {"secondary", g.secondary}} {
 			if opt.name != "" && !strings.HasSuffix(opt.name, ".") {
 				return opt.option, fmt.Errorf("%s %q is relative, but the zones %s are all reverse zones, which have no names with addresses: give a forward zone too, or an absolute %s name (ending in a dot)",

@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"strings"
@@ -14,7 +14,7 @@ import (
 
 // domainsAnnotation on a Namespace lists the domains delegated to it
 // (comma- or space-separated) under the delegated ownership policy.
-const domainsAnnotation = "k8s-gateway.dns/domains"
+const DomainsAnnotation = "k8s-gateway.dns/domains"
 
 func slimNamespace(obj any) (any, error) {
 	ns, ok := obj.(*metav1.PartialObjectMetadata)
@@ -24,20 +24,20 @@ func slimNamespace(obj any) (any, error) {
 	out := &metav1.PartialObjectMetadata{ObjectMeta: metav1.ObjectMeta{
 		Name: ns.Name, UID: ns.UID, ResourceVersion: ns.ResourceVersion, Labels: ns.Labels,
 	}}
-	if v, ok := ns.Annotations[domainsAnnotation]; ok {
-		out.Annotations = map[string]string{domainsAnnotation: v}
+	if v, ok := ns.Annotations[DomainsAnnotation]; ok {
+		out.Annotations = map[string]string{DomainsAnnotation: v}
 	}
 	return out, nil
 }
 
 // namespaceDomains returns the domains delegated to a Namespace by its
 // annotation, and a warning naming the values that are not domain names.
-func namespaceDomains(meta metav1.Object) ([]string, []string) {
+func NamespaceDomains(meta metav1.Object) ([]string, []string) {
 	var domains, warnings []string
-	for _, d := range strings.FieldsFunc(meta.GetAnnotations()[domainsAnnotation], func(r rune) bool { return r == ',' || r == ' ' }) {
-		name, err := canonicalName(d, false)
+	for _, d := range strings.FieldsFunc(meta.GetAnnotations()[DomainsAnnotation], func(r rune) bool { return r == ',' || r == ' ' }) {
+		name, err := CanonicalName(d, false)
 		if err != nil {
-			warnings = append(warnings, "annotation "+domainsAnnotation+": invalid domain "+d+": "+err.Error())
+			warnings = append(warnings, "annotation "+DomainsAnnotation+": invalid domain "+d+": "+err.Error())
 			continue
 		}
 		domains = append(domains, name)

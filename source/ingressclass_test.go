@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"testing"
@@ -24,7 +24,7 @@ func TestDefaultIngressClass(t *testing.T) {
 		{name: "several of one age: by name", classes: []*metav1.PartialObjectMetadata{testutil.IngressClass("b", 1, "true"), testutil.IngressClass("a", 1, "true")}, want: "a"},
 		{name: "only the value true", classes: []*metav1.PartialObjectMetadata{testutil.IngressClass("nginx", 1, "True")}},
 	} {
-		if got := defaultIngressClass(tc.classes); got != tc.want {
+		if got := DefaultIngressClass(tc.classes); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"fmt"
@@ -123,7 +123,7 @@ func (m *objectMeta) unmarshal(b []byte, also string) (alsoValue string, hasAlso
 			m.created = time.Unix(int64(s), int64(int32(ns))).UnixNano()
 		case 11:
 			k, val, err := pbMapEntry(v)
-			if err == nil && string(k) == ignoreLabel {
+			if err == nil && string(k) == IgnoreLabel {
 				m.ignore = strings.EqualFold(string(val), "true")
 			}
 			return err

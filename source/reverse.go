@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"net"
@@ -8,16 +8,16 @@ import (
 )
 
 // isReverseZone reports whether zone is under in-addr.arpa. or ip6.arpa.
-func isReverseZone(zone string) bool {
+func IsReverseZone(zone string) bool {
 	return dns.IsSubDomain("in-addr.arpa.", zone) || dns.IsSubDomain("ip6.arpa.", zone)
 }
 
 // forwardZones returns the zones that are not reverse zones: the zones that
 // objects publish names in.
-func forwardZones(zones []string) []string {
+func ForwardZones(zones []string) []string {
 	var out []string
 	for _, z := range zones {
-		if !isReverseZone(z) {
+		if !IsReverseZone(z) {
 			out = append(out, z)
 		}
 	}
@@ -27,7 +27,7 @@ func forwardZones(zones []string) []string {
 // withPTR adds, for every A and AAAA record of a (non-wildcard) name, a PTR
 // record from the address's reverse name back to the name. The index keeps
 // only those inside a configured reverse zone.
-func withPTR(rrs []dns.RR) []dns.RR {
+func WithPTR(rrs []dns.RR) []dns.RR {
 	var ptrs []dns.RR
 	for _, rr := range rrs {
 		var ip net.IP
@@ -40,7 +40,7 @@ func withPTR(rrs []dns.RR) []dns.RR {
 			continue
 		}
 		name := rr.Header().Name
-		if strings.HasPrefix(name, "*.") || isReverseZone(name) {
+		if strings.HasPrefix(name, "*.") || IsReverseZone(name) {
 			continue // a wildcard, or an address published in a reverse zone
 		}
 		if rev, err := dns.ReverseAddr(ip.String()); err == nil {

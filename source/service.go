@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"encoding/json"
@@ -15,7 +15,7 @@ import (
 
 // service is what the informers keep of a Service (see object.go): what
 // serviceRecords, serviceSRV and nameserverRecords read.
-type service struct {
+type Service struct {
 	objectMeta
 	typ          serviceType
 	externalName string   // of an ExternalName Service
@@ -51,10 +51,10 @@ const (
 )
 
 // Reset implements the protobuf decoder's interface.
-func (s *service) Reset() { *s = service{} }
+func (s *Service) Reset() { *s = Service{} }
 
 // Unmarshal reads a Service in protobuf into s (see protobuf.go).
-func (s *service) Unmarshal(b []byte) error {
+func (s *Service) Unmarshal(b []byte) error {
 	var typ string
 	var ports []servicePort
 	err := pbFields(b, func(num protowire.Number, v []byte) error {
@@ -128,12 +128,12 @@ type serviceJSON struct {
 
 // UnmarshalJSON reads a Service in JSON into s, for API servers (or proxies)
 // that answer with JSON.
-func (s *service) UnmarshalJSON(data []byte) error {
+func (s *Service) UnmarshalJSON(data []byte) error {
 	var o serviceJSON
 	if err := json.Unmarshal(data, &o); err != nil {
 		return err
 	}
-	*s = service{objectMeta: newObjectMeta(&o.Metadata), externalName: o.Spec.ExternalName, externalIPs: o.Spec.ExternalIPs, lb: o.Status.LoadBalancer.addresses()}
+	*s = Service{objectMeta: newObjectMeta(&o.Metadata), externalName: o.Spec.ExternalName, externalIPs: o.Spec.ExternalIPs, lb: o.Status.LoadBalancer.addresses()}
 	var ports []servicePort
 	for _, p := range o.Spec.Ports {
 		ports = append(ports, servicePort{name: p.Name, protocol: knownProtocol(p.Protocol), port: p.Port})
@@ -144,7 +144,7 @@ func (s *service) UnmarshalJSON(data []byte) error {
 
 // setSpec sets the type of s and keeps what its type publishes: the named
 // ports of a LoadBalancer Service, the externalName of an ExternalName one.
-func (s *service) setSpec(typ string, ports []servicePort) {
+func (s *Service) setSpec(typ string, ports []servicePort) {
 	s.typ = otherService
 	switch typ {
 	case "LoadBalancer":
@@ -179,33 +179,33 @@ func knownProtocol(p string) string {
 }
 
 // serviceList is a list of services, as the informer lists them.
-type serviceList struct {
+type ServiceList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata"`
-	Items           []service `json:"items"`
+	Items           []Service `json:"items"`
 }
 
 // Unmarshal reads a ServiceList in protobuf.
-func (l *serviceList) Unmarshal(b []byte) error {
+func (l *ServiceList) Unmarshal(b []byte) error {
 	return unmarshalList(b, &l.ListMeta, &l.Items)
 }
 
 // Reset implements the protobuf decoder's interface.
-func (l *serviceList) Reset() { *l = serviceList{} }
+func (l *ServiceList) Reset() { *l = ServiceList{} }
 
 // DeepCopyObject implements runtime.Object.
-func (l *serviceList) DeepCopyObject() runtime.Object {
-	out := &serviceList{TypeMeta: l.TypeMeta}
+func (l *ServiceList) DeepCopyObject() runtime.Object {
+	out := &ServiceList{TypeMeta: l.TypeMeta}
 	l.ListMeta.DeepCopyInto(&out.ListMeta)
-	out.Items = make([]service, len(l.Items))
+	out.Items = make([]Service, len(l.Items))
 	for i := range l.Items {
-		out.Items[i] = *l.Items[i].DeepCopyObject().(*service)
+		out.Items[i] = *l.Items[i].DeepCopyObject().(*Service)
 	}
 	return out
 }
 
 // DeepCopyObject implements runtime.Object.
-func (in *service) DeepCopyObject() runtime.Object {
+func (in *Service) DeepCopyObject() runtime.Object {
 	out := *in
 	out.objectMeta = in.objectMeta.deepCopy()
 	out.externalIPs, out.ports, out.lb = slices.Clone(in.externalIPs), slices.Clone(in.ports), slices.Clone(in.lb)
@@ -221,8 +221,8 @@ func (in *service) DeepCopyObject() runtime.Object {
 // An ExternalName Service publishes the same names as a CNAME to
 // spec.externalName. Other Services publish nothing: cluster IPs never leave
 // the cluster.
-func serviceRecords(svc *service, c *sourceConfig) result {
-	var r result
+func serviceRecords(svc *Service, c *Config) Result {
+	var r Result
 	if svc.ignored() {
 		return r
 	}
@@ -247,18 +247,18 @@ func serviceRecords(svc *service, c *sourceConfig) result {
 	if t.empty() {
 		return r
 	}
-	ttl := objectTTL(&r, svc, c.ttl)
-	own := serviceNames(&r, svc, c.zones)
-	names := append(own, annotationHostnames(&r, svc, c.zones)...)
+	ttl := objectTTL(&r, svc, c.TTL)
+	own := serviceNames(&r, svc, c.Zones)
+	names := append(own, annotationHostnames(&r, svc, c.Zones)...)
 	r.publish(uniqueNames(names), t, ttl)
 	if svc.typ == loadBalancerService {
-		r.rrs = append(r.rrs, serviceSRV(&r, svc, own, t, c.zones, ttl)...)
+		r.RRs = append(r.RRs, serviceSRV(&r, svc, own, t, c.Zones, ttl)...)
 	}
 	return r
 }
 
 // serviceAddresses returns a LoadBalancer Service's external IPs and load balancer addresses.
-func serviceAddresses(r *result, svc *service) targets {
+func serviceAddresses(r *Result, svc *Service) targets {
 	var t targets
 	for _, ip := range svc.externalIPs {
 		t.addIP(r, ip, "spec.externalIPs")
@@ -268,7 +268,7 @@ func serviceAddresses(r *result, svc *service) targets {
 }
 
 // serviceNames returns <name>.<namespace>.<zone> for every forward zone.
-func serviceNames(r *result, svc *service, zones []string) []string {
+func serviceNames(r *Result, svc *Service, zones []string) []string {
 	// The API server makes both DNS labels; checking them here keeps a dot or
 	// an escape in either from moving the name into another zone.
 	if checkLabel(strings.ToLower(svc.name)) != nil || checkLabel(strings.ToLower(svc.GetNamespace())) != nil {
@@ -277,7 +277,7 @@ func serviceNames(r *result, svc *service, zones []string) []string {
 	}
 	names := make([]string, 0, len(zones))
 	for _, z := range zones {
-		if isReverseZone(z) {
+		if IsReverseZone(z) {
 			continue
 		}
 		name := strings.ToLower(svc.name + "." + svc.GetNamespace() + "." + z)
@@ -296,7 +296,7 @@ func serviceNames(r *result, svc *service, zones []string) []string {
 // is the owner name, which holds them; when the load balancer reports only a
 // hostname, the owner name is a CNAME, so the target is that hostname itself.
 // A hostname inside the zones may itself be a CNAME there: then no SRV.
-func serviceSRV(r *result, svc *service, owners []string, t targets, zones []string, ttl uint32) []dns.RR {
+func serviceSRV(r *Result, svc *Service, owners []string, t targets, zones []string, ttl uint32) []dns.RR {
 	target := ""
 	if len(t.ips) == 0 {
 		if len(t.hosts) == 0 {
@@ -338,8 +338,8 @@ func serviceSRV(r *result, svc *service, owners []string, t targets, zones []str
 
 // nameserverRecords returns the records that a nameserver's own Service
 // publishes: its external addresses at <name>.<namespace>.<zone> in every zone.
-func nameserverRecords(svc *service, c *sourceConfig) result {
-	var r result
+func NameserverRecords(svc *Service, c *Config) Result {
+	var r Result
 	t, ok := annotationTargets(&r, svc)
 	if !ok {
 		t = serviceAddresses(&r, svc)
@@ -348,6 +348,6 @@ func nameserverRecords(svc *service, c *sourceConfig) result {
 		r.warnf("the nameserver's Service has only hostnames (%s): a nameserver name needs addresses, no glue published", strings.Join(t.hosts, ", "))
 	}
 	t.hosts = nil // glue must be addresses (RFC 2181 §10.3: an NS target is no alias)
-	r.publish(serviceNames(&r, svc, c.zones), t, c.ttl)
+	r.publish(serviceNames(&r, svc, c.Zones), t, c.TTL)
 	return r
 }

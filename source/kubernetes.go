@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"fmt"
@@ -17,11 +17,11 @@ import (
 
 // Labels and annotations read from objects.
 const (
-	ignoreLabel = "k8s-gateway.dns/ignore"
+	IgnoreLabel = "k8s-gateway.dns/ignore"
 	// coreDNSHostnameAnnotation is the original plugin's own hostname
 	// annotation. external-dns does not read it, so its names are always
 	// added to those of the external-dns hostname annotations.
-	coreDNSHostnameAnnotation = "coredns.io/hostname"
+	CoreDNSHostnameAnnotation = "coredns.io/hostname"
 )
 
 // The annotations of external-dns, under its two prefixes. For each key the
@@ -47,24 +47,24 @@ var (
 )
 
 // sourceConfig is what the source functions need to know about the plugin instance.
-type sourceConfig struct {
-	zones          []string // fully qualified, lower case; reverse zones too
-	ttl            uint32
-	ingressClasses []string
-	gatewayClasses []string
+type Config struct {
+	Zones          []string // fully qualified, lower case; reverse zones too
+	TTL            uint32
+	IngressClasses []string
+	GatewayClasses []string
 	// gatewaySelector is the labelSelector option, which Gateways are not
 	// listed with (routes need them all) but which their own names obey.
-	gatewaySelector labels.Selector
+	GatewaySelector labels.Selector
 }
 
 // result collects what a source function makes of one object.
-type result struct {
-	rrs      []dns.RR
-	warnings []string
+type Result struct {
+	RRs      []dns.RR
+	Warnings []string
 }
 
-func (r *result) warnf(format string, args ...any) {
-	r.warnings = append(r.warnings, fmt.Sprintf(format, args...))
+func (r *Result) warnf(format string, args ...any) {
+	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
 }
 
 // targets are the addresses an object points its names at.
@@ -76,7 +76,7 @@ type targets struct {
 func (t *targets) empty() bool { return len(t.ips) == 0 && len(t.hosts) == 0 }
 
 // add parses an IP address or a hostname and adds it to the targets.
-func (t *targets) add(r *result, value, origin string) {
+func (t *targets) add(r *Result, value, origin string) {
 	value = strings.TrimSpace(value)
 	if value == "" {
 		return
@@ -98,7 +98,7 @@ func (t *targets) add(r *result, value, origin string) {
 // addIP parses an IP address and adds it to the targets. It is for fields that
 // hold only addresses (spec.externalIPs, status.loadBalancer.ingress[*].ip):
 // anything else there is a mistake, never a hostname to point a CNAME at.
-func (t *targets) addIP(r *result, value, origin string) {
+func (t *targets) addIP(r *Result, value, origin string) {
 	value = strings.TrimSpace(value)
 	if value == "" {
 		return
@@ -118,7 +118,7 @@ func (t *targets) addIP(r *result, value, origin string) {
 // has one with at least one valid target. As in external-dns, an empty target
 // annotation, or one without a valid target, does not override the object's
 // own addresses.
-func annotationTargets(r *result, meta sourceMeta) (targets, bool) {
+func annotationTargets(r *Result, meta sourceMeta) (targets, bool) {
 	for _, key := range targetAnnotations {
 		v, ok := meta.annotation(key)
 		if !ok || strings.TrimSpace(v) == "" {
@@ -139,7 +139,7 @@ func annotationTargets(r *result, meta sourceMeta) (targets, bool) {
 // objectTTL returns the TTL for an object's records: the ttl annotation, or def.
 // As in external-dns, the annotation is seconds ("600") or a Go duration
 // ("10m", "1h30m"; fractions of a second are dropped).
-func objectTTL(r *result, meta sourceMeta, def uint32) uint32 {
+func objectTTL(r *Result, meta sourceMeta, def uint32) uint32 {
 	for _, key := range ttlAnnotations {
 		v, ok := meta.annotation(key)
 		if !ok {
@@ -173,8 +173,8 @@ func parseTTL(s string) (uint32, error) {
 // annotationHostnames returns the names in the hostname annotations, each
 // absolute or relative to every zone: those of coredns.io/hostname and those
 // of the first external-dns hostname annotation that has a valid name.
-func annotationHostnames(r *result, meta sourceMeta, zones []string) []string {
-	names := hostnamesOf(r, meta, coreDNSHostnameAnnotation, zones)
+func annotationHostnames(r *Result, meta sourceMeta, zones []string) []string {
+	names := hostnamesOf(r, meta, CoreDNSHostnameAnnotation, zones)
 	for _, key := range hostnameAnnotations {
 		if more := hostnamesOf(r, meta, key, zones); len(more) > 0 {
 			return append(names, more...)
@@ -184,7 +184,7 @@ func annotationHostnames(r *result, meta sourceMeta, zones []string) []string {
 }
 
 // hostnamesOf returns the names of one hostname annotation, a comma-separated list.
-func hostnamesOf(r *result, meta sourceMeta, key string, zones []string) []string {
+func hostnamesOf(r *Result, meta sourceMeta, key string, zones []string) []string {
 	v, ok := meta.annotation(key)
 	if !ok {
 		return nil
@@ -202,7 +202,7 @@ func hostnamesOf(r *result, meta sourceMeta, key string, zones []string) []strin
 // publish adds to r the records that point every name at t.
 // Addresses give A and AAAA records; without addresses, the first hostname
 // gives a CNAME (a name can have only one).
-func (r *result) publish(names []string, t targets, ttl uint32) {
+func (r *Result) publish(names []string, t targets, ttl uint32) {
 	if len(t.hosts) > 1 && len(t.ips) == 0 {
 		r.warnf("several target hostnames %s: only %s is published as the CNAME", strings.Join(t.hosts, ","), t.hosts[0])
 	}
@@ -212,7 +212,7 @@ func (r *result) publish(names []string, t targets, ttl uint32) {
 		}
 		if len(t.ips) > 0 {
 			for _, ip := range t.ips {
-				r.rrs = append(r.rrs, index.AddressRecord(hdr(0), ip))
+				r.RRs = append(r.RRs, index.AddressRecord(hdr(0), ip))
 			}
 			continue
 		}
@@ -221,7 +221,7 @@ func (r *result) publish(names []string, t targets, ttl uint32) {
 				r.warnf("CNAME %s points at itself, skipped", name)
 				continue
 			}
-			r.rrs = append(r.rrs, &dns.CNAME{Hdr: hdr(dns.TypeCNAME), Target: t.hosts[0]})
+			r.RRs = append(r.RRs, &dns.CNAME{Hdr: hdr(dns.TypeCNAME), Target: t.hosts[0]})
 		}
 	}
 }
@@ -230,7 +230,7 @@ func (r *result) publish(names []string, t targets, ttl uint32) {
 // sources read. This keeps memory per object small in large clusters.
 
 // sourceAnnotations are the annotations every source reads.
-var sourceAnnotations = slices.Concat([]string{coreDNSHostnameAnnotation}, hostnameAnnotations, targetAnnotations, ttlAnnotations)
+var sourceAnnotations = slices.Concat([]string{CoreDNSHostnameAnnotation}, hostnameAnnotations, targetAnnotations, ttlAnnotations)
 
 // readAnnotations are the annotations any source reads.
 var readAnnotations = append(slices.Clip(sourceAnnotations), legacyIngressClassAnnotation)
@@ -245,8 +245,8 @@ func slimMeta(m metav1.ObjectMeta) metav1.ObjectMeta {
 		// The ownership policy orders claims by creation.
 		CreationTimestamp: m.CreationTimestamp,
 	}
-	if v, ok := m.Labels[ignoreLabel]; ok {
-		out.Labels = map[string]string{ignoreLabel: v}
+	if v, ok := m.Labels[IgnoreLabel]; ok {
+		out.Labels = map[string]string{IgnoreLabel: v}
 	}
 	for _, k := range readAnnotations {
 		if v, ok := m.Annotations[k]; ok {

@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"slices"
@@ -30,7 +30,7 @@ type sourceMeta interface {
 // apiMeta is the sourceMeta of an object kept as an API type.
 type apiMeta struct{ *metav1.ObjectMeta }
 
-func (m apiMeta) ignored() bool { return strings.EqualFold(m.Labels[ignoreLabel], "true") }
+func (m apiMeta) ignored() bool { return strings.EqualFold(m.Labels[IgnoreLabel], "true") }
 
 func (m apiMeta) annotation(key string) (string, bool) {
 	v, ok := m.Annotations[key]
@@ -134,11 +134,11 @@ func (m *objectMeta) GetLabels() map[string]string {
 	if !m.ignore {
 		return nil
 	}
-	return map[string]string{ignoreLabel: "true"}
+	return map[string]string{IgnoreLabel: "true"}
 }
 
 func (m *objectMeta) SetLabels(labels map[string]string) {
-	m.ignore = strings.EqualFold(labels[ignoreLabel], "true")
+	m.ignore = strings.EqualFold(labels[IgnoreLabel], "true")
 }
 
 // GetAnnotations returns the annotations kept, those the sources read.
@@ -214,7 +214,7 @@ func lbAddresses[E any](entries []E, addr func(*E) lbAddress) []lbAddress {
 }
 
 // addLBAddresses adds a load balancer's addresses to t.
-func addLBAddresses(r *result, t *targets, lb []lbAddress) {
+func addLBAddresses(r *Result, t *targets, lb []lbAddress) {
 	for _, a := range lb {
 		t.addIP(r, a.ip, "status.loadBalancer")
 		t.add(r, a.hostname, "status.loadBalancer")

@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"strings"
@@ -13,20 +13,20 @@ import (
 // inside it, and an unrelated one.
 var k8sTestZones = []string{"example.com.", "sub.example.com.", "example.org."}
 
-func k8sTestConfig() *sourceConfig {
-	return &sourceConfig{zones: k8sTestZones, ttl: 60}
+func k8sTestConfig() *Config {
+	return &Config{Zones: k8sTestZones, TTL: 60}
 }
 
 // k8sSlimIngress converts an Ingress as its informer does.
-func k8sSlimIngress(ing *networkingv1.Ingress) *ingress {
+func k8sSlimIngress(ing *networkingv1.Ingress) *Ingress {
 	out, _ := slimIngress(ing)
-	return out.(*ingress)
+	return out.(*Ingress)
 }
 
 // k8sIngressCase is one Ingress and what ingressRecords makes of it.
 type k8sIngressCase struct {
 	name string
-	cfg  *sourceConfig // k8sTestConfig() when nil
+	cfg  *Config // k8sTestConfig() when nil
 	ing  *networkingv1.Ingress
 	want []string
 	warn []string // substrings of expected warnings; none allowed when empty
@@ -39,9 +39,9 @@ func k8sIngressCases() []k8sIngressCase {
 	long64 := strings.Repeat("a", 64)
 	// 4 labels of 63 plus ".example.com" is longer than 253 characters.
 	tooLong := strings.Join([]string{long63, long63, long63, long63}, ".") + ".example.com"
-	withFilter := func(classes ...string) *sourceConfig {
+	withFilter := func(classes ...string) *Config {
 		c := k8sTestConfig()
-		c.ingressClasses = classes
+		c.IngressClasses = classes
 		return c
 	}
 
@@ -392,10 +392,10 @@ func TestIngressRecords(t *testing.T) {
 	for _, tc := range k8sIngressCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			r := ingressRecords(k8sSlimIngress(tc.ing), tc.cfg, "")
-			if d := testutil.Diff(testutil.Strings(r.rrs), testutil.Want(t, tc.want...)); d != "" {
+			if d := testutil.Diff(testutil.Strings(r.RRs), testutil.Want(t, tc.want...)); d != "" {
 				t.Error(d)
 			}
-			testutil.CheckWarnings(t, r.warnings, tc.warn)
+			testutil.CheckWarnings(t, r.Warnings, tc.warn)
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"slices"
@@ -83,13 +83,13 @@ func (in *route) DeepCopyObject() runtime.Object {
 // attached to such a Gateway), the route's hostnames and hostname
 // annotations, intersected with those of the listeners the parentRef selects
 // and whose allowedRoutes admit the route, point at the parent's addresses.
-func routeRecords(rt *route, ctx sourceContext, c *sourceConfig) result {
-	var r result
+func routeRecords(rt *route, ctx sourceContext, c *Config) Result {
+	var r Result
 	if rt.ignored() {
 		return r
 	}
-	ttl := objectTTL(&r, rt, c.ttl)
-	extra := annotationHostnames(&r, rt, c.zones)
+	ttl := objectTTL(&r, rt, c.TTL)
+	extra := annotationHostnames(&r, rt, c.Zones)
 	// The targets of every name, united over the parents that publish it, so
 	// that a route attached through several listeners or Gateways publishes
 	// each record once and never both a CNAME and addresses for one name.
@@ -108,7 +108,7 @@ func routeRecords(rt *route, ctx sourceContext, c *sourceConfig) result {
 			}
 			hostname := listenerHostname(l)
 			for _, h := range listenerHostnames(hostname, rt.hostnames) {
-				names = append(names, zoneNames(&r, h, c.zones, false, "hostname")...)
+				names = append(names, zoneNames(&r, h, c.Zones, false, "hostname")...)
 			}
 			names = append(names, narrowNames(extra, hostname)...)
 		}
@@ -158,10 +158,10 @@ type parent struct {
 // listenerSetNames keeps the names that the ListenerSet's namespace may
 // publish at: a tenant's ListenerSet adds listeners to a shared Gateway only
 // for hostnames of its own, whatever the namespace of the route using them.
-func listenerSetNames(r *result, names []string, p parent, ctx sourceContext) []string {
+func listenerSetNames(r *Result, names []string, p parent, ctx sourceContext) []string {
 	kept := names[:0]
 	for _, name := range names {
-		if ctx.mayPublish(p.namespace, name) {
+		if ctx.MayPublish(p.namespace, name) {
 			kept = append(kept, name)
 			continue
 		}
@@ -173,29 +173,29 @@ func listenerSetNames(r *result, names []string, p parent, ctx sourceContext) []
 // resolveParent returns the parent a parentRef names, when it publishes the
 // route: a Gateway whose class passes the filter, or a ListenerSet attached
 // to such a Gateway, whose status.parents entry in the route says Accepted.
-func resolveParent(r *result, rt *route, ref gwv1.ParentReference, accepted bool, ctx sourceContext, c *sourceConfig) (parent, bool) {
+func resolveParent(r *Result, rt *route, ref gwv1.ParentReference, accepted bool, ctx sourceContext, c *Config) (parent, bool) {
 	ns := parentNamespace(ref, rt.GetNamespace())
 	switch {
 	case isGatewayRef(ref):
-		gw := ctx.gateway(ns, string(ref.Name))
-		if gw == nil || !gatewayClassAllowed(gw, c.gatewayClasses) || !accepted {
+		gw := ctx.Gateway(ns, string(ref.Name))
+		if gw == nil || !gatewayClassAllowed(gw, c.GatewayClasses) || !accepted {
 			return parent{}, false
 		}
 		return parent{listeners: gw.Spec.Listeners, namespace: gw.Namespace, targets: gatewayTargets(r, gw)}, true
 	case isListenerSetRef(ref):
-		ls := ctx.listenerSet(ns, string(ref.Name))
+		ls := ctx.ListenerSet(ns, string(ref.Name))
 		if ls == nil || !accepted {
 			return parent{}, false
 		}
 		if group, kind := refGroupKind(ref); group != ls.group || kind != ls.kind {
 			return parent{}, false // e.g. an XListenerSet ref while ListenerSets are read
 		}
-		gwNS, gwName, ok := ls.gatewayKey()
+		gwNS, gwName, ok := ls.GatewayKey()
 		if !ok {
 			return parent{}, false
 		}
-		gw := ctx.gateway(gwNS, gwName)
-		if gw == nil || !gatewayClassAllowed(gw, c.gatewayClasses) || !listenerSetAttached(ls, gw, ctx.namespaceLabels) {
+		gw := ctx.Gateway(gwNS, gwName)
+		if gw == nil || !gatewayClassAllowed(gw, c.GatewayClasses) || !listenerSetAttached(ls, gw, ctx.NamespaceLabels) {
 			return parent{}, false
 		}
 		// A target annotation on the ListenerSet wins over the Gateway's addresses.
@@ -210,12 +210,12 @@ func resolveParent(r *result, rt *route, ref gwv1.ParentReference, accepted bool
 }
 
 // routeGateways returns the namespace/name keys of the Gateways a route names as parents.
-func routeGateways(rt *route) []string {
+func RouteGateways(rt *route) []string {
 	return routeParents(rt, isGatewayRef)
 }
 
 // routeListenerSets returns the namespace/name keys of the ListenerSets a route names as parents.
-func routeListenerSets(rt *route) []string {
+func RouteListenerSets(rt *route) []string {
 	return routeParents(rt, isListenerSetRef)
 }
 
@@ -287,7 +287,7 @@ func routeAllowed(l *gwv1.Listener, namespace string, rt *route, ctx sourceConte
 			return false
 		}
 	case gwv1.NamespacesFromSelector:
-		if !selectorMatchesNamespace(selector, rt.GetNamespace(), ctx.namespaceLabels) {
+		if !selectorMatchesNamespace(selector, rt.GetNamespace(), ctx.NamespaceLabels) {
 			return false
 		}
 	default:

@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"slices"
@@ -313,20 +313,20 @@ func TestRouteRecordsParents(t *testing.T) {
 		},
 		{
 			name:     "class filter admits the Gateway's class",
-			cfg:      func(c *sourceConfig) { c.gatewayClasses = []string{"internal", "public"} },
+			cfg:      func(c *Config) { c.GatewayClasses = []string{"internal", "public"} },
 			gateways: two(),
 			route:    gwRoute(testutil.RefSection(testutil.Ref("gw"), "web")),
 			want:     aRec,
 		},
 		{
 			name:     "class filter excludes the Gateway's class",
-			cfg:      func(c *sourceConfig) { c.gatewayClasses = []string{"internal"} },
+			cfg:      func(c *Config) { c.GatewayClasses = []string{"internal"} },
 			gateways: two(),
 			route:    gwRoute(testutil.RefSection(testutil.Ref("gw"), "web")),
 		},
 		{
 			name: "class filter with two Gateways: only the admitted class publishes",
-			cfg:  func(c *sourceConfig) { c.gatewayClasses = []string{"internal"} },
+			cfg:  func(c *Config) { c.GatewayClasses = []string{"internal"} },
 			gateways: []*gwv1.Gateway{
 				testutil.Gateway("default", "public", []string{"192.0.2.1"}, testutil.HTTPListener("web", "")),
 				testutil.WithGatewayClass(testutil.Gateway("default", "private", []string{"10.0.0.1"}, testutil.HTTPListener("web", "")), "internal"),
@@ -531,17 +531,17 @@ func TestRouteRecordsAnnotationsAndParents(t *testing.T) {
 		{
 			name:     "ignore label",
 			gateways: one,
-			route:    testutil.NewRoute("HTTPRoute", []string{"www.example.com"}, ref).Labeled(ignoreLabel, "true"),
+			route:    testutil.NewRoute("HTTPRoute", []string{"www.example.com"}, ref).Labeled(IgnoreLabel, "true"),
 		},
 		{
 			name:     "ignore label, any case",
 			gateways: one,
-			route:    testutil.NewRoute("HTTPRoute", []string{"www.example.com"}, ref).Labeled(ignoreLabel, "True"),
+			route:    testutil.NewRoute("HTTPRoute", []string{"www.example.com"}, ref).Labeled(IgnoreLabel, "True"),
 		},
 		{
 			name:     "ignore label not true",
 			gateways: one,
-			route:    testutil.NewRoute("HTTPRoute", []string{"www.example.com"}, ref).Labeled(ignoreLabel, "false"),
+			route:    testutil.NewRoute("HTTPRoute", []string{"www.example.com"}, ref).Labeled(IgnoreLabel, "false"),
 			want:     []string{"www.example.com. 60 IN A 192.0.2.1"},
 		},
 		{
@@ -755,7 +755,7 @@ func TestRouteGateways(t *testing.T) {
 	r := testutil.NewRoute("HTTPRoute", nil,
 		testutil.RefNS(testutil.Ref("shared"), "infra"), testutil.Ref("local"), testutil.RefGK(testutil.Ref("mesh"), "", "Service"),
 		testutil.RefSection(testutil.RefNS(testutil.Ref("local"), ""), "web")).InNS("apps")
-	got := routeGateways(gwtConvert(t, r.Object()))
+	got := RouteGateways(gwtConvert(t, r.Object()))
 	want := []string{"infra/shared", "apps/local", "apps/local"}
 	if !slices.Equal(got, want) {
 		t.Errorf("routeGateways = %q, want %q", got, want)

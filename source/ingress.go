@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"encoding/json"
@@ -14,7 +14,7 @@ const legacyIngressClassAnnotation = "kubernetes.io/ingress.class"
 
 // ingress is what the informers keep of an Ingress (see object.go): what
 // ingressRecords reads.
-type ingress struct {
+type Ingress struct {
 	objectMeta
 	// class is spec.ingressClassName or else the legacy class annotation;
 	// hasClass tells whether the Ingress has either.
@@ -36,10 +36,10 @@ const (
 )
 
 // Reset implements the protobuf decoder's interface.
-func (in *ingress) Reset() { *in = ingress{} }
+func (in *Ingress) Reset() { *in = Ingress{} }
 
 // Unmarshal reads an Ingress in protobuf into in (see protobuf.go).
-func (in *ingress) Unmarshal(b []byte) error {
+func (in *Ingress) Unmarshal(b []byte) error {
 	var legacyClass, className string
 	var hasLegacy, hasClassName bool
 	var rules, tls []string
@@ -102,12 +102,12 @@ type ingressJSON struct {
 
 // UnmarshalJSON reads an Ingress in JSON into in, for API servers (or
 // proxies) that answer with JSON.
-func (in *ingress) UnmarshalJSON(data []byte) error {
+func (in *Ingress) UnmarshalJSON(data []byte) error {
 	var o ingressJSON
 	if err := json.Unmarshal(data, &o); err != nil {
 		return err
 	}
-	*in = ingress{objectMeta: newObjectMeta(&o.Metadata), lb: o.Status.LoadBalancer.addresses()}
+	*in = Ingress{objectMeta: newObjectMeta(&o.Metadata), lb: o.Status.LoadBalancer.addresses()}
 	if o.Spec.IngressClassName != nil {
 		in.class, in.hasClass = *o.Spec.IngressClassName, true
 	} else {
@@ -126,7 +126,7 @@ func (in *ingress) UnmarshalJSON(data []byte) error {
 
 // setHosts keeps the hosts of the rules, then those of the TLS entries,
 // leaving out empty ones.
-func (in *ingress) setHosts(rules, tls []string) {
+func (in *Ingress) setHosts(rules, tls []string) {
 	in.hosts = nil
 	if n := len(rules) + len(tls); n > 0 {
 		in.hosts = make([]string, 0, n)
@@ -149,33 +149,33 @@ func (in *ingress) setHosts(rules, tls []string) {
 }
 
 // ingressList is a list of ingresses, as the informer lists them.
-type ingressList struct {
+type IngressList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata"`
-	Items           []ingress `json:"items"`
+	Items           []Ingress `json:"items"`
 }
 
 // Unmarshal reads an IngressList in protobuf.
-func (l *ingressList) Unmarshal(b []byte) error {
+func (l *IngressList) Unmarshal(b []byte) error {
 	return unmarshalList(b, &l.ListMeta, &l.Items)
 }
 
 // Reset implements the protobuf decoder's interface.
-func (l *ingressList) Reset() { *l = ingressList{} }
+func (l *IngressList) Reset() { *l = IngressList{} }
 
 // DeepCopyObject implements runtime.Object.
-func (l *ingressList) DeepCopyObject() runtime.Object {
-	out := &ingressList{TypeMeta: l.TypeMeta}
+func (l *IngressList) DeepCopyObject() runtime.Object {
+	out := &IngressList{TypeMeta: l.TypeMeta}
 	l.ListMeta.DeepCopyInto(&out.ListMeta)
-	out.Items = make([]ingress, len(l.Items))
+	out.Items = make([]Ingress, len(l.Items))
 	for i := range l.Items {
-		out.Items[i] = *l.Items[i].DeepCopyObject().(*ingress)
+		out.Items[i] = *l.Items[i].DeepCopyObject().(*Ingress)
 	}
 	return out
 }
 
 // DeepCopyObject implements runtime.Object.
-func (in *ingress) DeepCopyObject() runtime.Object {
+func (in *Ingress) DeepCopyObject() runtime.Object {
 	out := *in
 	out.objectMeta = in.objectMeta.deepCopy()
 	out.hosts, out.lb = slices.Clone(in.hosts), slices.Clone(in.lb)
@@ -186,9 +186,9 @@ func (in *ingress) DeepCopyObject() runtime.Object {
 // hosts (and hostname annotations) pointing at the load balancer addresses in
 // its status, or at its target annotation. defaultClass is the cluster's
 // default IngressClass, or "" (see ingressClassAllowed).
-func ingressRecords(ing *ingress, c *sourceConfig, defaultClass string) result {
-	var r result
-	if ing.ignored() || !ingressClassAllowed(ing, c.ingressClasses, defaultClass) {
+func ingressRecords(ing *Ingress, c *Config, defaultClass string) Result {
+	var r Result
+	if ing.ignored() || !ingressClassAllowed(ing, c.IngressClasses, defaultClass) {
 		return r
 	}
 	t, ok := annotationTargets(&r, ing)
@@ -204,10 +204,10 @@ func ingressRecords(ing *ingress, c *sourceConfig, defaultClass string) result {
 		if i >= int(ing.tls) {
 			origin = "spec.tls"
 		}
-		names = append(names, zoneNames(&r, h, c.zones, false, origin)...)
+		names = append(names, zoneNames(&r, h, c.Zones, false, origin)...)
 	}
-	names = append(names, annotationHostnames(&r, ing, c.zones)...)
-	r.publish(uniqueNames(names), t, objectTTL(&r, ing, c.ttl))
+	names = append(names, annotationHostnames(&r, ing, c.Zones)...)
+	r.publish(uniqueNames(names), t, objectTTL(&r, ing, c.TTL))
 	return r
 }
 
@@ -216,7 +216,7 @@ func ingressRecords(ing *ingress, c *sourceConfig, defaultClass string) result {
 // (neither spec.ingressClassName nor the legacy annotation) has the cluster's
 // default class, as its ingress controller sees it, and passes when that is
 // listed; without a default class it does not pass.
-func ingressClassAllowed(ing *ingress, classes []string, defaultClass string) bool {
+func ingressClassAllowed(ing *Ingress, classes []string, defaultClass string) bool {
 	if len(classes) == 0 {
 		return true
 	}

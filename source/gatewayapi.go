@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"net/netip"
@@ -12,18 +12,18 @@ import (
 // hostname annotations, pointing at its addresses, when the Gateway passes
 // the class filter and the labelSelector option. Listener hostnames are
 // published through the routes attached to them, not by the Gateway.
-func gatewayRecords(gw *gwv1.Gateway, c *sourceConfig) result {
-	var r result
+func gatewayRecords(gw *gwv1.Gateway, c *Config) Result {
+	var r Result
 	meta := apiMeta{&gw.ObjectMeta}
-	if meta.ignored() || !gatewayClassAllowed(gw, c.gatewayClasses) ||
-		c.gatewaySelector != nil && !c.gatewaySelector.Matches(labels.Set(gw.Labels)) {
+	if meta.ignored() || !gatewayClassAllowed(gw, c.GatewayClasses) ||
+		c.GatewaySelector != nil && !c.GatewaySelector.Matches(labels.Set(gw.Labels)) {
 		return r
 	}
-	names := annotationHostnames(&r, meta, c.zones)
+	names := annotationHostnames(&r, meta, c.Zones)
 	if len(names) == 0 {
 		return r
 	}
-	r.publish(uniqueNames(names), gatewayTargets(&r, gw), objectTTL(&r, meta, c.ttl))
+	r.publish(uniqueNames(names), gatewayTargets(&r, gw), objectTTL(&r, meta, c.TTL))
 	return r
 }
 
@@ -36,7 +36,7 @@ func gatewayClassAllowed(gw *gwv1.Gateway, classes []string) bool {
 }
 
 // gatewayTargets returns the Gateway's target annotation or its status addresses.
-func gatewayTargets(r *result, gw *gwv1.Gateway) targets {
+func gatewayTargets(r *Result, gw *gwv1.Gateway) targets {
 	if t, ok := annotationTargets(r, apiMeta{&gw.ObjectMeta}); ok {
 		return t
 	}

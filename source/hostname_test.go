@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"slices"
@@ -38,7 +38,7 @@ func TestCanonicalName(t *testing.T) {
 		{in: "ü.example.com", err: "character"},
 	}
 	for _, tc := range tests {
-		got, err := canonicalName(tc.in, tc.wildcard)
+		got, err := CanonicalName(tc.in, tc.wildcard)
 		switch {
 		case tc.err == "" && (err != nil || got != tc.want):
 			t.Errorf("canonicalName(%q, %v) = %q, %v; want %q", tc.in, tc.wildcard, got, err, tc.want)
@@ -69,13 +69,13 @@ func TestZoneNames(t *testing.T) {
 		{host: "a..b", relative: true, warn: "invalid hostname"},
 	}
 	for _, tc := range tests {
-		var r result
+		var r Result
 		got := zoneNames(&r, tc.host, k8sTestZones, tc.relative, "test")
 		if !slices.Equal(got, tc.want) {
 			t.Errorf("zoneNames(%q, relative=%v) = %q, want %q", tc.host, tc.relative, got, tc.want)
 		}
-		if tc.warn == "" && len(r.warnings) > 0 || tc.warn != "" && (len(r.warnings) != 1 || !strings.Contains(r.warnings[0], tc.warn)) {
-			t.Errorf("zoneNames(%q, relative=%v) warnings %q, want %q", tc.host, tc.relative, r.warnings, tc.warn)
+		if tc.warn == "" && len(r.Warnings) > 0 || tc.warn != "" && (len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], tc.warn)) {
+			t.Errorf("zoneNames(%q, relative=%v) warnings %q, want %q", tc.host, tc.relative, r.Warnings, tc.warn)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -12,13 +12,13 @@ import (
 const experimentalGroup = "gateway.networking.x-k8s.io"
 
 // xListenerSetVersion is where the experimental XListenerSet is served.
-var xListenerSetVersion = schema.GroupVersion{Group: experimentalGroup, Version: "v1alpha1"}
+var XListenerSetVersion = schema.GroupVersion{Group: experimentalGroup, Version: "v1alpha1"}
 
 // listenerSet is what the plugin reads of a ListenerSet (GEP-1713): the
 // listeners a tenant attaches to a shared Gateway. The standard
 // gateway.networking.k8s.io/v1 ListenerSet and the experimental XListenerSet
 // read alike.
-type listenerSet struct {
+type ListenerSet struct {
 	group, kind string // as a route's parentRef names it
 	meta        *metav1.ObjectMeta
 	parent      gwv1.ParentGatewayReference
@@ -27,8 +27,8 @@ type listenerSet struct {
 }
 
 // newListenerSet converts a ListenerSet of the group and kind given.
-func newListenerSet(group, kind string, o *gwv1.ListenerSet) *listenerSet {
-	return &listenerSet{
+func newListenerSet(group, kind string, o *gwv1.ListenerSet) *ListenerSet {
+	return &ListenerSet{
 		group: group, kind: kind, meta: &o.ObjectMeta,
 		parent:    o.Spec.ParentRef,
 		listeners: o.Spec.Listeners,
@@ -47,7 +47,7 @@ func conditionTrue(conds []metav1.Condition, typ string) bool {
 
 // gatewayKey returns the namespace and name of the ListenerSet's parent
 // Gateway; ok is false when the parent is not a Gateway.
-func (ls *listenerSet) gatewayKey() (namespace, name string, ok bool) {
+func (ls *ListenerSet) GatewayKey() (namespace, name string, ok bool) {
 	p := ls.parent
 	if p.Group != nil && *p.Group != gwv1.GroupName || p.Kind != nil && *p.Kind != "Gateway" {
 		return "", "", false
@@ -60,7 +60,7 @@ func (ls *listenerSet) gatewayKey() (namespace, name string, ok bool) {
 }
 
 // gatewayListeners returns the ListenerSet's listeners as Gateway listeners.
-func (ls *listenerSet) gatewayListeners() []gwv1.Listener {
+func (ls *ListenerSet) gatewayListeners() []gwv1.Listener {
 	out := make([]gwv1.Listener, len(ls.listeners))
 	for i, e := range ls.listeners {
 		out[i] = gwv1.Listener{Name: e.Name, Hostname: e.Hostname, Port: e.Port, Protocol: e.Protocol, AllowedRoutes: e.AllowedRoutes}
@@ -91,8 +91,8 @@ func refGroupKind(ref gwv1.ParentReference) (group, kind string) {
 // Gateway: the ListenerSet names it as its parent, the Gateway's
 // allowedListeners admit the ListenerSet's namespace, and the ListenerSet's
 // status says Accepted.
-func listenerSetAttached(ls *listenerSet, gw *gwv1.Gateway, nsLabels func(string) (map[string]string, bool)) bool {
-	ns, name, ok := ls.gatewayKey()
+func listenerSetAttached(ls *ListenerSet, gw *gwv1.Gateway, nsLabels func(string) (map[string]string, bool)) bool {
+	ns, name, ok := ls.GatewayKey()
 	if !ok || ns != gw.Namespace || name != gw.Name || !ls.accepted {
 		return false
 	}

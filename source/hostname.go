@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"fmt"
@@ -16,9 +16,9 @@ import (
 // An absolute name (trailing dot, or inside a zone) must be inside a zone, a
 // reverse zone included; with relative allowed, any other name is taken
 // relative to every forward zone.
-func zoneNames(r *result, host string, zones []string, relative bool, origin string) []string {
+func zoneNames(r *Result, host string, zones []string, relative bool, origin string) []string {
 	absolute := strings.HasSuffix(strings.TrimSpace(host), ".")
-	name, err := canonicalName(host, true)
+	name, err := CanonicalName(host, true)
 	if err != nil {
 		r.warnf("invalid hostname %q in %s: %v", host, origin, err)
 		return nil
@@ -32,7 +32,7 @@ func zoneNames(r *result, host string, zones []string, relative bool, origin str
 	}
 	names := make([]string, 0, len(zones))
 	for _, z := range zones {
-		if isReverseZone(z) {
+		if IsReverseZone(z) {
 			continue // a relative name means a forward name
 		}
 		fq := name + z
@@ -48,7 +48,7 @@ func zoneNames(r *result, host string, zones []string, relative bool, origin str
 // canonicalName validates a hostname (RFC 1123 labels; underscores are allowed
 // for service labels such as _http._tcp) and returns it lower-cased and fully
 // qualified. With wildcard, the first label may be "*".
-func canonicalName(host string, wildcard bool) (string, error) {
+func CanonicalName(host string, wildcard bool) (string, error) {
 	host = strings.ToLower(strings.TrimSpace(host))
 	host = strings.TrimSuffix(host, ".")
 	if host == "" {
@@ -80,7 +80,7 @@ func canonicalName(host string, wildcard bool) (string, error) {
 // a top-level label is never all digits (RFC 1123 §2.1, RFC 3696 §2), so
 // 999.1.1.1 or 10.0.0 is a mistyped address, not a hostname.
 func targetName(host string) (string, error) {
-	name, err := canonicalName(host, false)
+	name, err := CanonicalName(host, false)
 	if err != nil {
 		return "", err
 	}

@@ -1,4 +1,4 @@
-package gateway
+package source
 
 // Table tests of the Gateway API sources: routeRecords, gatewayRecords and the
 // informer transforms they read through (slimRoute, slimGateway). Helpers carry
@@ -22,42 +22,42 @@ import (
 // relative annotation names expand to two names.
 var gwtZones = []string{"example.com.", "example.org."}
 
-func gwtConfig() *sourceConfig { return &sourceConfig{zones: gwtZones, ttl: 60} }
+func gwtConfig() *Config { return &Config{Zones: gwtZones, TTL: 60} }
 
 // gwtContext is a fake sourceContext: Gateways by namespace/name and the labels
 // of the namespaces it knows.
 type gwtContext struct {
 	gateways     map[string]*gwv1.Gateway
 	listenerSets map[string]*gwv1.ListenerSet
-	lsVersion    *kind // the version ListenerSets are read at; nil: v1
+	lsVersion    *Kind // the version ListenerSets are read at; nil: v1
 	namespaces   map[string]map[string]string
 	delegated    map[string][]string // namespace → domains; nil: every namespace may publish anywhere
 }
 
-func (c *gwtContext) gateway(namespace, name string) *gwv1.Gateway {
+func (c *gwtContext) Gateway(namespace, name string) *gwv1.Gateway {
 	return c.gateways[namespace+"/"+name]
 }
 
-func (c *gwtContext) listenerSet(namespace, name string) *listenerSet {
+func (c *gwtContext) ListenerSet(namespace, name string) *ListenerSet {
 	ls, ok := c.listenerSets[namespace+"/"+name]
 	if !ok {
 		return nil
 	}
 	v := c.lsVersion
 	if v == nil {
-		v = listenerSetKind
+		v = ListenerSetKind
 	}
-	return v.listenerSet(ls)
+	return v.ListenerSet(ls)
 }
 
-func (c *gwtContext) namespaceLabels(name string) (map[string]string, bool) {
+func (c *gwtContext) NamespaceLabels(name string) (map[string]string, bool) {
 	l, ok := c.namespaces[name]
 	return l, ok
 }
 
-func (c *gwtContext) defaultIngressClass() string { return "" }
+func (c *gwtContext) DefaultIngressClass() string { return "" }
 
-func (c *gwtContext) mayPublish(namespace, name string) bool {
+func (c *gwtContext) MayPublish(namespace, name string) bool {
 	if c.delegated == nil {
 		return true
 	}
@@ -129,18 +129,18 @@ func gwtWant(t *testing.T, lines []string) []string {
 
 // gwtCheck compares records exactly (duplicates count) and warnings by substring;
 // no warnings are allowed when warn is empty.
-func gwtCheck(t *testing.T, what string, res result, want, warn []string) {
+func gwtCheck(t *testing.T, what string, res Result, want, warn []string) {
 	t.Helper()
-	got, exp := gwtStrings(res.rrs), gwtWant(t, want)
+	got, exp := gwtStrings(res.RRs), gwtWant(t, want)
 	if !slices.Equal(got, exp) {
 		t.Errorf("%s records:\ngot:\n\t%s\nwant:\n\t%s", what, strings.Join(got, "\n\t"), strings.Join(exp, "\n\t"))
 	}
-	if len(warn) == 0 && len(res.warnings) > 0 {
-		t.Errorf("%s: unexpected warnings %q", what, res.warnings)
+	if len(warn) == 0 && len(res.Warnings) > 0 {
+		t.Errorf("%s: unexpected warnings %q", what, res.Warnings)
 	}
 	for _, w := range warn {
-		if !slices.ContainsFunc(res.warnings, func(g string) bool { return strings.Contains(g, w) }) {
-			t.Errorf("%s: no warning contains %q; warnings: %q", what, w, res.warnings)
+		if !slices.ContainsFunc(res.Warnings, func(g string) bool { return strings.Contains(g, w) }) {
+			t.Errorf("%s: no warning contains %q; warnings: %q", what, w, res.Warnings)
 		}
 	}
 }
@@ -170,7 +170,7 @@ func gwtSlimContext(t *testing.T, c *gwtContext) *gwtContext {
 
 type gwtCase struct {
 	name         string
-	cfg          func(*sourceConfig)
+	cfg          func(*Config)
 	gateways     []*gwv1.Gateway
 	listenerSets []*gwv1.ListenerSet
 	experimental bool                         // ListenerSets are read as XListenerSets
@@ -196,7 +196,7 @@ func gwtRun(t *testing.T, tests []gwtCase) {
 				ctx.listenerSets[ls.Namespace+"/"+ls.Name] = ls
 			}
 			if tc.experimental {
-				ctx.lsVersion = listenerSetKind.older[0]
+				ctx.lsVersion = ListenerSetKind.Older[0]
 			}
 			obj := tc.route.Object()
 			res := routeRecords(gwtConvert(t, obj), ctx, cfg)
@@ -211,11 +211,11 @@ func gwtRun(t *testing.T, tests []gwtCase) {
 				t.Fatalf("slimRoute returned the %T unchanged", obj)
 			}
 			slimRes := routeRecords(gwtConvert(t, slim), gwtSlimContext(t, ctx), cfg)
-			if got, want := gwtStrings(slimRes.rrs), gwtStrings(res.rrs); !slices.Equal(got, want) {
+			if got, want := gwtStrings(slimRes.RRs), gwtStrings(res.RRs); !slices.Equal(got, want) {
 				t.Errorf("slim objects publish\n\t%s\nfull objects\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
 			}
-			if !slices.Equal(slimRes.warnings, res.warnings) {
-				t.Errorf("slim objects warn %q, full objects %q", slimRes.warnings, res.warnings)
+			if !slices.Equal(slimRes.Warnings, res.Warnings) {
+				t.Errorf("slim objects warn %q, full objects %q", slimRes.Warnings, res.Warnings)
 			}
 		})
 	}
@@ -226,7 +226,7 @@ func TestGatewayRecords(t *testing.T) {
 	listeners := []gwv1.Listener{testutil.HTTPListener("web", "www.example.com"), testutil.HTTPListener("any", "*.example.com")}
 	tests := []struct {
 		name string
-		cfg  func(*sourceConfig)
+		cfg  func(*Config)
 		gw   *gwv1.Gateway
 		want []string
 		warn []string
@@ -260,18 +260,18 @@ func TestGatewayRecords(t *testing.T) {
 			name: "ignore label",
 			gw: func() *gwv1.Gateway {
 				g := testutil.GatewayAnnotated(testutil.Gateway("default", "gw", ip, listeners...), "coredns.io/hostname", "gw.example.com")
-				g.Labels[ignoreLabel] = "true"
+				g.Labels[IgnoreLabel] = "true"
 				return g
 			}(),
 		},
 		{
 			name: "class filter excludes the Gateway",
-			cfg:  func(c *sourceConfig) { c.gatewayClasses = []string{"internal"} },
+			cfg:  func(c *Config) { c.GatewayClasses = []string{"internal"} },
 			gw:   testutil.GatewayAnnotated(testutil.Gateway("default", "gw", ip, listeners...), "coredns.io/hostname", "gw.example.com"),
 		},
 		{
 			name: "class filter admits the Gateway",
-			cfg:  func(c *sourceConfig) { c.gatewayClasses = []string{"public"} },
+			cfg:  func(c *Config) { c.GatewayClasses = []string{"public"} },
 			gw:   testutil.GatewayAnnotated(testutil.Gateway("default", "gw", []string{"192.0.2.1"}, listeners...), "coredns.io/hostname", "gw.example.com"),
 			want: []string{"gw.example.com. 60 IN A 192.0.2.1"},
 		},
@@ -282,12 +282,12 @@ func TestGatewayRecords(t *testing.T) {
 		},
 		{
 			name: "labelSelector excludes the Gateway",
-			cfg:  func(c *sourceConfig) { c.gatewaySelector = labels.SelectorFromSet(labels.Set{"app": "internal"}) },
+			cfg:  func(c *Config) { c.GatewaySelector = labels.SelectorFromSet(labels.Set{"app": "internal"}) },
 			gw:   testutil.GatewayAnnotated(testutil.Gateway("default", "gw", ip, listeners...), "coredns.io/hostname", "gw.example.com"),
 		},
 		{
 			name: "labelSelector admits the Gateway",
-			cfg:  func(c *sourceConfig) { c.gatewaySelector = labels.SelectorFromSet(labels.Set{"app": "edge"}) },
+			cfg:  func(c *Config) { c.GatewaySelector = labels.SelectorFromSet(labels.Set{"app": "edge"}) },
 			gw:   testutil.GatewayAnnotated(testutil.Gateway("default", "gw", []string{"192.0.2.1"}, listeners...), "coredns.io/hostname", "gw.example.com"),
 			want: []string{"gw.example.com. 60 IN A 192.0.2.1"},
 		},
@@ -315,7 +315,7 @@ func TestSlimGatewayAPI(t *testing.T) {
 	gw := testutil.GatewayAnnotated(testutil.Gateway("infra", "gw", []string{"192.0.2.1", "lb.example.net"},
 		testutil.AllowKinds(testutil.AllowFrom(testutil.Listener("tls", gwv1.TLSProtocolType, 443, "*.example.com"), gwv1.NamespacesFromSelector, sel), "TLSRoute"),
 	), "external-dns.alpha.kubernetes.io/target", "198.51.100.1", "coredns.io/hostname", "gw", "external-dns.alpha.kubernetes.io/ttl", "7")
-	gw.Labels[ignoreLabel] = "false"
+	gw.Labels[IgnoreLabel] = "false"
 	obj, err := slimGateway(gw)
 	if err != nil {
 		t.Fatal(err)
@@ -328,7 +328,7 @@ func TestSlimGatewayAPI(t *testing.T) {
 	if _, ok := s.Annotations["kubectl.kubernetes.io/last-applied-configuration"]; ok || s.Labels["app"] != "edge" {
 		t.Errorf("slimGateway kept unread metadata or lost the labels: labels %v annotations %v", s.Labels, s.Annotations)
 	}
-	if s.Labels[ignoreLabel] != "false" || len(s.Annotations) != 3 || s.Spec.GatewayClassName != "public" ||
+	if s.Labels[IgnoreLabel] != "false" || len(s.Annotations) != 3 || s.Spec.GatewayClassName != "public" ||
 		len(s.Status.Addresses) != 2 || len(s.Spec.Listeners) != 1 {
 		t.Errorf("slimGateway lost fields the sources read: %+v", s)
 	}
@@ -342,7 +342,7 @@ func TestSlimGatewayAPI(t *testing.T) {
 	// Routes keep their hostnames, parentRefs, the source annotations and the
 	// parents that accepted them; no rules, labels or other annotations.
 	r := testutil.NewRoute("HTTPRoute", []string{"www.example.com"}, testutil.Ref("gw"), testutil.Ref("refused"), testutil.Ref("pending")).
-		Annotated("coredns.io/hostname", "x").Labeled(ignoreLabel, "false").
+		Annotated("coredns.io/hostname", "x").Labeled(IgnoreLabel, "false").
 		WithParents(testutil.Parent(testutil.Ref("gw"), metav1.ConditionTrue), testutil.Parent(testutil.Ref("refused"), metav1.ConditionFalse))
 	robj, _ := slimRoute(r.Object())
 	hr, ok := robj.(*route)
@@ -363,7 +363,7 @@ func TestSlimGatewayAPI(t *testing.T) {
 		!slices.Equal(cp.accepted, hr.accepted) || !reflect.DeepEqual(cp.parentRefs, hr.parentRefs) || cp.kind != hr.kind {
 		t.Errorf("DeepCopyObject shares memory or lost fields: %+v", cp)
 	}
-	ignored, _ := slimRoute(testutil.NewRoute("HTTPRoute", nil, testutil.Ref("gw")).Labeled(ignoreLabel, "true").Object())
+	ignored, _ := slimRoute(testutil.NewRoute("HTTPRoute", nil, testutil.Ref("gw")).Labeled(IgnoreLabel, "true").Object())
 	if !ignored.(*route).ignored() {
 		t.Error("slimRoute lost the ignore label")
 	}

@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"testing"
@@ -94,12 +94,12 @@ func TestListenerSetAttached(t *testing.T) {
 		{"accepted but not allowed", same, testutil.ListenerSet("tenant", "ls", "infra", "gw", metav1.ConditionTrue), false},
 	}
 	for _, tc := range tests {
-		ls := listenerSetKind.listenerSet(tc.ls)
+		ls := ListenerSetKind.ListenerSet(tc.ls)
 		if got := listenerSetAttached(ls, tc.gw, ns); got != tc.want {
 			t.Errorf("%s: listenerSetAttached = %v, want %v", tc.name, got, tc.want)
 		}
 		slim, _ := slimListenerSet(tc.ls)
-		if got := listenerSetAttached(listenerSetKind.listenerSet(slim), tc.gw, ns); got != tc.want {
+		if got := listenerSetAttached(ListenerSetKind.ListenerSet(slim), tc.gw, ns); got != tc.want {
 			t.Errorf("%s: slim ListenerSet: listenerSetAttached = %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -195,7 +195,7 @@ func TestRouteRecordsListenerSet(t *testing.T) {
 		},
 		{
 			name: "gatewayClasses applies through the parent Gateway", gateways: all, listenerSets: set(metav1.ConditionTrue, tenantHTTP),
-			cfg:   func(c *sourceConfig) { c.gatewayClasses = []string{"internal"} },
+			cfg:   func(c *Config) { c.GatewayClasses = []string{"internal"} },
 			route: route("HTTPRoute", []string{"app.tenant.example.com"}, ref),
 		},
 		{
@@ -298,7 +298,7 @@ func TestRouteListenerSets(t *testing.T) {
 	r := testutil.NewRoute("HTTPRoute", nil,
 		testutil.ListenerSetRef("infra", "shared"), testutil.RefGK(testutil.Ref("mine"), gwv1.GroupName, "ListenerSet"), testutil.Ref("gw"),
 		testutil.RefGK(testutil.Ref("x"), experimentalGroup, "XListenerSet"), testutil.RefGK(testutil.Ref("other"), "example.com", "ListenerSet")).InNS("apps")
-	got := routeListenerSets(gwtConvert(t, r.Object()))
+	got := RouteListenerSets(gwtConvert(t, r.Object()))
 	want := []string{"infra/shared", "apps/mine", "apps/x"}
 	if len(got) != len(want) {
 		t.Fatalf("routeListenerSets = %q, want %q", got, want)

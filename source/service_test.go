@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"testing"
@@ -9,15 +9,15 @@ import (
 )
 
 // k8sSlimService converts a Service as its informer does.
-func k8sSlimService(svc *corev1.Service) *service {
+func k8sSlimService(svc *corev1.Service) *Service {
 	out, _ := slimService(svc)
-	return out.(*service)
+	return out.(*Service)
 }
 
 // k8sServiceCase is one Service and what serviceRecords makes of it.
 type k8sServiceCase struct {
 	name string
-	cfg  *sourceConfig // oneZone() when nil
+	cfg  *Config // oneZone() when nil
 	svc  *corev1.Service
 	want []string
 	warn []string // substrings of expected warnings; none allowed when empty
@@ -26,7 +26,7 @@ type k8sServiceCase struct {
 // k8sServiceCases are the Service source cases, also run through the slim
 // transform (kubernetes_test.go) and used as fuzz seeds.
 func k8sServiceCases() []k8sServiceCase {
-	oneZone := func() *sourceConfig { return &sourceConfig{zones: []string{"example.com."}, ttl: 60} }
+	oneZone := func() *Config { return &Config{Zones: []string{"example.com."}, TTL: 60} }
 	lb := corev1.ServiceTypeLoadBalancer
 
 	cases := []k8sServiceCase{
@@ -111,7 +111,7 @@ func k8sServiceCases() []k8sServiceCase {
 		},
 		{
 			name: "hostname annotations: lists, spaces, wildcards, relative and absolute names",
-			cfg:  &sourceConfig{zones: []string{"example.com.", "example.org."}, ttl: 60},
+			cfg:  &Config{Zones: []string{"example.com.", "example.org."}, TTL: 60},
 			svc: testutil.AnnotateService(testutil.Service(lb, "192.0.2.10"),
 				"coredns.io/hostname", " a.example.com , rel ,,",
 				"external-dns.alpha.kubernetes.io/hostname", "*.wild.example.com,abs.example.org."),
@@ -127,7 +127,7 @@ func k8sServiceCases() []k8sServiceCase {
 		},
 		{
 			name: "hostname annotations: the GA prefix wins over the alpha one, coredns.io/hostname adds",
-			cfg:  &sourceConfig{zones: []string{"example.com.", "example.org."}, ttl: 60},
+			cfg:  &Config{Zones: []string{"example.com.", "example.org."}, TTL: 60},
 			svc: testutil.AnnotateService(testutil.Service(lb, "192.0.2.10"),
 				"coredns.io/hostname", "a.example.com",
 				"external-dns.alpha.kubernetes.io/hostname", "*.wild.example.com,abs.example.org.",
@@ -244,7 +244,7 @@ func k8sServiceCases() []k8sServiceCase {
 		},
 		{
 			name: "SRV records for named ports only",
-			cfg:  &sourceConfig{zones: []string{"example.com.", "example.org."}, ttl: 60},
+			cfg:  &Config{Zones: []string{"example.com.", "example.org."}, TTL: 60},
 			svc: testutil.AnnotateService(testutil.WithPorts(testutil.Service(lb, "192.0.2.10"),
 				corev1.ServicePort{Name: "http", Protocol: corev1.ProtocolTCP, Port: 80},
 				corev1.ServicePort{Name: "DNS", Protocol: corev1.ProtocolUDP, Port: 53},
@@ -351,7 +351,7 @@ func k8sServiceCases() []k8sServiceCase {
 		},
 		{
 			name: "SRV records that would be longer than a name can be are skipped",
-			cfg:  &sourceConfig{zones: []string{k8sLongName(230) + "."}, ttl: 60},
+			cfg:  &Config{Zones: []string{k8sLongName(230) + "."}, TTL: 60},
 			svc: testutil.WithPorts(testutil.Service(lb, "192.0.2.10"),
 				corev1.ServicePort{Name: "https-metrics", Protocol: corev1.ProtocolTCP, Port: 443}),
 			want: []string{"web.apps." + k8sLongName(230) + ". 60 IN A 192.0.2.10"},
@@ -369,10 +369,10 @@ func TestServiceRecords(t *testing.T) {
 	for _, tc := range k8sServiceCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			r := serviceRecords(k8sSlimService(tc.svc), tc.cfg)
-			if d := testutil.Diff(testutil.Strings(r.rrs), testutil.Want(t, tc.want...)); d != "" {
+			if d := testutil.Diff(testutil.Strings(r.RRs), testutil.Want(t, tc.want...)); d != "" {
 				t.Error(d)
 			}
-			testutil.CheckWarnings(t, r.warnings, tc.warn)
+			testutil.CheckWarnings(t, r.Warnings, tc.warn)
 		})
 	}
 }
@@ -387,4 +387,61 @@ func k8sLongName(n int) string {
 		}
 	}
 	return string(b)
+}
+
+func TestNameserverRecords(t *testing.T) {
+	cfg := &Config{Zones: []string{"example.com.", "example.org."}, TTL: 60}
+	tests := []struct {
+		name string
+		svc  *corev1.Service
+		want []string
+		warn []string
+	}{
+		{
+			name: "load balancer addresses in every zone",
+			svc:  testutil.NamedService("kube-system", "dns1", "192.0.2.53", "2001:db8::53"),
+			want: []string{
+				"dns1.kube-system.example.com. 60 IN A 192.0.2.53", "dns1.kube-system.example.com. 60 IN AAAA 2001:db8::53",
+				"dns1.kube-system.example.org. 60 IN A 192.0.2.53", "dns1.kube-system.example.org. 60 IN AAAA 2001:db8::53",
+			},
+		},
+		{
+			name: "hostname only: no glue, a warning",
+			svc:  testutil.NamedService("kube-system", "dns1", "lb.example.net"),
+			warn: []string{"only hostnames", "lb.example.net."},
+		},
+		{
+			name: "hostnames are dropped next to addresses",
+			svc:  testutil.NamedService("kube-system", "dns1", "lb.example.net", "192.0.2.53"),
+			want: []string{"dns1.kube-system.example.com. 60 IN A 192.0.2.53", "dns1.kube-system.example.org. 60 IN A 192.0.2.53"},
+		},
+		{
+			name: "target annotation",
+			svc:  testutil.AnnotateService(testutil.NamedService("kube-system", "dns1", "192.0.2.53"), "external-dns.kubernetes.io/target", "198.51.100.53"),
+			want: []string{"dns1.kube-system.example.com. 60 IN A 198.51.100.53", "dns1.kube-system.example.org. 60 IN A 198.51.100.53"},
+		},
+		{
+			name: "external IPs of a ClusterIP Service",
+			svc: func() *corev1.Service {
+				svc := testutil.NamedService("kube-system", "dns1")
+				svc.Spec.Type = corev1.ServiceTypeClusterIP
+				svc.Spec.ExternalIPs = []string{"192.0.2.53"}
+				return svc
+			}(),
+			want: []string{"dns1.kube-system.example.com. 60 IN A 192.0.2.53", "dns1.kube-system.example.org. 60 IN A 192.0.2.53"},
+		},
+		{
+			name: "no addresses",
+			svc:  testutil.NamedService("kube-system", "dns1"),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r := NameserverRecords(k8sSlimService(tc.svc), cfg)
+			if d := testutil.Diff(testutil.Strings(r.RRs), testutil.Want(t, tc.want...)); d != "" {
+				t.Error(d)
+			}
+			testutil.CheckWarnings(t, r.Warnings, tc.warn)
+		})
+	}
 }

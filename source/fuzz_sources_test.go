@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"math"
@@ -17,21 +17,21 @@ import (
 
 // k8sFuzzConfig has a zone, a zone inside it, and a long zone, so that names
 // relative to it come close to the 255 octet limit.
-func k8sFuzzConfig(classes ...string) *sourceConfig {
-	return &sourceConfig{
-		zones:          []string{"example.com.", "sub.example.com.", strings.Repeat("z", 60) + "." + strings.Repeat("y", 60) + ".example.org."},
-		ttl:            60,
-		ingressClasses: classes,
+func k8sFuzzConfig(classes ...string) *Config {
+	return &Config{
+		Zones:          []string{"example.com.", "sub.example.com.", strings.Repeat("z", 60) + "." + strings.Repeat("y", 60) + ".example.org."},
+		TTL:            60,
+		IngressClasses: classes,
 	}
 }
 
 // k8sCheckRecords checks what every record a source publishes must satisfy:
 // a valid, lower-case, fully qualified owner inside a configured zone, and
 // records that pack into a message.
-func k8sCheckRecords(t *testing.T, cfg *sourceConfig, r result) {
+func k8sCheckRecords(t *testing.T, cfg *Config, r Result) {
 	t.Helper()
 	buf := make([]byte, dns.MaxMsgSize)
-	for _, rr := range r.rrs {
+	for _, rr := range r.RRs {
 		h := rr.Header()
 		name := h.Name
 		if _, ok := dns.IsDomainName(name); !ok || !dns.IsFqdn(name) || name != strings.ToLower(name) {
@@ -48,8 +48,8 @@ func k8sCheckRecords(t *testing.T, cfg *sourceConfig, r result) {
 				t.Fatalf("owner %q: %v", name, err)
 			}
 		}
-		if index.ZoneOf(cfg.zones, name) < 0 {
-			t.Fatalf("owner %q outside the zones %q", name, cfg.zones)
+		if index.ZoneOf(cfg.Zones, name) < 0 {
+			t.Fatalf("owner %q outside the zones %q", name, cfg.Zones)
 		}
 		if h.Class != dns.ClassINET || h.Ttl > math.MaxInt32 {
 			t.Fatalf("bad class or TTL: %s", rr)
@@ -63,7 +63,7 @@ func k8sCheckRecords(t *testing.T, cfg *sourceConfig, r result) {
 	}
 	// A name can have a CNAME or other data, never both (RFC 1034 §3.6.2).
 	cnames, data := map[string]bool{}, map[string]bool{}
-	for _, rr := range r.rrs {
+	for _, rr := range r.RRs {
 		if rr.Header().Rrtype == dns.TypeCNAME {
 			cnames[rr.Header().Name] = true
 		} else {
@@ -144,7 +144,7 @@ func FuzzIngressRecords(f *testing.F) {
 		// What the source does not read changes nothing.
 		noisy := ing.DeepCopy()
 		testutil.NoisyMeta(&noisy.ObjectMeta)
-		if a, b := testutil.Strings(r.rrs), testutil.Strings(ingressRecords(k8sSlimIngress(noisy), cfg, "").rrs); testutil.Diff(a, b) != "" {
+		if a, b := testutil.Strings(r.RRs), testutil.Strings(ingressRecords(k8sSlimIngress(noisy), cfg, "").RRs); testutil.Diff(a, b) != "" {
 			t.Fatalf("unread fields change what the Ingress publishes: %s", testutil.Diff(b, a))
 		}
 	})
@@ -204,10 +204,10 @@ func FuzzServiceRecords(f *testing.F) {
 		slim := k8sSlimService(svc)
 		r := serviceRecords(slim, cfg)
 		k8sCheckRecords(t, cfg, r)
-		if svc.Spec.Type != corev1.ServiceTypeLoadBalancer && svc.Spec.Type != corev1.ServiceTypeExternalName && len(r.rrs) > 0 {
-			t.Fatalf("a %q Service published %d records", typ, len(r.rrs))
+		if svc.Spec.Type != corev1.ServiceTypeLoadBalancer && svc.Spec.Type != corev1.ServiceTypeExternalName && len(r.RRs) > 0 {
+			t.Fatalf("a %q Service published %d records", typ, len(r.RRs))
 		}
-		for _, rr := range r.rrs {
+		for _, rr := range r.RRs {
 			if a, ok := rr.(*dns.A); ok && a.A.String() == "10.96.0.1" {
 				t.Fatalf("cluster IP published: %s", rr)
 			}
@@ -219,9 +219,9 @@ func FuzzServiceRecords(f *testing.F) {
 		// What the source does not read changes nothing.
 		noisy := svc.DeepCopy()
 		testutil.NoisyMeta(&noisy.ObjectMeta)
-		if a, b := testutil.Strings(r.rrs), testutil.Strings(serviceRecords(k8sSlimService(noisy), cfg).rrs); testutil.Diff(a, b) != "" {
+		if a, b := testutil.Strings(r.RRs), testutil.Strings(serviceRecords(k8sSlimService(noisy), cfg).RRs); testutil.Diff(a, b) != "" {
 			t.Fatalf("unread fields change what the Service publishes: %s", testutil.Diff(b, a))
 		}
-		k8sCheckRecords(t, cfg, nameserverRecords(slim, cfg))
+		k8sCheckRecords(t, cfg, NameserverRecords(slim, cfg))
 	})
 }

@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"reflect"
@@ -18,10 +18,10 @@ import (
 
 // The kinds kept as types of our own are objects to the informer's store.
 var (
-	_ metav1.Object  = &ingress{}
-	_ runtime.Object = &ingress{}
-	_ metav1.Object  = &service{}
-	_ runtime.Object = &service{}
+	_ metav1.Object  = &Ingress{}
+	_ runtime.Object = &Ingress{}
+	_ metav1.Object  = &Service{}
+	_ runtime.Object = &Service{}
 )
 
 // k8sKeptMeta is what an objectMeta keeps of k8sFullMeta: the annotations
@@ -56,7 +56,7 @@ func TestSlimIngressFields(t *testing.T) {
 			{IP: "192.0.2.1"}, {}, {Hostname: "lb.example.net", Ports: []networkingv1.IngressPortStatus{{Port: 443}}}, {IP: "192.0.2.2", Hostname: "lb2.example.net"},
 		}}},
 	}
-	want := &ingress{
+	want := &Ingress{
 		objectMeta: k8sKeptMeta(),
 		class:      "legacy", hasClass: true,
 		hosts: []string{"a.example.com", "b.example.com", "t1.example.com", "a.example.com"},
@@ -103,7 +103,7 @@ func TestSlimServiceFields(t *testing.T) {
 			{IP: "192.0.2.1"}, {}, {Hostname: "lb.example.net"},
 		}}},
 	}
-	want := &service{
+	want := &Service{
 		objectMeta:  k8sKeptMeta(),
 		typ:         loadBalancerService,
 		externalIPs: []string{"198.51.100.1", "198.51.100.2"},
@@ -154,7 +154,7 @@ func TestObjectMeta(t *testing.T) {
 		if got := m.GetAnnotations(); len(got) != 4 || got["coredns.io/hostname"] != "www" {
 			t.Errorf("%T: annotations %v", obj, got)
 		}
-		if got := m.GetLabels(); !reflect.DeepEqual(got, map[string]string{ignoreLabel: "true"}) {
+		if got := m.GetLabels(); !reflect.DeepEqual(got, map[string]string{IgnoreLabel: "true"}) {
 			t.Errorf("%T: labels %v", obj, got)
 		}
 

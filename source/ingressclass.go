@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"sort"
@@ -17,7 +17,7 @@ const defaultClassAnnotation = "ingressclass.kubernetes.io/is-default-class"
 // classes, or "": as Kubernetes's DefaultIngressClass admission plugin
 // chooses it, the newest of those annotated is-default-class "true" (by
 // creation time, then by name).
-func defaultIngressClass(classes []*metav1.PartialObjectMetadata) string {
+func DefaultIngressClass(classes []*metav1.PartialObjectMetadata) string {
 	var defaults []*metav1.PartialObjectMetadata
 	for _, c := range classes {
 		if c.Annotations[defaultClassAnnotation] == "true" {

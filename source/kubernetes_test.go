@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"slices"
@@ -14,13 +14,13 @@ import (
 )
 
 func TestTargetsAdd(t *testing.T) {
-	var r result
+	var r Result
 	var tg targets
 	for _, v := range []string{"192.0.2.1", " 192.0.2.1 ", "::ffff:192.0.2.1", "2001:DB8::1", "LB.example.net.", "lb.example.net", "", "  "} {
 		tg.add(&r, v, "test")
 	}
-	if len(r.warnings) > 0 {
-		t.Errorf("unexpected warnings %q", r.warnings)
+	if len(r.Warnings) > 0 {
+		t.Errorf("unexpected warnings %q", r.Warnings)
 	}
 	var ips []string
 	for _, ip := range tg.ips {
@@ -30,19 +30,19 @@ func TestTargetsAdd(t *testing.T) {
 		t.Errorf("targets = %q %q", ips, tg.hosts)
 	}
 	for _, bad := range []string{"fe80::1%eth0", "bad host", "a..b", "999.1.1.1", "10.0.0", "192.0.2.1.", "lb.example.123", "-lb.example.net"} {
-		var r result
+		var r Result
 		var tg targets
 		tg.add(&r, bad, "test")
-		if !tg.empty() || len(r.warnings) != 1 || !strings.Contains(r.warnings[0], bad) {
-			t.Errorf("add(%q): targets %v, warnings %q", bad, tg, r.warnings)
+		if !tg.empty() || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], bad) {
+			t.Errorf("add(%q): targets %v, warnings %q", bad, tg, r.Warnings)
 		}
 	}
 	for _, bad := range []string{"lb.example.net", "192.0.2.256", "fe80::1%eth0", "1.2.3"} {
-		var r result
+		var r Result
 		var tg targets
 		tg.addIP(&r, bad, "test")
-		if !tg.empty() || len(r.warnings) != 1 || !strings.Contains(r.warnings[0], `invalid IP "`+bad+`"`) {
-			t.Errorf("addIP(%q): targets %v, warnings %q", bad, tg, r.warnings)
+		if !tg.empty() || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], `invalid IP "`+bad+`"`) {
+			t.Errorf("addIP(%q): targets %v, warnings %q", bad, tg, r.Warnings)
 		}
 	}
 }
@@ -58,11 +58,11 @@ func k8sCheckSlimMeta(t *testing.T, orig, slim metav1.ObjectMeta) {
 		t.Errorf("managed fields, owner references or finalizers kept: %+v", slim)
 	}
 	for k := range slim.Labels {
-		if k != ignoreLabel {
+		if k != IgnoreLabel {
 			t.Errorf("label %q kept", k)
 		}
 	}
-	if v, ok := orig.Labels[ignoreLabel]; ok && slim.Labels[ignoreLabel] != v {
+	if v, ok := orig.Labels[IgnoreLabel]; ok && slim.Labels[IgnoreLabel] != v {
 		t.Errorf("ignore label %q lost", v)
 	}
 	for k := range slim.Annotations {
@@ -83,7 +83,7 @@ func k8sCheckSlimMeta(t *testing.T, orig, slim metav1.ObjectMeta) {
 // TestSlimMeta: the metadata the kinds kept as API types keep.
 func TestSlimMeta(t *testing.T) {
 	orig := metav1.ObjectMeta{
-		Name: "web", Namespace: "apps", Labels: map[string]string{ignoreLabel: "true"},
+		Name: "web", Namespace: "apps", Labels: map[string]string{IgnoreLabel: "true"},
 		Annotations: map[string]string{"coredns.io/hostname": "www", "external-dns.kubernetes.io/ttl": "10", legacyIngressClassAnnotation: "nginx"},
 	}
 	testutil.NoisyMeta(&orig)
@@ -136,17 +136,17 @@ func TestSlimIngress(t *testing.T) {
 
 			slim, clean := k8sSlimIngress(ing), k8sSlimIngress(tc.ing)
 			want, got := ingressRecords(clean, tc.cfg, ""), ingressRecords(slim, tc.cfg, "")
-			if d := testutil.Diff(testutil.Strings(got.rrs), testutil.Strings(want.rrs)); d != "" {
+			if d := testutil.Diff(testutil.Strings(got.RRs), testutil.Strings(want.RRs)); d != "" {
 				t.Errorf("records differ with unread fields: %s", d)
 			}
-			if !slices.Equal(got.warnings, want.warnings) {
-				t.Errorf("warnings differ with unread fields: %q, want %q", got.warnings, want.warnings)
+			if !slices.Equal(got.Warnings, want.Warnings) {
+				t.Errorf("warnings differ with unread fields: %q, want %q", got.Warnings, want.Warnings)
 			}
 			// The same object with a class filter that it passes, or not.
 			for _, classes := range [][]string{{"nginx"}, {"traefik", "whatever"}} {
 				cfg := *tc.cfg
-				cfg.ingressClasses = classes
-				if a, b := testutil.Strings(ingressRecords(clean, &cfg, "").rrs), testutil.Strings(ingressRecords(slim, &cfg, "").rrs); !slices.Equal(a, b) {
+				cfg.IngressClasses = classes
+				if a, b := testutil.Strings(ingressRecords(clean, &cfg, "").RRs), testutil.Strings(ingressRecords(slim, &cfg, "").RRs); !slices.Equal(a, b) {
 					t.Errorf("records differ with unread fields and classes %q: %s", classes, testutil.Diff(b, a))
 				}
 			}
@@ -177,13 +177,13 @@ func TestSlimService(t *testing.T) {
 
 			slim, clean := k8sSlimService(svc), k8sSlimService(tc.svc)
 			want, got := serviceRecords(clean, tc.cfg), serviceRecords(slim, tc.cfg)
-			if d := testutil.Diff(testutil.Strings(got.rrs), testutil.Strings(want.rrs)); d != "" {
+			if d := testutil.Diff(testutil.Strings(got.RRs), testutil.Strings(want.RRs)); d != "" {
 				t.Errorf("records differ with unread fields: %s", d)
 			}
-			if !slices.Equal(got.warnings, want.warnings) {
-				t.Errorf("warnings differ with unread fields: %q, want %q", got.warnings, want.warnings)
+			if !slices.Equal(got.Warnings, want.Warnings) {
+				t.Errorf("warnings differ with unread fields: %q, want %q", got.Warnings, want.Warnings)
 			}
-			if a, b := testutil.Strings(nameserverRecords(clean, tc.cfg).rrs), testutil.Strings(nameserverRecords(slim, tc.cfg).rrs); !slices.Equal(a, b) {
+			if a, b := testutil.Strings(NameserverRecords(clean, tc.cfg).RRs), testutil.Strings(NameserverRecords(slim, tc.cfg).RRs); !slices.Equal(a, b) {
 				t.Errorf("nameserver records differ with unread fields: %s", testutil.Diff(b, a))
 			}
 
@@ -259,7 +259,7 @@ func TestAnnotationPrecedence(t *testing.T) {
 			kept := newObjectMeta(api)
 			// Read from an API object, and from what the ingress and service informers keep.
 			for what, meta := range map[string]sourceMeta{"API object": apiMeta{api}, "objectMeta": &kept} {
-				var r result
+				var r Result
 				hosts := annotationHostnames(&r, meta, zones)
 				tg, ok := annotationTargets(&r, meta)
 				ttl := objectTTL(&r, meta, 60)
@@ -279,7 +279,7 @@ func TestAnnotationPrecedence(t *testing.T) {
 				if ttl != tc.ttl {
 					t.Errorf("%s: ttl %d, want %d", what, ttl, tc.ttl)
 				}
-				testutil.CheckWarnings(t, r.warnings, tc.warn)
+				testutil.CheckWarnings(t, r.Warnings, tc.warn)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 )
 
 // dnsEndpointResource is external-dns's DNSEndpoint CRD.
-var dnsEndpointResource = schema.GroupVersionResource{Group: "externaldns.k8s.io", Version: "v1alpha1", Resource: "dnsendpoints"}
+var DNSEndpointResource = schema.GroupVersionResource{Group: "externaldns.k8s.io", Version: "v1alpha1", Resource: "dnsendpoints"}
 
 // dnsEndpoint is the part of a DNSEndpoint the plugin reads. The type is
 // defined here rather than imported, to keep external-dns out of the build.
@@ -58,8 +58,8 @@ const invalidAnnotation = "k8s-gateway.dns/invalid"
 
 // dnsEndpointRecords returns the records of every endpoint of a DNSEndpoint:
 // each publishes its own name with its own type, targets and TTL.
-func dnsEndpointRecords(e *dnsEndpoint, c *sourceConfig) result {
-	var r result
+func dnsEndpointRecords(e *dnsEndpoint, c *Config) Result {
+	var r Result
 	if msg, bad := e.Annotations[invalidAnnotation]; bad {
 		r.warnf("cannot read the object: %s", msg)
 		return r
@@ -68,10 +68,10 @@ func dnsEndpointRecords(e *dnsEndpoint, c *sourceConfig) result {
 	if meta.ignored() {
 		return r
 	}
-	ttl := objectTTL(&r, meta, c.ttl)
+	ttl := objectTTL(&r, meta, c.TTL)
 	for i, ep := range e.Spec.Endpoints {
 		origin := fmt.Sprintf("spec.endpoints[%d]", i)
-		names := zoneNames(&r, ep.DNSName, c.zones, false, origin+".dnsName")
+		names := zoneNames(&r, ep.DNSName, c.Zones, false, origin+".dnsName")
 		if len(names) == 0 {
 			continue
 		}
@@ -89,7 +89,7 @@ func dnsEndpointRecords(e *dnsEndpoint, c *sourceConfig) result {
 				r.warnf("%s: %s target %q: %v", origin, rrtype, target, err)
 				continue
 			}
-			r.rrs = append(r.rrs, rr...)
+			r.RRs = append(r.RRs, rr...)
 		}
 	}
 	return r

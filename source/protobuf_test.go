@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"encoding/json"
@@ -17,7 +17,7 @@ import (
 // informer decodes it. Anything else passes unchanged.
 func slimService(obj any) (any, error) {
 	if svc, ok := obj.(*corev1.Service); ok {
-		return testutil.ViaProtobuf[service](svc)
+		return testutil.ViaProtobuf[Service](svc)
 	}
 	return obj, nil
 }
@@ -26,7 +26,7 @@ func slimService(obj any) (any, error) {
 // slimService does a Service.
 func slimIngress(obj any) (any, error) {
 	if ing, ok := obj.(*networkingv1.Ingress); ok {
-		return testutil.ViaProtobuf[ingress](ing)
+		return testutil.ViaProtobuf[Ingress](ing)
 	}
 	return obj, nil
 }
@@ -39,9 +39,9 @@ func TestUnmarshalJSONMatchesProtobuf(t *testing.T) {
 		var err error
 		switch o := obj.(type) {
 		case *corev1.Service:
-			want, err = testutil.ViaProtobuf[service](o)
+			want, err = testutil.ViaProtobuf[Service](o)
 		case *networkingv1.Ingress:
-			want, err = testutil.ViaProtobuf[ingress](o)
+			want, err = testutil.ViaProtobuf[Ingress](o)
 		default:
 			t.Fatalf("unexpected %T", obj)
 		}
@@ -71,7 +71,7 @@ func TestDecodeKeepsTheInitialEventsBookmark(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := out.(*service)
+	m := out.(*Service)
 	if m.GetAnnotations()[metav1.InitialEventsAnnotationKey] != "true" || m.GetResourceVersion() != "12" {
 		t.Errorf("bookmark decoded as %+v", m)
 	}
@@ -86,10 +86,10 @@ func TestUnmarshalRejectsTruncatedData(t *testing.T) {
 		switch o := obj.(type) {
 		case *corev1.Service:
 			data, _ = o.Marshal()
-			target = &service{}
+			target = &Service{}
 		case *networkingv1.Ingress:
 			data, _ = o.Marshal()
-			target = &ingress{}
+			target = &Ingress{}
 		}
 		if len(data) < 2 {
 			continue
@@ -108,9 +108,9 @@ func FuzzUnmarshal(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		_ = (&service{}).Unmarshal(data)
-		_ = (&ingress{}).Unmarshal(data)
-		_ = (&serviceList{}).Unmarshal(data)
+		_ = (&Service{}).Unmarshal(data)
+		_ = (&Ingress{}).Unmarshal(data)
+		_ = (&ServiceList{}).Unmarshal(data)
 	})
 }
 
@@ -126,9 +126,9 @@ func BenchmarkDecode(b *testing.B) {
 		decode func([]byte) error
 	}{
 		{"Service/API type", svc, func(d []byte) error { return new(corev1.Service).Unmarshal(d) }},
-		{"Service/service", svc, func(d []byte) error { return new(service).Unmarshal(d) }},
+		{"Service/service", svc, func(d []byte) error { return new(Service).Unmarshal(d) }},
 		{"Ingress/API type", ing, func(d []byte) error { return new(networkingv1.Ingress).Unmarshal(d) }},
-		{"Ingress/ingress", ing, func(d []byte) error { return new(ingress).Unmarshal(d) }},
+		{"Ingress/ingress", ing, func(d []byte) error { return new(Ingress).Unmarshal(d) }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -1,4 +1,4 @@
-package gateway
+package source
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 // added here is offered by the chart's watchedResources and allowed by its RBAC
 // helper, and the chart offers nothing the plugin does not read.
 func TestKindsMatchChart(t *testing.T) {
-	data, err := os.ReadFile("charts/k8s-gateway/values.schema.json")
+	data, err := os.ReadFile("../charts/k8s-gateway/values.schema.json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,11 +29,11 @@ func TestKindsMatchChart(t *testing.T) {
 	if err := json.Unmarshal(data, &schema); err != nil {
 		t.Fatal(err)
 	}
-	if got := schema.Properties.WatchedResources.Items.Enum; !slices.Equal(got, supportedResources()) {
-		t.Errorf("values.schema.json watchedResources enum %q, the plugin reads %q", got, supportedResources())
+	if got := schema.Properties.WatchedResources.Items.Enum; !slices.Equal(got, SupportedKinds()) {
+		t.Errorf("values.schema.json watchedResources enum %q, the plugin reads %q", got, SupportedKinds())
 	}
 
-	tpl, err := os.ReadFile("charts/k8s-gateway/templates/_helpers.tpl")
+	tpl, err := os.ReadFile("../charts/k8s-gateway/templates/_helpers.tpl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,33 +53,33 @@ func TestKindsMatchChart(t *testing.T) {
 	clusterScoped := define("clusterScopedRules")
 	namespaceObject := define("namespaceObjectRules")
 	var routes []string
-	for _, k := range kinds {
-		group, _, found := strings.Cut(k.groupVersion, "/")
+	for _, k := range Kinds {
+		group, _, found := strings.Cut(k.GroupVersion, "/")
 		if !found {
 			group = "" // the core group: "v1"
 		}
-		if k.route != nil {
-			routes = append(routes, k.name)
+		if k.Route != nil {
+			routes = append(routes, k.Name)
 			// The helper makes the resource of a route kind from its name.
-			if plural := strings.ToLower(k.name) + "s"; plural != k.resource {
-				t.Errorf("%s: the chart grants %q, the plugin reads %q", k.name, plural, k.resource)
+			if plural := strings.ToLower(k.Name) + "s"; plural != k.Resource {
+				t.Errorf("%s: the chart grants %q, the plugin reads %q", k.Name, plural, k.Resource)
 			}
-			if group != gatewayKind.groupVersion[:strings.Index(gatewayKind.groupVersion, "/")] {
-				t.Errorf("%s: the chart grants routes in the Gateway API group only, not %q", k.name, group)
+			if group != GatewayKind.GroupVersion[:strings.Index(GatewayKind.GroupVersion, "/")] {
+				t.Errorf("%s: the chart grants routes in the Gateway API group only, not %q", k.Name, group)
 			}
 			continue
 		}
 		// A kind of its own: `has "<Kind>" $w` grants its resource in its group.
-		m := regexp.MustCompile(`has "` + k.name + `" \$w \}\}(?s:.*?)\{\{- end \}\}`).FindString(rules)
+		m := regexp.MustCompile(`has "` + k.Name + `" \$w \}\}(?s:.*?)\{\{- end \}\}`).FindString(rules)
 		if m == "" {
-			t.Errorf("%s: namespacedRules grants nothing for it", k.name)
+			t.Errorf("%s: namespacedRules grants nothing for it", k.Name)
 			continue
 		}
-		if !strings.Contains(m, `"`+k.resource+`"`) {
-			t.Errorf("%s: namespacedRules does not grant %q: %s", k.name, k.resource, m)
+		if !strings.Contains(m, `"`+k.Resource+`"`) {
+			t.Errorf("%s: namespacedRules does not grant %q: %s", k.Name, k.Resource, m)
 		}
 		if !strings.Contains(rules, `- apiGroups: ["`+group+`"]`) {
-			t.Errorf("%s: namespacedRules has no rule for the group %q", k.name, group)
+			t.Errorf("%s: namespacedRules has no rule for the group %q", k.Name, group)
 		}
 	}
 	routeKinds := define("routeKinds")
@@ -95,19 +95,19 @@ func TestKindsMatchChart(t *testing.T) {
 	// granted by the ClusterRole, the rest by the Roles of
 	// filters.namespaces too, and the Namespaces read by name (byName) by
 	// those Roles as well.
-	for _, k := range []*kind{gatewayKind, listenerSetKind, namespaceKind, ingressClassKind} {
+	for _, k := range []*Kind{GatewayKind, ListenerSetKind, NamespaceKind, IngressClassKind} {
 		in, other, where := rules, clusterScoped, "namespacedRules"
-		if k.cluster {
+		if k.Cluster {
 			in, other, where = clusterScoped, rules, "clusterScopedRules"
 		}
-		if !strings.Contains(in, `"`+k.resource+`"`) {
-			t.Errorf("%s does not grant %s", where, k.resource)
+		if !strings.Contains(in, `"`+k.Resource+`"`) {
+			t.Errorf("%s does not grant %s", where, k.Resource)
 		}
-		if strings.Contains(other, `"`+k.resource+`"`) {
-			t.Errorf("%s is granted outside %s", k.resource, where)
+		if strings.Contains(other, `"`+k.Resource+`"`) {
+			t.Errorf("%s is granted outside %s", k.Resource, where)
 		}
-		if byName := strings.Contains(namespaceObject, `"`+k.resource+`"`); byName != k.byName {
-			t.Errorf("%s: namespaceObjectRules grants it %v, the plugin reads it by name %v", k.resource, byName, k.byName)
+		if byName := strings.Contains(namespaceObject, `"`+k.Resource+`"`); byName != k.ByName {
+			t.Errorf("%s: namespaceObjectRules grants it %v, the plugin reads it by name %v", k.Resource, byName, k.ByName)
 		}
 	}
 }
