@@ -3,6 +3,8 @@ package gateway
 import (
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"github.com/coredns/coredns/plugin/test"
 	"github.com/miekg/dns"
 )
@@ -56,13 +58,13 @@ func TestLookupReverseZoneNameservers(t *testing.T) {
 	for _, tc := range []test.Case{
 		{
 			Qname: rev, Qtype: dns.TypeNS,
-			Answer: qtRRs(rev + " 60 IN NS dns1.kube-system.example.com."),
-			Extra:  qtRRs("dns1.kube-system.example.com. 60 IN A 192.0.2.53"),
+			Answer: testutil.RRs(rev + " 60 IN NS dns1.kube-system.example.com."),
+			Extra:  testutil.RRs("dns1.kube-system.example.com. 60 IN A 192.0.2.53"),
 		},
-		{Qname: rev, Qtype: dns.TypeSOA, Answer: qtRRs(soa)},
-		{Qname: "53." + rev, Qtype: dns.TypePTR, Answer: qtRRs("53.2.0.192.in-addr.arpa. 60 IN PTR dns1.kube-system.example.com.")},
-		{Qname: "54." + rev, Qtype: dns.TypePTR, Rcode: dns.RcodeNameError, Ns: qtRRs(soa)},
-		{Qname: "dns1.kube-system.example.com.", Qtype: dns.TypeA, Answer: qtRRs("dns1.kube-system.example.com. 60 IN A 192.0.2.53")},
+		{Qname: rev, Qtype: dns.TypeSOA, Answer: testutil.RRs(soa)},
+		{Qname: "53." + rev, Qtype: dns.TypePTR, Answer: testutil.RRs("53.2.0.192.in-addr.arpa. 60 IN PTR dns1.kube-system.example.com.")},
+		{Qname: "54." + rev, Qtype: dns.TypePTR, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soa)},
+		{Qname: "dns1.kube-system.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("dns1.kube-system.example.com. 60 IN A 192.0.2.53")},
 	} {
 		qtCheck(t, g, tc)
 	}

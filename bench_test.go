@@ -7,6 +7,8 @@ import (
 	"net/netip"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"github.com/coredns/coredns/plugin/test"
 	"github.com/miekg/dns"
 	"github.com/seed-e581d630/k8s_gateway/index"
@@ -95,8 +97,8 @@ func BenchmarkServeDNS(b *testing.B) {
 func BenchmarkIndexUpdate(b *testing.B) {
 	g := benchGateway(b)
 	rrs := [2][]dns.RR{
-		{qtRR("host777.ns77.example.com. 60 IN A 192.0.2.7")},
-		{qtRR("host777.ns77.example.com. 60 IN A 192.0.2.8")},
+		{testutil.RR("host777.ns77.example.com. 60 IN A 192.0.2.7")},
+		{testutil.RR("host777.ns77.example.com. 60 IN A 192.0.2.8")},
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -111,7 +113,7 @@ func BenchmarkIndexUpdate(b *testing.B) {
 // with ancestors to create: the costlier kind of update.
 func BenchmarkIndexUpdateNewName(b *testing.B) {
 	g := benchGateway(b)
-	rr := []dns.RR{qtRR("a.b.c.new.example.com. 60 IN A 192.0.2.7")}
+	rr := []dns.RR{testutil.RR("a.b.c.new.example.com. 60 IN A 192.0.2.7")}
 	b.ReportAllocs()
 	b.ResetTimer()
 	i := 0
@@ -123,27 +125,6 @@ func BenchmarkIndexUpdateNewName(b *testing.B) {
 		}
 		i++
 	}
-}
-
-// BenchmarkPersistWrite: one write of the copy of a zone of benchNames names,
-// as the persister makes it after a change, and one read at startup.
-func BenchmarkPersistWrite(b *testing.B) {
-	g := benchGateway(b)
-	dir := b.TempDir()
-	p := newPersister(dir, g.Zones, defaultPersistTiming, g.clock, g.index.Snapshot)
-	b.Run("write", func(b *testing.B) {
-		for b.Loop() {
-			p.written[0] = 0
-			p.writeDue()
-		}
-	})
-	b.Run("read", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := readZoneCopy(copyPath(dir, "example.com."), "example.com."); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }
 
 // BenchmarkServeDNSSpread asks for a different name each time, spread over

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"github.com/miekg/dns"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -109,7 +111,7 @@ func TestFleetFirstOwnership(t *testing.T) {
 	k8sClaimingServiceIn(t, a, "apps", "shop", 100, "shop.example.com", "192.0.2.1")
 	k8sAnswers(t, g, "shop.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"shop.example.com. 60 IN A 192.0.2.1"}))
 	k8sClaimingServiceIn(t, b, "apps", "thief", 200, "shop.example.com", "192.0.2.66")
-	k8sEventually(t, "the rejection's Event in cluster b", func() string {
+	testutil.Eventually(t, "the rejection's Event in cluster b", func() string {
 		list, err := b.CoreV1().Events("apps").List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return err.Error()
@@ -178,7 +180,7 @@ func TestFleetUnreachableCluster(t *testing.T) {
 	if err := g.start(); err != nil {
 		t.Fatal(err)
 	}
-	k8sEventually(t, "ready", func() string {
+	testutil.Eventually(t, "ready", func() string {
 		if !g.Ready() {
 			return "not ready"
 		}
@@ -188,7 +190,7 @@ func TestFleetUnreachableCluster(t *testing.T) {
 		t.Errorf("ready after %s, before clusterWait", d)
 	}
 	k8sAnswers(t, g, "web.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1"}))
-	k8sEventually(t, "cluster metrics", func() string {
+	testutil.Eventually(t, "cluster metrics", func() string {
 		synced, conn := k8sMetric(clusterSynced.WithLabelValues("a")), k8sMetric(clusterConnected.WithLabelValues("a"))
 		downSynced, downConn := k8sMetric(clusterSynced.WithLabelValues("down")), k8sMetric(clusterConnected.WithLabelValues("down"))
 		if synced != 1 || conn != 1 || downSynced != 0 || downConn != 0 {

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -77,7 +79,7 @@ func TestClusterAPIDiscovery(t *testing.T) {
 	if err := g.start(); err != nil {
 		t.Fatal(err)
 	}
-	k8sEventually(t, "ready", func() string {
+	testutil.Eventually(t, "ready", func() string {
 		if !g.Ready() {
 			return "not ready"
 		}
@@ -98,7 +100,7 @@ func TestClusterAPIDiscovery(t *testing.T) {
 	// A broken kubeconfig: the Cluster is not read, the others are unaffected.
 	create(capiCluster("fleet", "bad"), capiClusters)
 	create(capiSecret("fleet", "bad", "garbage"), secretsResource)
-	k8sEventually(t, "bad is not read", func() string {
+	testutil.Eventually(t, "bad is not read", func() string {
 		g.discovery.mu.Lock()
 		defer g.discovery.mu.Unlock()
 		if _, ok := g.discovery.members["fleet/bad"]; ok {
@@ -158,7 +160,7 @@ func TestClusterAPIReadyWithWorkloads(t *testing.T) {
 		t.Fatal(err)
 	}
 	web := "web.apps.prod.example.com."
-	k8sEventually(t, "ready", func() string {
+	testutil.Eventually(t, "ready", func() string {
 		if !g.Ready() {
 			return "not ready"
 		}

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/persist"
+
 	"github.com/seed-e581d630/k8s_gateway/source"
 
 	"github.com/miekg/dns"
@@ -35,14 +37,14 @@ type timing struct {
 	// of the first probe.
 	guard guardTiming
 	// persist is when the copies of the persist option are written.
-	persist persistTiming
+	persist persist.Timing
 }
 
 // defaultTiming is the timing of a running plugin.
 var defaultTiming = timing{
 	startupWait: 5 * time.Second, reprobe: 10 * time.Second, clusterWait: 10 * time.Second,
 	health: 2 * time.Second, unreachableAfter: 10 * time.Second, guard: defaultGuardTiming,
-	persist: defaultPersistTiming,
+	persist: persist.Timing{Interval: time.Second, Refresh: soaRefresh * time.Second},
 }
 
 // sink receives the records of objects; *index.Index is one.

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/persist"
+
 	"github.com/seed-e581d630/k8s_gateway/source"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
@@ -42,7 +44,7 @@ var k8sTiming = timing{
 	startupWait: 5 * time.Second, reprobe: 50 * time.Millisecond, clusterWait: time.Second,
 	health: 10 * time.Millisecond, unreachableAfter: 200 * time.Millisecond,
 	guard:   guardTiming{retryInitial: 10 * time.Millisecond, retryMax: 20 * time.Millisecond, throttledMax: 20 * time.Millisecond},
-	persist: persistTiming{interval: 10 * time.Millisecond, refresh: time.Hour},
+	persist: persist.Timing{Interval: 10 * time.Millisecond, Refresh: time.Hour},
 }
 
 // k8sNewGateway configures a Gateway for zones, publishing Ingresses and
@@ -278,7 +280,7 @@ func TestControllerForbiddenKind(t *testing.T) {
 		t.Errorf("forbidden Ingress: got %s, want %s", got, k8sNX)
 	}
 	// The disabled kind is probed again, and stays disabled while forbidden.
-	k8sEventually(t, "re-probing", func() string {
+	testutil.Eventually(t, "re-probing", func() string {
 		if refused.Load() < 3 {
 			return "fewer than 3 list calls"
 		}
@@ -374,7 +376,7 @@ func TestControllerStopLeavesNoGoroutines(t *testing.T) {
 		}
 		if i%2 == 1 {
 			// Let a re-probe run.
-			k8sEventually(t, "a re-probe", func() string {
+			testutil.Eventually(t, "a re-probe", func() string {
 				if probes.Load() < before+2 {
 					return fmt.Sprintf("%d probes", probes.Load()-before)
 				}
@@ -389,7 +391,7 @@ func TestControllerStopLeavesNoGoroutines(t *testing.T) {
 	for i := range 5 {
 		cycle(i)
 	}
-	k8sEventually(t, "goroutines", func() string {
+	testutil.Eventually(t, "goroutines", func() string {
 		if n := runtime.NumGoroutine(); n > before {
 			buf := make([]byte, 1<<20)
 			return fmt.Sprintf("%d goroutines, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])

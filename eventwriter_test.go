@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -196,7 +198,7 @@ func TestEventWriterNeverBlocks(t *testing.T) {
 		}
 	})
 	close(sink.block)
-	k8sEventually(t, "the Events", func() string {
+	testutil.Eventually(t, "the Events", func() string {
 		if created, _ := sink.counts(); created != eventBurst {
 			return fmt.Sprintf("%d written, want %d", created, eventBurst)
 		}

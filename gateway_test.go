@@ -101,89 +101,89 @@ var (
 // zone above. Every case names its rcode and all three sections in full.
 var lookupCases = []test.Case{
 	// Positive answers: AA, minimal responses (no NS in authority).
-	{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: qtRRs(wwwA1, wwwA2)},
-	{Qname: "www.example.com.", Qtype: dns.TypeAAAA, Answer: qtRRs(wwwAAAA)},
-	{Qname: "v6.example.com.", Qtype: dns.TypeAAAA, Answer: qtRRs("v6.example.com. 60 IN AAAA 2001:db8::10")},
-	{Qname: "a.b.c.example.com.", Qtype: dns.TypeA, Answer: qtRRs("a.b.c.example.com. 60 IN A 192.0.2.20")},
-	{Qname: "txt.example.com.", Qtype: dns.TypeTXT, Answer: qtRRs(`txt.example.com. 60 IN TXT "hello"`)},
+	{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs(wwwA1, wwwA2)},
+	{Qname: "www.example.com.", Qtype: dns.TypeAAAA, Answer: testutil.RRs(wwwAAAA)},
+	{Qname: "v6.example.com.", Qtype: dns.TypeAAAA, Answer: testutil.RRs("v6.example.com. 60 IN AAAA 2001:db8::10")},
+	{Qname: "a.b.c.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("a.b.c.example.com. 60 IN A 192.0.2.20")},
+	{Qname: "txt.example.com.", Qtype: dns.TypeTXT, Answer: testutil.RRs(`txt.example.com. 60 IN TXT "hello"`)},
 	// MX and SRV: in-zone targets' addresses in additional, out-of-zone none.
 	{
 		Qname: "mail.example.com.", Qtype: dns.TypeMX,
-		Answer: qtRRs("mail.example.com. 60 IN MX 10 v4.example.com.", "mail.example.com. 60 IN MX 20 mx.example.net."),
-		Extra:  qtRRs("v4.example.com. 60 IN A 192.0.2.10"),
+		Answer: testutil.RRs("mail.example.com. 60 IN MX 10 v4.example.com.", "mail.example.com. 60 IN MX 20 mx.example.net."),
+		Extra:  testutil.RRs("v4.example.com. 60 IN A 192.0.2.10"),
 	},
 	{
 		Qname: "_http._tcp.svc.example.com.", Qtype: dns.TypeSRV,
-		Answer: qtRRs("_http._tcp.svc.example.com. 60 IN SRV 0 100 80 www.example.com."),
-		Extra:  qtRRs(wwwA1, wwwA2, wwwAAAA),
+		Answer: testutil.RRs("_http._tcp.svc.example.com. 60 IN SRV 0 100 80 www.example.com."),
+		Extra:  testutil.RRs(wwwA1, wwwA2, wwwAAAA),
 	},
 
 	// NODATA: the name exists, not with this type. SOA in authority.
-	{Qname: "v6.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
-	{Qname: "v4.example.com.", Qtype: dns.TypeAAAA, Ns: qtRRs(soaCom)},
-	{Qname: "www.example.com.", Qtype: dns.TypeMX, Ns: qtRRs(soaCom)},
-	{Qname: "www.example.com.", Qtype: dns.TypeTXT, Ns: qtRRs(soaCom)},
-	{Qname: "www.example.com.", Qtype: dns.TypeSRV, Ns: qtRRs(soaCom)},
-	{Qname: "www.example.com.", Qtype: dns.TypeCAA, Ns: qtRRs(soaCom)},
-	{Qname: "www.example.com.", Qtype: dns.TypeCNAME, Ns: qtRRs(soaCom)},
-	{Qname: "www.example.com.", Qtype: dns.TypeHTTPS, Ns: qtRRs(soaCom)},
-	{Qname: "www.example.com.", Qtype: dns.TypePTR, Ns: qtRRs(soaCom)},
-	{Qname: "txt.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
+	{Qname: "v6.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaCom)},
+	{Qname: "v4.example.com.", Qtype: dns.TypeAAAA, Ns: testutil.RRs(soaCom)},
+	{Qname: "www.example.com.", Qtype: dns.TypeMX, Ns: testutil.RRs(soaCom)},
+	{Qname: "www.example.com.", Qtype: dns.TypeTXT, Ns: testutil.RRs(soaCom)},
+	{Qname: "www.example.com.", Qtype: dns.TypeSRV, Ns: testutil.RRs(soaCom)},
+	{Qname: "www.example.com.", Qtype: dns.TypeCAA, Ns: testutil.RRs(soaCom)},
+	{Qname: "www.example.com.", Qtype: dns.TypeCNAME, Ns: testutil.RRs(soaCom)},
+	{Qname: "www.example.com.", Qtype: dns.TypeHTTPS, Ns: testutil.RRs(soaCom)},
+	{Qname: "www.example.com.", Qtype: dns.TypePTR, Ns: testutil.RRs(soaCom)},
+	{Qname: "txt.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaCom)},
 	// SOA and NS below the apex.
-	{Qname: "www.example.com.", Qtype: dns.TypeSOA, Ns: qtRRs(soaCom)},
-	{Qname: "www.example.com.", Qtype: dns.TypeNS, Ns: qtRRs(soaCom)},
-	{Qname: "c.example.com.", Qtype: dns.TypeNS, Ns: qtRRs(soaCom)},
+	{Qname: "www.example.com.", Qtype: dns.TypeSOA, Ns: testutil.RRs(soaCom)},
+	{Qname: "www.example.com.", Qtype: dns.TypeNS, Ns: testutil.RRs(soaCom)},
+	{Qname: "c.example.com.", Qtype: dns.TypeNS, Ns: testutil.RRs(soaCom)},
 	// Empty non-terminals, every type.
-	{Qname: "c.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
-	{Qname: "b.c.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
-	{Qname: "b.c.example.com.", Qtype: dns.TypeAAAA, Ns: qtRRs(soaCom)},
-	{Qname: "b.c.example.com.", Qtype: dns.TypeCNAME, Ns: qtRRs(soaCom)},
-	{Qname: "b.c.example.com.", Qtype: dns.TypeTXT, Ns: qtRRs(soaCom)},
-	{Qname: "b.c.example.com.", Qtype: dns.TypeANY, Ns: qtRRs(soaCom)},
-	{Qname: "kube-system.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
-	{Qname: "_tcp.svc.example.com.", Qtype: dns.TypeSRV, Ns: qtRRs(soaCom)},
+	{Qname: "c.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaCom)},
+	{Qname: "b.c.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaCom)},
+	{Qname: "b.c.example.com.", Qtype: dns.TypeAAAA, Ns: testutil.RRs(soaCom)},
+	{Qname: "b.c.example.com.", Qtype: dns.TypeCNAME, Ns: testutil.RRs(soaCom)},
+	{Qname: "b.c.example.com.", Qtype: dns.TypeTXT, Ns: testutil.RRs(soaCom)},
+	{Qname: "b.c.example.com.", Qtype: dns.TypeANY, Ns: testutil.RRs(soaCom)},
+	{Qname: "kube-system.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaCom)},
+	{Qname: "_tcp.svc.example.com.", Qtype: dns.TypeSRV, Ns: testutil.RRs(soaCom)},
 
 	// NXDOMAIN, every type; and below existing names (no wildcard there).
-	{Qname: "missing.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
-	{Qname: "missing.example.com.", Qtype: dns.TypeAAAA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
-	{Qname: "missing.example.com.", Qtype: dns.TypeCNAME, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
-	{Qname: "missing.example.com.", Qtype: dns.TypeMX, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
-	{Qname: "missing.example.com.", Qtype: dns.TypeSRV, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
-	{Qname: "missing.example.com.", Qtype: dns.TypeTXT, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
-	{Qname: "missing.example.com.", Qtype: dns.TypeSOA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
-	{Qname: "missing.example.com.", Qtype: dns.TypeNS, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
-	{Qname: "missing.example.com.", Qtype: dns.TypeANY, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
-	{Qname: "x.www.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
-	{Qname: "x.a.b.c.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
-	{Qname: "x.c.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "missing.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
+	{Qname: "missing.example.com.", Qtype: dns.TypeAAAA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
+	{Qname: "missing.example.com.", Qtype: dns.TypeCNAME, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
+	{Qname: "missing.example.com.", Qtype: dns.TypeMX, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
+	{Qname: "missing.example.com.", Qtype: dns.TypeSRV, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
+	{Qname: "missing.example.com.", Qtype: dns.TypeTXT, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
+	{Qname: "missing.example.com.", Qtype: dns.TypeSOA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
+	{Qname: "missing.example.com.", Qtype: dns.TypeNS, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
+	{Qname: "missing.example.com.", Qtype: dns.TypeANY, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
+	{Qname: "x.www.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
+	{Qname: "x.a.b.c.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
+	{Qname: "x.c.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
 	// Below a CNAME owner: no DNAME semantics, the name does not exist.
-	{Qname: "x.alias.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "x.alias.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
 
 	// CNAME: every qtype but CNAME and ANY follows it inside the zone.
 	{
 		Qname: "alias.example.com.", Qtype: dns.TypeA,
-		Answer: qtRRs("alias.example.com. 300 IN CNAME www.example.com.", wwwA1, wwwA2),
+		Answer: testutil.RRs("alias.example.com. 300 IN CNAME www.example.com.", wwwA1, wwwA2),
 	},
 	{
 		Qname: "alias.example.com.", Qtype: dns.TypeAAAA,
-		Answer: qtRRs("alias.example.com. 300 IN CNAME www.example.com.", wwwAAAA),
+		Answer: testutil.RRs("alias.example.com. 300 IN CNAME www.example.com.", wwwAAAA),
 	},
 	{
 		// The target exists without the type: NODATA after the CNAME.
 		Qname: "alias.example.com.", Qtype: dns.TypeMX,
-		Answer: qtRRs("alias.example.com. 300 IN CNAME www.example.com."),
-		Ns:     qtRRs(soaCom),
+		Answer: testutil.RRs("alias.example.com. 300 IN CNAME www.example.com."),
+		Ns:     testutil.RRs(soaCom),
 	},
 	{
 		Qname: "alias.example.com.", Qtype: dns.TypeTXT,
-		Answer: qtRRs("alias.example.com. 300 IN CNAME www.example.com."),
-		Ns:     qtRRs(soaCom),
+		Answer: testutil.RRs("alias.example.com. 300 IN CNAME www.example.com."),
+		Ns:     testutil.RRs(soaCom),
 	},
-	{Qname: "alias.example.com.", Qtype: dns.TypeCNAME, Answer: qtRRs("alias.example.com. 300 IN CNAME www.example.com.")},
-	{Qname: "alias.example.com.", Qtype: dns.TypeANY, Answer: qtRRs("alias.example.com. 300 IN CNAME www.example.com.")},
+	{Qname: "alias.example.com.", Qtype: dns.TypeCNAME, Answer: testutil.RRs("alias.example.com. 300 IN CNAME www.example.com.")},
+	{Qname: "alias.example.com.", Qtype: dns.TypeANY, Answer: testutil.RRs("alias.example.com. 300 IN CNAME www.example.com.")},
 	{
 		Qname: "c1.example.com.", Qtype: dns.TypeA,
-		Answer: qtRRs(
+		Answer: testutil.RRs(
 			"c1.example.com. 300 IN CNAME c2.example.com.",
 			"c2.example.com. 300 IN CNAME v4.example.com.",
 			"v4.example.com. 60 IN A 192.0.2.10",
@@ -191,43 +191,43 @@ var lookupCases = []test.Case{
 	},
 	{
 		Qname: "c1.example.com.", Qtype: dns.TypeAAAA,
-		Answer: qtRRs(
+		Answer: testutil.RRs(
 			"c1.example.com. 300 IN CNAME c2.example.com.",
 			"c2.example.com. 300 IN CNAME v4.example.com.",
 		),
-		Ns: qtRRs(soaCom),
+		Ns: testutil.RRs(soaCom),
 	},
-	{Qname: "c2.example.com.", Qtype: dns.TypeCNAME, Answer: qtRRs("c2.example.com. 300 IN CNAME v4.example.com.")},
+	{Qname: "c2.example.com.", Qtype: dns.TypeCNAME, Answer: testutil.RRs("c2.example.com. 300 IN CNAME v4.example.com.")},
 	// Target outside the zone: the CNAME alone, NOERROR.
-	{Qname: "ext.example.com.", Qtype: dns.TypeA, Answer: qtRRs("ext.example.com. 300 IN CNAME www.example.net.")},
-	{Qname: "ext.example.com.", Qtype: dns.TypeMX, Answer: qtRRs("ext.example.com. 300 IN CNAME www.example.net.")},
+	{Qname: "ext.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("ext.example.com. 300 IN CNAME www.example.net.")},
+	{Qname: "ext.example.com.", Qtype: dns.TypeMX, Answer: testutil.RRs("ext.example.com. 300 IN CNAME www.example.net.")},
 	// In-zone target that does not exist: NXDOMAIN, CNAME in answer, SOA in authority.
 	{
 		Qname: "dangling.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError,
-		Answer: qtRRs("dangling.example.com. 300 IN CNAME missing.example.com."),
-		Ns:     qtRRs(soaCom),
+		Answer: testutil.RRs("dangling.example.com. 300 IN CNAME missing.example.com."),
+		Ns:     testutil.RRs(soaCom),
 	},
-	{Qname: "dangling.example.com.", Qtype: dns.TypeCNAME, Answer: qtRRs("dangling.example.com. 300 IN CNAME missing.example.com.")},
+	{Qname: "dangling.example.com.", Qtype: dns.TypeCNAME, Answer: testutil.RRs("dangling.example.com. 300 IN CNAME missing.example.com.")},
 	// Target an empty non-terminal: NODATA after the CNAME.
 	{
 		Qname: "toent.example.com.", Qtype: dns.TypeA,
-		Answer: qtRRs("toent.example.com. 300 IN CNAME b.c.example.com."),
-		Ns:     qtRRs(soaCom),
+		Answer: testutil.RRs("toent.example.com. 300 IN CNAME b.c.example.com."),
+		Ns:     testutil.RRs(soaCom),
 	},
 	// Target answered by a wildcard.
 	{
 		Qname: "towild.example.com.", Qtype: dns.TypeA,
-		Answer: qtRRs("towild.example.com. 300 IN CNAME x.w.example.com.", "x.w.example.com. 60 IN A 192.0.2.50"),
+		Answer: testutil.RRs("towild.example.com. 300 IN CNAME x.w.example.com.", "x.w.example.com. 60 IN A 192.0.2.50"),
 	},
 	// A target in upper case is followed case-insensitively.
 	{
 		Qname: "upper.example.com.", Qtype: dns.TypeA,
-		Answer: qtRRs("upper.example.com. 300 IN CNAME WWW.Example.COM.", wwwA1, wwwA2),
+		Answer: testutil.RRs("upper.example.com. 300 IN CNAME WWW.Example.COM.", wwwA1, wwwA2),
 	},
 	// Chains: eight CNAMEs are followed, nine are not (see TestLookupServFail).
 	{
 		Qname: "l1.chain8.example.com.", Qtype: dns.TypeA,
-		Answer: qtRRs(
+		Answer: testutil.RRs(
 			"l1.chain8.example.com. 300 IN CNAME l2.chain8.example.com.",
 			"l2.chain8.example.com. 300 IN CNAME l3.chain8.example.com.",
 			"l3.chain8.example.com. 300 IN CNAME l4.chain8.example.com.",
@@ -239,101 +239,101 @@ var lookupCases = []test.Case{
 			"l9.chain8.example.com. 60 IN A 192.0.2.8",
 		),
 	},
-	{Qname: "loop1.example.com.", Qtype: dns.TypeCNAME, Answer: qtRRs("loop1.example.com. 300 IN CNAME loop2.example.com.")},
+	{Qname: "loop1.example.com.", Qtype: dns.TypeCNAME, Answer: testutil.RRs("loop1.example.com. 300 IN CNAME loop2.example.com.")},
 
 	// Wildcards (RFC 4592).
-	{Qname: "x.w.example.com.", Qtype: dns.TypeA, Answer: qtRRs("x.w.example.com. 60 IN A 192.0.2.50")},
-	{Qname: "y.x.w.example.com.", Qtype: dns.TypeA, Answer: qtRRs("y.x.w.example.com. 60 IN A 192.0.2.50")},
-	{Qname: "z.y.x.w.example.com.", Qtype: dns.TypeA, Answer: qtRRs("z.y.x.w.example.com. 60 IN A 192.0.2.50")},
-	{Qname: "x.w.example.com.", Qtype: dns.TypeANY, Answer: qtRRs("x.w.example.com. 60 IN A 192.0.2.50")},
+	{Qname: "x.w.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("x.w.example.com. 60 IN A 192.0.2.50")},
+	{Qname: "y.x.w.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("y.x.w.example.com. 60 IN A 192.0.2.50")},
+	{Qname: "z.y.x.w.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("z.y.x.w.example.com. 60 IN A 192.0.2.50")},
+	{Qname: "x.w.example.com.", Qtype: dns.TypeANY, Answer: testutil.RRs("x.w.example.com. 60 IN A 192.0.2.50")},
 	// The wildcard without the type asked: NODATA.
-	{Qname: "x.w.example.com.", Qtype: dns.TypeAAAA, Ns: qtRRs(soaCom)},
-	{Qname: "x.w.example.com.", Qtype: dns.TypeTXT, Ns: qtRRs(soaCom)},
-	{Qname: "x.w.example.com.", Qtype: dns.TypeCNAME, Ns: qtRRs(soaCom)},
+	{Qname: "x.w.example.com.", Qtype: dns.TypeAAAA, Ns: testutil.RRs(soaCom)},
+	{Qname: "x.w.example.com.", Qtype: dns.TypeTXT, Ns: testutil.RRs(soaCom)},
+	{Qname: "x.w.example.com.", Qtype: dns.TypeCNAME, Ns: testutil.RRs(soaCom)},
 	// Never the parent of the wildcard: an empty non-terminal.
-	{Qname: "w.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
+	{Qname: "w.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaCom)},
 	// The wildcard owner asked literally.
-	{Qname: "*.w.example.com.", Qtype: dns.TypeA, Answer: qtRRs("*.w.example.com. 60 IN A 192.0.2.50")},
+	{Qname: "*.w.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("*.w.example.com. 60 IN A 192.0.2.50")},
 	// Existing names and ENTs below block it.
-	{Qname: "a.b.w.example.com.", Qtype: dns.TypeA, Answer: qtRRs("a.b.w.example.com. 60 IN A 192.0.2.51")},
-	{Qname: "a.b.w.example.com.", Qtype: dns.TypeAAAA, Ns: qtRRs(soaCom)},
-	{Qname: "b.w.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
-	{Qname: "x.b.w.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
-	{Qname: "x.a.b.w.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "a.b.w.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("a.b.w.example.com. 60 IN A 192.0.2.51")},
+	{Qname: "a.b.w.example.com.", Qtype: dns.TypeAAAA, Ns: testutil.RRs(soaCom)},
+	{Qname: "b.w.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaCom)},
+	{Qname: "x.b.w.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
+	{Qname: "x.a.b.w.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
 	// Below the wildcard owner itself: its closest encloser is "*.w", which has no wildcard child.
-	{Qname: "x.*.w.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "x.*.w.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
 	// A wildcard elsewhere does not leak into siblings or into names above it.
-	{Qname: "x.wa.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
-	{Qname: "x.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "x.wa.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
+	{Qname: "x.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
 	// A wildcard CNAME synthesizes a CNAME owned by the query name.
 	{
 		Qname: "x.wc.example.com.", Qtype: dns.TypeA,
-		Answer: qtRRs("x.wc.example.com. 300 IN CNAME www.example.com.", wwwA1, wwwA2),
+		Answer: testutil.RRs("x.wc.example.com. 300 IN CNAME www.example.com.", wwwA1, wwwA2),
 	},
 	{
 		Qname: "y.x.wc.example.com.", Qtype: dns.TypeAAAA,
-		Answer: qtRRs("y.x.wc.example.com. 300 IN CNAME www.example.com.", wwwAAAA),
+		Answer: testutil.RRs("y.x.wc.example.com. 300 IN CNAME www.example.com.", wwwAAAA),
 	},
-	{Qname: "x.wc.example.com.", Qtype: dns.TypeCNAME, Answer: qtRRs("x.wc.example.com. 300 IN CNAME www.example.com.")},
-	{Qname: "x.wc.example.com.", Qtype: dns.TypeANY, Answer: qtRRs("x.wc.example.com. 300 IN CNAME www.example.com.")},
+	{Qname: "x.wc.example.com.", Qtype: dns.TypeCNAME, Answer: testutil.RRs("x.wc.example.com. 300 IN CNAME www.example.com.")},
+	{Qname: "x.wc.example.com.", Qtype: dns.TypeANY, Answer: testutil.RRs("x.wc.example.com. 300 IN CNAME www.example.com.")},
 	{
 		Qname: "x.wc.example.com.", Qtype: dns.TypeMX,
-		Answer: qtRRs("x.wc.example.com. 300 IN CNAME www.example.com."),
-		Ns:     qtRRs(soaCom),
+		Answer: testutil.RRs("x.wc.example.com. 300 IN CNAME www.example.com."),
+		Ns:     testutil.RRs(soaCom),
 	},
-	{Qname: "x.we.example.com.", Qtype: dns.TypeA, Answer: qtRRs("x.we.example.com. 300 IN CNAME www.example.net.")},
+	{Qname: "x.we.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("x.we.example.com. 300 IN CNAME www.example.net.")},
 	{
 		Qname: "x.wd.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError,
-		Answer: qtRRs("x.wd.example.com. 300 IN CNAME missing.example.com."),
-		Ns:     qtRRs(soaCom),
+		Answer: testutil.RRs("x.wd.example.com. 300 IN CNAME missing.example.com."),
+		Ns:     testutil.RRs(soaCom),
 	},
-	{Qname: "wc.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
+	{Qname: "wc.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaCom)},
 	// An empty non-terminal wildcard synthesizes NODATA (RFC 4592 §2.2.2).
-	{Qname: "q.e.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
-	{Qname: "a.q.e.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
-	{Qname: "*.e.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
-	{Qname: "a.*.e.example.com.", Qtype: dns.TypeA, Answer: qtRRs("a.*.e.example.com. 60 IN A 192.0.2.70")},
-	{Qname: "b.*.e.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+	{Qname: "q.e.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaCom)},
+	{Qname: "a.q.e.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaCom)},
+	{Qname: "*.e.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaCom)},
+	{Qname: "a.*.e.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("a.*.e.example.com. 60 IN A 192.0.2.70")},
+	{Qname: "b.*.e.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
 
 	// Apex.
-	{Qname: "example.com.", Qtype: dns.TypeSOA, Answer: qtRRs(soaCom)},
+	{Qname: "example.com.", Qtype: dns.TypeSOA, Answer: testutil.RRs(soaCom)},
 	{
 		Qname: "example.com.", Qtype: dns.TypeNS,
-		Answer: qtRRs(
+		Answer: testutil.RRs(
 			"example.com. 60 IN NS dns1.kube-system.example.com.",
 			"example.com. 60 IN NS dns2.kube-system.example.com.",
 		),
-		Extra: qtRRs(
+		Extra: testutil.RRs(
 			"dns1.kube-system.example.com. 60 IN A 192.0.2.53",
 			"dns1.kube-system.example.com. 60 IN AAAA 2001:db8::53",
 			"dns2.kube-system.example.com. 60 IN A 192.0.2.54",
 		),
 	},
-	{Qname: "example.com.", Qtype: dns.TypeA, Answer: qtRRs("example.com. 60 IN A 192.0.2.100")},
-	{Qname: "example.com.", Qtype: dns.TypeAAAA, Ns: qtRRs(soaCom)},
-	{Qname: "example.com.", Qtype: dns.TypeMX, Ns: qtRRs(soaCom)},
-	{Qname: "example.com.", Qtype: dns.TypeCNAME, Ns: qtRRs(soaCom)},
-	{Qname: "example.com.", Qtype: dns.TypeANY, Answer: qtRRs(soaCom)},
+	{Qname: "example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("example.com. 60 IN A 192.0.2.100")},
+	{Qname: "example.com.", Qtype: dns.TypeAAAA, Ns: testutil.RRs(soaCom)},
+	{Qname: "example.com.", Qtype: dns.TypeMX, Ns: testutil.RRs(soaCom)},
+	{Qname: "example.com.", Qtype: dns.TypeCNAME, Ns: testutil.RRs(soaCom)},
+	{Qname: "example.com.", Qtype: dns.TypeANY, Answer: testutil.RRs(soaCom)},
 	// The nameserver names are ordinary names.
 	{
 		Qname: "dns1.kube-system.example.com.", Qtype: dns.TypeAAAA,
-		Answer: qtRRs("dns1.kube-system.example.com. 60 IN AAAA 2001:db8::53"),
+		Answer: testutil.RRs("dns1.kube-system.example.com. 60 IN AAAA 2001:db8::53"),
 	},
 
 	// ANY (RFC 8482): one RRset, never the whole name.
-	{Qname: "www.example.com.", Qtype: dns.TypeANY, Answer: qtRRs(wwwA1, wwwA2)},
-	{Qname: "v6.example.com.", Qtype: dns.TypeANY, Answer: qtRRs("v6.example.com. 60 IN AAAA 2001:db8::10")},
-	{Qname: "c.example.com.", Qtype: dns.TypeANY, Ns: qtRRs(soaCom)},
-	{Qname: "w.example.com.", Qtype: dns.TypeANY, Ns: qtRRs(soaCom)},
+	{Qname: "www.example.com.", Qtype: dns.TypeANY, Answer: testutil.RRs(wwwA1, wwwA2)},
+	{Qname: "v6.example.com.", Qtype: dns.TypeANY, Answer: testutil.RRs("v6.example.com. 60 IN AAAA 2001:db8::10")},
+	{Qname: "c.example.com.", Qtype: dns.TypeANY, Ns: testutil.RRs(soaCom)},
+	{Qname: "w.example.com.", Qtype: dns.TypeANY, Ns: testutil.RRs(soaCom)},
 
 	// Case: the question keeps its case (checked by qtCheck), and so do the
 	// answers' owners that are the query name (RFC 4343 §4.1); every other
 	// name is as published.
-	{Qname: "WwW.ExAmPlE.CoM.", Qtype: dns.TypeA, Answer: qtRRs("WwW.ExAmPlE.CoM. 60 IN A 192.0.2.1", "WwW.ExAmPlE.CoM. 60 IN A 192.0.2.2")},
-	{Qname: "X.W.Example.COM.", Qtype: dns.TypeA, Answer: qtRRs("X.W.Example.COM. 60 IN A 192.0.2.50")},
-	{Qname: "ALIAS.example.com.", Qtype: dns.TypeA, Answer: qtRRs("ALIAS.example.com. 300 IN CNAME www.example.com.", wwwA1, wwwA2)},
-	{Qname: "MISSING.Example.Com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
-	{Qname: "EXAMPLE.COM.", Qtype: dns.TypeSOA, Answer: qtRRs("EXAMPLE.COM. 60 IN SOA dns1.kube-system.example.com. hostmaster.example.com. 0 300 60 604800 60")},
+	{Qname: "WwW.ExAmPlE.CoM.", Qtype: dns.TypeA, Answer: testutil.RRs("WwW.ExAmPlE.CoM. 60 IN A 192.0.2.1", "WwW.ExAmPlE.CoM. 60 IN A 192.0.2.2")},
+	{Qname: "X.W.Example.COM.", Qtype: dns.TypeA, Answer: testutil.RRs("X.W.Example.COM. 60 IN A 192.0.2.50")},
+	{Qname: "ALIAS.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("ALIAS.example.com. 300 IN CNAME www.example.com.", wwwA1, wwwA2)},
+	{Qname: "MISSING.Example.Com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
+	{Qname: "EXAMPLE.COM.", Qtype: dns.TypeSOA, Answer: testutil.RRs("EXAMPLE.COM. 60 IN SOA dns1.kube-system.example.com. hostmaster.example.com. 0 300 60 604800 60")},
 }
 
 func TestLookup(t *testing.T) {
@@ -369,11 +369,11 @@ func TestLookupServFail(t *testing.T) {
 	for i := 1; i <= 9; i++ {
 		links = append(links, fmt.Sprintf("l%d.chain9.example.com. 300 IN CNAME l%d.chain9.example.com.", i, i+1))
 	}
-	qtCheck(t, g, test.Case{Qname: "l1.chain9.example.com.", Qtype: dns.TypeA, Answer: qtRRs(links...)})
+	qtCheck(t, g, test.Case{Qname: "l1.chain9.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs(links...)})
 	// The ninth link of chain9 is reachable from the second one.
 	qtCheck(t, g, test.Case{
 		Qname: "l2.chain9.example.com.", Qtype: dns.TypeA,
-		Answer: qtRRs(
+		Answer: testutil.RRs(
 			"l2.chain9.example.com. 300 IN CNAME l3.chain9.example.com.",
 			"l3.chain9.example.com. 300 IN CNAME l4.chain9.example.com.",
 			"l4.chain9.example.com. 300 IN CNAME l5.chain9.example.com.",
@@ -404,12 +404,12 @@ func TestLookupApexNameservers(t *testing.T) {
 	for _, tc := range []test.Case{
 		{
 			Qname: "example.com.", Qtype: dns.TypeNS,
-			Answer: qtRRs("example.com. 30 IN NS ns1.example.com.", "example.com. 30 IN NS ns.example.net."),
-			Extra:  qtRRs("ns1.example.com. 30 IN A 192.0.2.53", "ns1.example.com. 30 IN AAAA 2001:db8::53"),
+			Answer: testutil.RRs("example.com. 30 IN NS ns1.example.com.", "example.com. 30 IN NS ns.example.net."),
+			Extra:  testutil.RRs("ns1.example.com. 30 IN A 192.0.2.53", "ns1.example.com. 30 IN AAAA 2001:db8::53"),
 		},
-		{Qname: "example.com.", Qtype: dns.TypeSOA, Answer: qtRRs(soa)},
-		{Qname: "missing.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soa)},
-		{Qname: "www.example.com.", Qtype: dns.TypeAAAA, Ns: qtRRs(soa)},
+		{Qname: "example.com.", Qtype: dns.TypeSOA, Answer: testutil.RRs(soa)},
+		{Qname: "missing.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soa)},
+		{Qname: "www.example.com.", Qtype: dns.TypeAAAA, Ns: testutil.RRs(soa)},
 	} {
 		qtCheck(t, g, tc)
 	}
@@ -418,9 +418,9 @@ func TestLookupApexNameservers(t *testing.T) {
 	g, _ = qtGateway(t, []string{"example.com."}, nil, nil)
 	qtCheck(t, g, test.Case{
 		Qname: "example.com.", Qtype: dns.TypeNS,
-		Answer: qtRRs("example.com. 60 IN NS dns1.kube-system.example.com."),
+		Answer: testutil.RRs("example.com. 60 IN NS dns1.kube-system.example.com."),
 	})
-	qtCheck(t, g, test.Case{Qname: "example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)})
+	qtCheck(t, g, test.Case{Qname: "example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaCom)})
 }
 
 // TestLookupSerialFollowsData: the SOA served changes its serial when data
@@ -437,33 +437,33 @@ func TestLookupSerialFollowsData(t *testing.T) {
 	if want := g.index.Snapshot().Serial(0); s1 != want {
 		t.Fatalf("served serial %d, index serial %d", s1, want)
 	}
-	if want := uint32(clk.now().Unix()); s1 != want {
+	if want := uint32(clk.Now().Unix()); s1 != want {
 		t.Fatalf("serial %d, want the clock %d", s1, want)
 	}
 
-	clk.add(5 * time.Second)
-	g.index.Update("Service/default/www", qtRRs("www.example.com. 60 IN A 192.0.2.2"))
+	clk.Add(5 * time.Second)
+	g.index.Update("Service/default/www", testutil.RRs("www.example.com. 60 IN A 192.0.2.2"))
 	s2 := serialOf()
 	if s2 != s1+5 {
 		t.Errorf("serial after a change %d, want %d", s2, s1+5)
 	}
-	qtCheck(t, g, test.Case{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: qtRRs("www.example.com. 60 IN A 192.0.2.2")})
+	qtCheck(t, g, test.Case{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("www.example.com. 60 IN A 192.0.2.2")})
 
 	// An update that changes nothing keeps the serial.
-	clk.add(5 * time.Second)
-	g.index.Update("Service/default/www", qtRRs("www.example.com. 60 IN A 192.0.2.2"))
+	clk.Add(5 * time.Second)
+	g.index.Update("Service/default/www", testutil.RRs("www.example.com. 60 IN A 192.0.2.2"))
 	g.index.Update("Service/default/other", nil)
 	if s3 := serialOf(); s3 != s2 {
 		t.Errorf("serial after a no-op update %d, want %d", s3, s2)
 	}
 
 	// Removing the object: NXDOMAIN, new serial.
-	clk.add(time.Second)
+	clk.Add(time.Second)
 	g.index.Update("Service/default/www", nil)
 	if s4 := serialOf(); s4 != s2+6 {
 		t.Errorf("serial after a removal %d, want %d", s4, s2+6)
 	}
-	qtCheck(t, g, test.Case{Qname: "www.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)})
+	qtCheck(t, g, test.Case{Qname: "www.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)})
 }
 
 // lookupNext is a next plugin that records that it was called and answers REFUSED with a marker.
@@ -474,7 +474,7 @@ func (n *lookupNext) ServeDNS(_ context.Context, w dns.ResponseWriter, r *dns.Ms
 	n.calls++
 	m := new(dns.Msg)
 	m.SetRcode(r, dns.RcodeRefused)
-	m.Extra = qtRRs(`next.marker. 0 IN TXT "next"`)
+	m.Extra = testutil.RRs(`next.marker. 0 IN TXT "next"`)
 	w.WriteMsg(m)
 	return dns.RcodeRefused, nil
 }
@@ -508,17 +508,17 @@ func TestLookupNextPlugin(t *testing.T) {
 				toNext("x.b.w.example.com.", dns.TypeAAAA)
 				toNext("missing.example.com.", dns.TypeMX)
 			} else {
-				qtCheck(t, g, test.Case{Qname: "missing.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)})
+				qtCheck(t, g, test.Case{Qname: "missing.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)})
 			}
 			// NODATA, positive answers and NXDOMAIN after a CNAME are answered here.
 			before := next.calls
-			qtCheck(t, g, test.Case{Qname: "v6.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)})
-			qtCheck(t, g, test.Case{Qname: "b.c.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)})
-			qtCheck(t, g, test.Case{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: qtRRs(wwwA1, wwwA2)})
+			qtCheck(t, g, test.Case{Qname: "v6.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaCom)})
+			qtCheck(t, g, test.Case{Qname: "b.c.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaCom)})
+			qtCheck(t, g, test.Case{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs(wwwA1, wwwA2)})
 			qtCheck(t, g, test.Case{
 				Qname: "dangling.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError,
-				Answer: qtRRs("dangling.example.com. 300 IN CNAME missing.example.com."),
-				Ns:     qtRRs(soaCom),
+				Answer: testutil.RRs("dangling.example.com. 300 IN CNAME missing.example.com."),
+				Ns:     testutil.RRs(soaCom),
 			})
 			if next.calls != before {
 				t.Errorf("next plugin called %d times for answers of the zone", next.calls-before)
@@ -578,7 +578,7 @@ func TestLookupRefusals(t *testing.T) {
 		}
 	}
 	g.ready.Store(true)
-	qtCheck(t, g, test.Case{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: qtRRs(wwwA1, wwwA2)})
+	qtCheck(t, g, test.Case{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs(wwwA1, wwwA2)})
 }
 
 // TestLookupTwoZones: two zones in one Gateway are independent: own SOA, own
@@ -598,27 +598,27 @@ func TestLookupTwoZones(t *testing.T) {
 	})
 	soaOrg := qtSOA("example.org.")
 	for _, tc := range []test.Case{
-		{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: qtRRs("www.example.com. 60 IN A 192.0.2.1")},
-		{Qname: "www.example.org.", Qtype: dns.TypeA, Answer: qtRRs("www.example.org. 60 IN A 198.51.100.1")},
-		{Qname: "www.example.org.", Qtype: dns.TypeAAAA, Ns: qtRRs(soaOrg)},
-		{Qname: "missing.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+		{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("www.example.com. 60 IN A 192.0.2.1")},
+		{Qname: "www.example.org.", Qtype: dns.TypeA, Answer: testutil.RRs("www.example.org. 60 IN A 198.51.100.1")},
+		{Qname: "www.example.org.", Qtype: dns.TypeAAAA, Ns: testutil.RRs(soaOrg)},
+		{Qname: "missing.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
 		// The wildcard of example.org. answers there only.
-		{Qname: "missing.example.org.", Qtype: dns.TypeA, Answer: qtRRs("missing.example.org. 60 IN A 198.51.100.2")},
-		{Qname: "example.com.", Qtype: dns.TypeSOA, Answer: qtRRs(soaCom)},
-		{Qname: "example.org.", Qtype: dns.TypeSOA, Answer: qtRRs(soaOrg)},
-		{Qname: "example.org.", Qtype: dns.TypeA, Ns: qtRRs(soaOrg)},
+		{Qname: "missing.example.org.", Qtype: dns.TypeA, Answer: testutil.RRs("missing.example.org. 60 IN A 198.51.100.2")},
+		{Qname: "example.com.", Qtype: dns.TypeSOA, Answer: testutil.RRs(soaCom)},
+		{Qname: "example.org.", Qtype: dns.TypeSOA, Answer: testutil.RRs(soaOrg)},
+		{Qname: "example.org.", Qtype: dns.TypeA, Ns: testutil.RRs(soaOrg)},
 		{
 			Qname: "example.org.", Qtype: dns.TypeNS,
-			Answer: qtRRs("example.org. 60 IN NS dns1.kube-system.example.org."),
-			Extra:  qtRRs("dns1.kube-system.example.org. 60 IN A 198.51.100.53"),
+			Answer: testutil.RRs("example.org. 60 IN NS dns1.kube-system.example.org."),
+			Extra:  testutil.RRs("dns1.kube-system.example.org. 60 IN A 198.51.100.53"),
 		},
 		{
 			Qname: "example.com.", Qtype: dns.TypeNS,
-			Answer: qtRRs("example.com. 60 IN NS dns1.kube-system.example.com."),
-			Extra:  qtRRs("dns1.kube-system.example.com. 60 IN A 192.0.2.53"),
+			Answer: testutil.RRs("example.com. 60 IN NS dns1.kube-system.example.com."),
+			Extra:  testutil.RRs("dns1.kube-system.example.com. 60 IN A 192.0.2.53"),
 		},
 		// A CNAME into the other zone is not followed (the resolver does that).
-		{Qname: "cross.example.com.", Qtype: dns.TypeA, Answer: qtRRs("cross.example.com. 300 IN CNAME www.example.org.")},
+		{Qname: "cross.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("cross.example.com. 300 IN CNAME www.example.org.")},
 	} {
 		qtCheck(t, g, tc)
 	}
@@ -637,18 +637,18 @@ func TestLookupNestedZones(t *testing.T) {
 	})
 	soaSub := qtSOA("sub.example.com.")
 	for _, tc := range []test.Case{
-		{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: qtRRs("www.example.com. 60 IN A 192.0.2.1")},
-		{Qname: "www.sub.example.com.", Qtype: dns.TypeA, Answer: qtRRs("www.sub.example.com. 60 IN A 192.0.2.2")},
-		{Qname: "www.sub.example.com.", Qtype: dns.TypeAAAA, Ns: qtRRs(soaSub)},
-		{Qname: "b.sub.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaSub)},
+		{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("www.example.com. 60 IN A 192.0.2.1")},
+		{Qname: "www.sub.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("www.sub.example.com. 60 IN A 192.0.2.2")},
+		{Qname: "www.sub.example.com.", Qtype: dns.TypeAAAA, Ns: testutil.RRs(soaSub)},
+		{Qname: "b.sub.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaSub)},
 		// The parent's wildcard does not reach into the child zone.
-		{Qname: "missing.sub.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaSub)},
-		{Qname: "missing.example.com.", Qtype: dns.TypeA, Answer: qtRRs("missing.example.com. 60 IN A 192.0.2.9")},
-		{Qname: "sub.example.com.", Qtype: dns.TypeSOA, Answer: qtRRs(soaSub)},
-		{Qname: "sub.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaSub)},
-		{Qname: "sub.example.com.", Qtype: dns.TypeNS, Answer: qtRRs("sub.example.com. 60 IN NS dns1.kube-system.sub.example.com.")},
-		{Qname: "example.com.", Qtype: dns.TypeSOA, Answer: qtRRs(soaCom)},
-		{Qname: "down.example.com.", Qtype: dns.TypeA, Answer: qtRRs("down.example.com. 300 IN CNAME www.sub.example.com.")},
+		{Qname: "missing.sub.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaSub)},
+		{Qname: "missing.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("missing.example.com. 60 IN A 192.0.2.9")},
+		{Qname: "sub.example.com.", Qtype: dns.TypeSOA, Answer: testutil.RRs(soaSub)},
+		{Qname: "sub.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaSub)},
+		{Qname: "sub.example.com.", Qtype: dns.TypeNS, Answer: testutil.RRs("sub.example.com. 60 IN NS dns1.kube-system.sub.example.com.")},
+		{Qname: "example.com.", Qtype: dns.TypeSOA, Answer: testutil.RRs(soaCom)},
+		{Qname: "down.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("down.example.com. 300 IN CNAME www.sub.example.com.")},
 	} {
 		qtCheck(t, g, tc)
 	}
@@ -692,9 +692,9 @@ func TestLookupDelegation(t *testing.T) {
 		"Ingress/ns/tosub":      {"tosub.example.com. 300 IN CNAME www.sub.example.com."},
 		"Ingress/ns/wild":       {"*.example.com. 60 IN A 192.0.2.9"},
 	})
-	subNS := qtRRs("sub.example.com. 60 IN NS ns1.sub.example.com.", "sub.example.com. 60 IN NS ns.example.net.")
-	subGlue := qtRRs("ns1.sub.example.com. 60 IN A 192.0.2.77", "ns1.sub.example.com. 60 IN AAAA 2001:db8::77")
-	abNS := qtRRs("a.b.example.com. 60 IN NS ns.example.net.")
+	subNS := testutil.RRs("sub.example.com. 60 IN NS ns1.sub.example.com.", "sub.example.com. 60 IN NS ns.example.net.")
+	subGlue := testutil.RRs("ns1.sub.example.com. 60 IN A 192.0.2.77", "ns1.sub.example.com. 60 IN AAAA 2001:db8::77")
+	abNS := testutil.RRs("a.b.example.com. 60 IN NS ns.example.net.")
 	for _, c := range []struct {
 		tc test.Case
 		aa bool
@@ -709,17 +709,17 @@ func TestLookupDelegation(t *testing.T) {
 		{test.Case{Qname: "x.sub.example.com.", Qtype: dns.TypeDS, Ns: subNS, Extra: subGlue}, false},
 		{test.Case{Qname: "c.a.b.example.com.", Qtype: dns.TypeTXT, Ns: abNS}, false},
 		// DS at the cut: the parent's data; there is none, so NODATA.
-		{test.Case{Qname: "sub.example.com.", Qtype: dns.TypeDS, Ns: qtRRs(soaCom)}, true},
-		{test.Case{Qname: "a.b.example.com.", Qtype: dns.TypeDS, Ns: qtRRs(soaCom)}, true},
+		{test.Case{Qname: "sub.example.com.", Qtype: dns.TypeDS, Ns: testutil.RRs(soaCom)}, true},
+		{test.Case{Qname: "a.b.example.com.", Qtype: dns.TypeDS, Ns: testutil.RRs(soaCom)}, true},
 		// Above the cuts: the zone as usual.
-		{test.Case{Qname: "b.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)}, true},
-		{test.Case{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: qtRRs("www.example.com. 60 IN A 192.0.2.1")}, true},
-		{test.Case{Qname: "x.example.com.", Qtype: dns.TypeA, Answer: qtRRs("x.example.com. 60 IN A 192.0.2.9")}, true},
-		{test.Case{Qname: "example.com.", Qtype: dns.TypeNS, Answer: qtRRs("example.com. 60 IN NS dns1.kube-system.example.com.")}, true},
+		{test.Case{Qname: "b.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaCom)}, true},
+		{test.Case{Qname: "www.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("www.example.com. 60 IN A 192.0.2.1")}, true},
+		{test.Case{Qname: "x.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("x.example.com. 60 IN A 192.0.2.9")}, true},
+		{test.Case{Qname: "example.com.", Qtype: dns.TypeNS, Answer: testutil.RRs("example.com. 60 IN NS dns1.kube-system.example.com.")}, true},
 		// A CNAME into a delegation: the CNAME (authoritative), then the referral.
 		{test.Case{
 			Qname: "tosub.example.com.", Qtype: dns.TypeA,
-			Answer: qtRRs("tosub.example.com. 300 IN CNAME www.sub.example.com."),
+			Answer: testutil.RRs("tosub.example.com. 300 IN CNAME www.sub.example.com."),
 			Ns:     subNS, Extra: subGlue,
 		}, true},
 	} {
@@ -730,7 +730,7 @@ func TestLookupDelegation(t *testing.T) {
 	g.index.Update("DNSEndpoint/ns/deeper", nil)
 	qtCheckAA(t, g, test.Case{Qname: "c.a.b.example.com.", Qtype: dns.TypeTXT, Ns: abNS}, false)
 	g.index.Update("DNSEndpoint/ns/ab", nil)
-	qtCheck(t, g, test.Case{Qname: "www.sub.example.com.", Qtype: dns.TypeA, Answer: qtRRs("www.sub.example.com. 60 IN A 192.0.2.9")})
+	qtCheck(t, g, test.Case{Qname: "www.sub.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("www.sub.example.com. 60 IN A 192.0.2.9")})
 }
 
 // TestIndexMergeServes: the merge rules as a client sees them.
@@ -754,7 +754,7 @@ func TestIndexMergeServes(t *testing.T) {
 	if len(resp.Answer) != 0 || len(resp.Ns) != 1 || resp.Rcode != dns.RcodeSuccess {
 		t.Errorf("lb A (CNAME dropped for the AAAA): %v", resp)
 	}
-	clk.add(time.Second)
+	clk.Add(time.Second)
 	g.index.Update("Ingress/ns/b", nil)
 	_, resp = qtServe(t, g, new(dns.Msg).SetQuestion("lb.example.com.", dns.TypeA))
 	if len(resp.Answer) != 1 || resp.Answer[0].Header().Rrtype != dns.TypeCNAME {
@@ -810,25 +810,25 @@ func TestReverseZonePublishing(t *testing.T) {
 	g, _ := qtGateway(t, zones, nil, objects)
 	soa := "2.0.192.in-addr.arpa. 60 IN SOA dns1.kube-system.example.com. hostmaster.2.0.192.in-addr.arpa. 0 300 60 604800 60"
 	for _, tc := range []test.Case{
-		{Qname: "30.2.0.192.in-addr.arpa.", Qtype: dns.TypePTR, Answer: qtRRs(
+		{Qname: "30.2.0.192.in-addr.arpa.", Qtype: dns.TypePTR, Answer: testutil.RRs(
 			"30.2.0.192.in-addr.arpa. 60 IN PTR web.apps.example.com.",
 			"30.2.0.192.in-addr.arpa. 60 IN PTR www.example.com.",
 		)},
-		{Qname: "31.2.0.192.in-addr.arpa.", Qtype: dns.TypePTR, Answer: qtRRs("31.2.0.192.in-addr.arpa. 60 IN PTR api.apps.example.com.")},
-		{Qname: "31.2.0.192.in-addr.arpa.", Qtype: dns.TypeCNAME, Ns: qtRRs(soa)},
-		{Qname: "32.2.0.192.in-addr.arpa.", Qtype: dns.TypePTR, Answer: qtRRs("32.2.0.192.in-addr.arpa. 60 IN CNAME 32.0/25.2.0.192.in-addr.arpa."),
-			Ns: qtRRs("0/25.2.0.192.in-addr.arpa. 60 IN NS ns.example.net.")}, // the CNAME leads into the delegation
-		{Qname: "40.2.0.192.in-addr.arpa.", Qtype: dns.TypePTR, Answer: qtRRs("40.2.0.192.in-addr.arpa. 60 IN CNAME 40.0/25.2.0.192.in-addr.arpa."),
-			Ns: qtRRs("0/25.2.0.192.in-addr.arpa. 60 IN NS ns.example.net.")}, // the CNAME leads into the delegation
-		{Qname: "web.apps.example.com.", Qtype: dns.TypeA, Answer: qtRRs("web.apps.example.com. 60 IN A 192.0.2.30")},
-		{Qname: "alias.apps.example.com.", Qtype: dns.TypeCNAME, Answer: qtRRs("alias.apps.example.com. 60 IN CNAME 40.0/25.2.0.192.in-addr.arpa.")},
-		{Qname: "99.2.0.192.in-addr.arpa.", Qtype: dns.TypePTR, Rcode: dns.RcodeNameError, Ns: qtRRs(soa)},
+		{Qname: "31.2.0.192.in-addr.arpa.", Qtype: dns.TypePTR, Answer: testutil.RRs("31.2.0.192.in-addr.arpa. 60 IN PTR api.apps.example.com.")},
+		{Qname: "31.2.0.192.in-addr.arpa.", Qtype: dns.TypeCNAME, Ns: testutil.RRs(soa)},
+		{Qname: "32.2.0.192.in-addr.arpa.", Qtype: dns.TypePTR, Answer: testutil.RRs("32.2.0.192.in-addr.arpa. 60 IN CNAME 32.0/25.2.0.192.in-addr.arpa."),
+			Ns: testutil.RRs("0/25.2.0.192.in-addr.arpa. 60 IN NS ns.example.net.")}, // the CNAME leads into the delegation
+		{Qname: "40.2.0.192.in-addr.arpa.", Qtype: dns.TypePTR, Answer: testutil.RRs("40.2.0.192.in-addr.arpa. 60 IN CNAME 40.0/25.2.0.192.in-addr.arpa."),
+			Ns: testutil.RRs("0/25.2.0.192.in-addr.arpa. 60 IN NS ns.example.net.")}, // the CNAME leads into the delegation
+		{Qname: "web.apps.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("web.apps.example.com. 60 IN A 192.0.2.30")},
+		{Qname: "alias.apps.example.com.", Qtype: dns.TypeCNAME, Answer: testutil.RRs("alias.apps.example.com. 60 IN CNAME 40.0/25.2.0.192.in-addr.arpa.")},
+		{Qname: "99.2.0.192.in-addr.arpa.", Qtype: dns.TypePTR, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soa)},
 	} {
 		qtCheck(t, g, tc)
 	}
 	// The RFC 2317 delegation: a referral, without AA.
 	qtCheckAA(t, g, test.Case{Qname: "33.0/25.2.0.192.in-addr.arpa.", Qtype: dns.TypePTR,
-		Ns: qtRRs("0/25.2.0.192.in-addr.arpa. 60 IN NS ns.example.net.")}, false)
+		Ns: testutil.RRs("0/25.2.0.192.in-addr.arpa. 60 IN NS ns.example.net.")}, false)
 }
 
 // ep is one endpoint of a DNSEndpoint's spec.

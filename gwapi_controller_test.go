@@ -191,7 +191,7 @@ func TestControllerVersionSwitch(t *testing.T) {
 	// The upgrade: the objects at v1 (the fake does not convert), v1 served.
 	gwcCreate(t, api.gw, dbNew)
 	api.serve(map[string][]string{"gateway.networking.k8s.io/v1": {"gateways", "tcproutes"}})
-	k8sEventually(t, "TCPRoute read at v1", func() string {
+	testutil.Eventually(t, "TCPRoute read at v1", func() string {
 		k8sCtrl(g).mu.Lock()
 		defer k8sCtrl(g).mu.Unlock()
 		if v := k8sCtrl(g).informers[informerKey{kind: "TCPRoute"}].version.GroupVersion; v != "gateway.networking.k8s.io/v1" {

@@ -6,9 +6,10 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
 	"github.com/coredns/coredns/plugin/pkg/dnstest"
 	"github.com/coredns/coredns/plugin/test"
@@ -19,47 +20,22 @@ import (
 // and fuzz_serve_test.go. Everything here is prefixed "qt" to stay out of the
 // way of helpers in other test files of the package.
 
-// qtRR parses one record in presentation format; it panics on a typo.
-func qtRR(s string) dns.RR {
-	rr, err := dns.NewRR(s)
-	if err != nil || rr == nil {
-		panic(fmt.Sprintf("bad test record %q: %v", s, err))
-	}
-	return rr
-}
-
-// qtRRs parses records.
-func qtRRs(ss ...string) []dns.RR {
-	out := make([]dns.RR, len(ss))
-	for i, s := range ss {
-		out[i] = qtRR(s)
-	}
-	return out
-}
-
-// qtClock is a settable clock for Index.now.
-type qtClock struct{ ns atomic.Int64 }
-
-func (c *qtClock) now() time.Time      { return time.Unix(0, c.ns.Load()) }
-func (c *qtClock) set(t time.Time)     { c.ns.Store(t.UnixNano()) }
-func (c *qtClock) add(d time.Duration) { c.ns.Add(int64(d)) }
-
 // qtGateway returns a ready Gateway for zones holding objects (object key →
 // records), configured by configure (may be nil) before init. Its index runs on
 // a fake clock one second after the initial serial, so the first Flush sets the
 // serial to initial+1 without arming the serial timer.
-func qtGateway(t testing.TB, zones []string, configure func(*Gateway), objects map[string][]string) (*Gateway, *qtClock) {
+func qtGateway(t testing.TB, zones []string, configure func(*Gateway), objects map[string][]string) (*Gateway, *testutil.Clock) {
 	t.Helper()
 	g := newGateway()
 	g.Zones = zones
 	if configure != nil {
 		configure(g)
 	}
-	clk := &qtClock{}
-	clk.set(time.Now().Truncate(time.Second))
-	g.now = clk.now
+	clk := &testutil.Clock{}
+	clk.Set(time.Now().Truncate(time.Second))
+	g.now = clk.Now
 	g.init()
-	clk.add(time.Second)
+	clk.Add(time.Second)
 	t.Cleanup(g.index.Close)
 	keys := make([]string, 0, len(objects))
 	for k := range objects {
@@ -67,7 +43,7 @@ func qtGateway(t testing.TB, zones []string, configure func(*Gateway), objects m
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		g.index.Update(k, qtRRs(objects[k]...))
+		g.index.Update(k, testutil.RRs(objects[k]...))
 	}
 	g.index.Flush()
 	g.ready.Store(true)

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
@@ -52,27 +51,10 @@ func k8sFormat(rcode string, answer, extra []string) string {
 	return fmt.Sprintf("%s answer=[%s] extra=[%s]", rcode, strings.Join(answer, " | "), strings.Join(extra, " | "))
 }
 
-// k8sEventually polls f until it returns "" or the deadline passes, then fails
-// with f's last message.
-func k8sEventually(t testing.TB, what string, f func() string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		msg := f()
-		if msg == "" {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still wrong after 5s: %s", what, msg)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // k8sAnswers polls until g answers name/qtype as want.
 func k8sAnswers(t testing.TB, g *Gateway, name string, qtype uint16, want string) {
 	t.Helper()
-	k8sEventually(t, name+" "+dns.TypeToString[qtype], func() string {
+	testutil.Eventually(t, name+" "+dns.TypeToString[qtype], func() string {
 		if got := k8sAnswer(g, name, qtype); got != want {
 			return "got " + got + ", want " + want
 		}

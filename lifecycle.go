@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/persist"
+
 	"github.com/seed-e581d630/k8s_gateway/source"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -189,11 +191,11 @@ func (g *Gateway) publishWhenSynced(waits []syncWait, published chan<- struct{})
 		log.Infof("persist: switched from the copies on disk to live data")
 	}
 	if g.persistDir != "" {
-		p, stop := newPersister(g.persistDir, g.Zones, g.timing.persist, g.clock, g.index.Snapshot), g.stopCh
+		p, stop := persist.NewWriter(g.persistDir, g.Zones, g.timing.persist, g.clock, g.index.Snapshot, copyWrittenAt), g.stopCh
 		g.wg.Add(1)
 		go func() {
 			defer g.wg.Done()
-			p.run(stop)
+			p.Run(stop)
 		}()
 	}
 	// Decoding the initial lists is the process's biggest burst of garbage,

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"github.com/coredns/coredns/plugin/test"
 	"github.com/miekg/dns"
 )
@@ -29,23 +31,23 @@ func TestNestedZones(t *testing.T) {
 	soaCom, soaChild := qtSOA("example.com."), qtSOA("a.b.example.com.")
 	for _, tc := range []test.Case{
 		// The empty non-terminal between the apexes: NODATA, not NXDOMAIN (RFC 8020).
-		{Qname: "b.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaCom)},
+		{Qname: "b.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaCom)},
 		// Below it, the parent's wildcard does not apply: b.example.com. exists.
-		{Qname: "x.b.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaCom)},
+		{Qname: "x.b.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaCom)},
 		// Names at and below the child's apex are the child's.
-		{Qname: "a.b.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soaChild)},
-		{Qname: "missing.a.b.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soaChild)},
-		{Qname: "www.a.b.example.com.", Qtype: dns.TypeA, Answer: qtRRs("www.a.b.example.com. 60 IN A 192.0.2.2")},
+		{Qname: "a.b.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soaChild)},
+		{Qname: "missing.a.b.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soaChild)},
+		{Qname: "www.a.b.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("www.a.b.example.com. 60 IN A 192.0.2.2")},
 		// Elsewhere the wildcard still applies.
-		{Qname: "c.example.com.", Qtype: dns.TypeA, Answer: qtRRs("c.example.com. 60 IN A 192.0.2.9")},
+		{Qname: "c.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("c.example.com. 60 IN A 192.0.2.9")},
 		// DS at the cut: the parent's answer, NODATA with the parent's SOA.
-		{Qname: "a.b.example.com.", Qtype: dns.TypeDS, Ns: qtRRs(soaCom)},
+		{Qname: "a.b.example.com.", Qtype: dns.TypeDS, Ns: testutil.RRs(soaCom)},
 		// DS at the top zone's apex: no parent here, the zone's own NODATA.
-		{Qname: "example.com.", Qtype: dns.TypeDS, Ns: qtRRs(soaCom)},
+		{Qname: "example.com.", Qtype: dns.TypeDS, Ns: testutil.RRs(soaCom)},
 		{
 			Qname: "a.b.example.com.", Qtype: dns.TypeNS,
-			Answer: qtRRs("a.b.example.com. 60 IN NS dns1.kube-system.a.b.example.com.", "a.b.example.com. 60 IN NS ns2.example.com."),
-			Extra:  qtRRs("dns1.kube-system.a.b.example.com. 60 IN A 192.0.2.53", "dns1.kube-system.a.b.example.com. 60 IN AAAA 2001:db8::53", "ns2.example.com. 60 IN A 192.0.2.54"),
+			Answer: testutil.RRs("a.b.example.com. 60 IN NS dns1.kube-system.a.b.example.com.", "a.b.example.com. 60 IN NS ns2.example.com."),
+			Extra:  testutil.RRs("dns1.kube-system.a.b.example.com. 60 IN A 192.0.2.53", "dns1.kube-system.a.b.example.com. 60 IN AAAA 2001:db8::53", "ns2.example.com. 60 IN A 192.0.2.54"),
 		},
 	} {
 		qtCheck(t, g, tc)

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/persist"
+
 	"github.com/miekg/dns"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
@@ -27,12 +29,12 @@ type zoneCopies struct {
 // logged, naming the file, and ignored.
 func (g *Gateway) loadCopies(dir string) (*zoneCopies, []uint32) {
 	now := g.clock()
-	copies := make([]*zoneCopy, len(g.Zones))
+	copies := make([]*persist.Copy, len(g.Zones))
 	serials := make([]uint32, len(g.Zones))
 	found := false
 	for zi, zone := range g.Zones {
-		path := copyPath(dir, zone)
-		c, err := readZoneCopy(path, zone)
+		path := persist.Path(dir, zone)
+		c, err := persist.Read(path, zone)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			log.Infof("persist: no copy of zone %s in %s yet", zone, dir)
@@ -41,17 +43,17 @@ func (g *Gateway) loadCopies(dir string) (*zoneCopies, []uint32) {
 			log.Errorf("persist: rejected the copy of zone %s in %s: %v; not served", zone, path, err)
 			continue
 		}
-		serials[zi] = c.serial
-		copyWritten.WithLabelValues(zone).Set(float64(c.written.Unix()))
-		if !now.Before(c.expires()) {
+		serials[zi] = c.Serial
+		copyWritten.WithLabelValues(zone).Set(float64(c.Written.Unix()))
+		if !now.Before(c.Expires()) {
 			log.Warningf("persist: the copy of zone %s in %s, written %s, is older than its SOA expire (%d s): not served",
-				zone, path, c.written.Format(time.RFC3339), c.soa.Expire)
+				zone, path, c.Written.Format(time.RFC3339), c.SOA.Expire)
 			continue
 		}
 		copies[zi], found = c, true
-		zoneSerial.WithLabelValues(zone).Set(float64(c.serial))
+		zoneSerial.WithLabelValues(zone).Set(float64(c.Serial))
 		log.Infof("persist: serving zone %s from %s (serial %d, written %s, %d records) until the informers sync",
-			zone, path, c.serial, c.written.Format(time.RFC3339), len(c.records)+len(c.ns)+1)
+			zone, path, c.Serial, c.Written.Format(time.RFC3339), len(c.Records)+len(c.NS)+1)
 	}
 	if !found {
 		return nil, serials
@@ -60,16 +62,16 @@ func (g *Gateway) loadCopies(dir string) (*zoneCopies, []uint32) {
 	zc.index = index.New(index.Config{
 		Zones: g.Zones,
 		SOA: func(zone string, serial uint32) *dns.SOA {
-			if c := copies[index.ZoneOf(g.Zones, zone)]; c != nil && c.soa.Hdr.Name == zone {
-				soa := dns.Copy(c.soa).(*dns.SOA)
+			if c := copies[index.ZoneOf(g.Zones, zone)]; c != nil && c.SOA.Hdr.Name == zone {
+				soa := dns.Copy(c.SOA).(*dns.SOA)
 				soa.Serial = serial
 				return soa
 			}
 			return g.newSOA(zone, serial)
 		},
 		NS: func(zone string) []dns.RR {
-			if c := copies[index.ZoneOf(g.Zones, zone)]; c != nil && c.soa.Hdr.Name == zone {
-				return c.ns
+			if c := copies[index.ZoneOf(g.Zones, zone)]; c != nil && c.SOA.Hdr.Name == zone {
+				return c.NS
 			}
 			return g.nsRecords(zone)
 		},
@@ -80,11 +82,11 @@ func (g *Gateway) loadCopies(dir string) (*zoneCopies, []uint32) {
 		if c == nil {
 			continue
 		}
-		zc.expires[zi] = c.expires()
+		zc.expires[zi] = c.Expires()
 		// The delegations to nested zones and their glue are the nested
 		// zones' own records, from their own copies.
 		var rrs []dns.RR
-		for _, rr := range c.records {
+		for _, rr := range c.Records {
 			if index.ZoneOf(g.Zones, rr.Header().Name) == zi {
 				rrs = append(rrs, rr)
 			}

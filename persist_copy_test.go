@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/persist"
+
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
 	"github.com/coredns/coredns/plugin/test"
@@ -27,7 +29,7 @@ import (
 // directory, written at ptWritten, and returns a gateway configured with
 // persist on that directory, initialized (copies loaded) but not started, on
 // a clock set to ptWritten+age; and the gateway the copies were made from.
-func ptCopyGateway(t *testing.T, zones []string, objects map[string][]string, age time.Duration) (g, from *Gateway, clk *qtClock) {
+func ptCopyGateway(t *testing.T, zones []string, objects map[string][]string, age time.Duration) (g, from *Gateway, clk *testutil.Clock) {
 	t.Helper()
 	from = xtGateway(t, zones, objects)
 	dir := t.TempDir()
@@ -36,9 +38,9 @@ func ptCopyGateway(t *testing.T, zones []string, objects map[string][]string, ag
 	}
 	g = newGateway()
 	g.Zones, g.persistDir = zones, dir
-	clk = &qtClock{}
-	clk.set(ptWritten.Add(age))
-	g.now = clk.now
+	clk = &testutil.Clock{}
+	clk.Set(ptWritten.Add(age))
+	g.now = clk.Now
 	g.init()
 	t.Cleanup(g.index.Close)
 	return g, from, clk
@@ -59,12 +61,12 @@ func TestPersistServesCopy(t *testing.T) {
 	serial := from.index.Snapshot().Serial(0)
 	soa := strings.Replace(qtSOA("example.com."), " 0 ", fmt.Sprintf(" %d ", serial), 1)
 	for _, tc := range []test.Case{
-		{Qname: "web.example.com.", Qtype: dns.TypeA, Answer: qtRRs("web.example.com. 60 IN A 192.0.2.1")},
-		{Qname: "a.b.apps.example.com.", Qtype: dns.TypeA, Answer: qtRRs("a.b.apps.example.com. 60 IN A 192.0.2.2")},
-		{Qname: "y.example.com.", Qtype: dns.TypeA, Ns: qtRRs(soa)},
-		{Qname: "none.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: qtRRs(soa)},
-		{Qname: "example.com.", Qtype: dns.TypeSOA, Answer: qtRRs(soa)},
-		{Qname: "www.in.example.com.", Qtype: dns.TypeA, Answer: qtRRs("www.in.example.com. 60 IN A 192.0.2.3")},
+		{Qname: "web.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("web.example.com. 60 IN A 192.0.2.1")},
+		{Qname: "a.b.apps.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("a.b.apps.example.com. 60 IN A 192.0.2.2")},
+		{Qname: "y.example.com.", Qtype: dns.TypeA, Ns: testutil.RRs(soa)},
+		{Qname: "none.example.com.", Qtype: dns.TypeA, Rcode: dns.RcodeNameError, Ns: testutil.RRs(soa)},
+		{Qname: "example.com.", Qtype: dns.TypeSOA, Answer: testutil.RRs(soa)},
+		{Qname: "www.in.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("www.in.example.com. 60 IN A 192.0.2.3")},
 	} {
 		qtCheck(t, g, tc)
 	}
@@ -92,7 +94,7 @@ func TestPersistServesCopy(t *testing.T) {
 // written, then SERVFAIL, and the plugin is not ready.
 func TestPersistCopyExpires(t *testing.T) {
 	g, _, clk := ptCopyGateway(t, []string{"example.com."}, ptObjects, 0)
-	web := test.Case{Qname: "web.example.com.", Qtype: dns.TypeA, Answer: qtRRs("web.example.com. 60 IN A 192.0.2.1")}
+	web := test.Case{Qname: "web.example.com.", Qtype: dns.TypeA, Answer: testutil.RRs("web.example.com. 60 IN A 192.0.2.1")}
 	expire := soaExpire * time.Second
 	for _, tc := range []struct {
 		age   time.Duration
@@ -104,7 +106,7 @@ func TestPersistCopyExpires(t *testing.T) {
 		{expire, false},
 		{expire + time.Hour, false},
 	} {
-		clk.set(ptWritten.Add(tc.age))
+		clk.Set(ptWritten.Add(tc.age))
 		if g.Ready() != tc.fresh {
 			t.Errorf("age %s: Ready() = %v, want %v", tc.age, g.Ready(), tc.fresh)
 		}
@@ -136,9 +138,9 @@ func TestPersistCopyLoad(t *testing.T) {
 		liveSerials []uint32 // per zone, the live index's first serial; 0: the clock's
 	}{
 		{"both", nil, time.Minute, true, []bool{true, true}, serials},
-		{"one missing", func(t *testing.T, dir string) { os.Remove(copyPath(dir, "example.org.")) }, time.Minute, false, []bool{true, false}, []uint32{serials[0], 0}},
+		{"one missing", func(t *testing.T, dir string) { os.Remove(persist.Path(dir, "example.org.")) }, time.Minute, false, []bool{true, false}, []uint32{serials[0], 0}},
 		{"one corrupt", func(t *testing.T, dir string) {
-			path := copyPath(dir, "example.com.")
+			path := persist.Path(dir, "example.com.")
 			data, _ := os.ReadFile(path)
 			os.WriteFile(path, data[:len(data)-20], 0o644)
 		}, time.Minute, false, []bool{false, true}, []uint32{0, serials[1]}},
@@ -156,9 +158,9 @@ func TestPersistCopyLoad(t *testing.T) {
 			}
 			g := newGateway()
 			g.Zones, g.persistDir = zones, dir
-			clk := &qtClock{}
-			clk.set(ptWritten.Add(tc.age))
-			g.now = clk.now
+			clk := &testutil.Clock{}
+			clk.Set(ptWritten.Add(tc.age))
+			g.now = clk.Now
 			g.init()
 			t.Cleanup(g.index.Close)
 			if g.Ready() != tc.ready {
@@ -171,7 +173,7 @@ func TestPersistCopyLoad(t *testing.T) {
 				}
 				want := tc.liveSerials[zi]
 				if want == 0 {
-					want = uint32(clk.now().Unix())
+					want = uint32(clk.Now().Unix())
 				}
 				if got := g.index.Snapshot().Serial(zi); got != want {
 					t.Errorf("%s: live index starts at serial %d, want %d", zone, got, want)
@@ -212,7 +214,7 @@ func TestPersistSwitchToLive(t *testing.T) {
 		t.Fatal("not ready while serving a fresh copy")
 	}
 	k8sAnswers(t, g, "db.apps.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"db.apps.example.com. 60 IN A 192.0.2.10"}))
-	if onDisk, err := copySerial(copyPath); err != nil || onDisk != persisted {
+	if onDisk, err := persist.SerialOf(copyPath); err != nil || onDisk != persisted {
 		t.Fatalf("the copy was rewritten before the sync: serial %d, %v", onDisk, err)
 	}
 
@@ -224,13 +226,13 @@ func TestPersistSwitchToLive(t *testing.T) {
 	if g.copies.Load() != nil {
 		t.Error("the copies are kept after the sync")
 	}
-	k8sEventually(t, "the live zone written to disk", func() string {
-		c, err := readZoneCopy(copyPath, "example.com.")
+	testutil.Eventually(t, "the live zone written to disk", func() string {
+		c, err := persist.Read(copyPath, "example.com.")
 		if err != nil {
 			return err.Error()
 		}
-		if c.serial != g.index.Snapshot().Serial(0) || len(c.records) != 1 || c.records[0].(*dns.A).A.String() != "192.0.2.20" {
-			return fmt.Sprintf("copy has serial %d and %q", c.serial, xtStrings(c.records))
+		if c.Serial != g.index.Snapshot().Serial(0) || len(c.Records) != 1 || c.Records[0].(*dns.A).A.String() != "192.0.2.20" {
+			return fmt.Sprintf("copy has serial %d and %q", c.Serial, xtStrings(c.Records))
 		}
 		return ""
 	})

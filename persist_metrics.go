@@ -1,6 +1,10 @@
 package gateway
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
 
 // The metrics of the persist option.
 
@@ -45,4 +49,9 @@ func init() {
 	prometheus.MustRegister(copyCollector{metricDesc("copy_answered",
 		"1 while a zone is answered from its copy on disk (persist): before the informers sync, until the copy's SOA expire.",
 		"zone")})
+}
+
+// copyWrittenAt sets the copy metric of zone: its copy was written at at.
+func copyWrittenAt(zone string, at time.Time) {
+	copyWritten.WithLabelValues(zone).Set(float64(at.Unix()))
 }

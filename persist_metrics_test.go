@@ -49,8 +49,8 @@ func TestCopyMetrics(t *testing.T) {
 		want  float64
 	}{
 		{"fresh copy", func() {}, 1},
-		{"expired", func() { clk.add(soaExpire * time.Second) }, 0},
-		{"synced", func() { clk.set(ptWritten); g.ready.Store(true) }, 0},
+		{"expired", func() { clk.Add(soaExpire * time.Second) }, 0},
+		{"synced", func() { clk.Set(ptWritten); g.ready.Store(true) }, 0},
 	} {
 		tc.setup()
 		got := ptCopyAnswered(t)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/persist"
+
 	"github.com/miekg/dns"
 )
 
@@ -36,9 +38,9 @@ var ptObjects = map[string][]string{
 func ptWriteCopy(t *testing.T, g *Gateway, dir string, zi int) string {
 	t.Helper()
 	s := g.index.Snapshot()
-	path := copyPath(dir, g.Zones[zi])
+	path := persist.Path(dir, g.Zones[zi])
 	records := append(append([]dns.RR{}, s.NS(zi)...), s.Records(zi)...)
-	if err := writeZoneCopy(path, g.Zones[zi], s.SOA(zi)[0].(*dns.SOA), records, ptWritten); err != nil {
+	if err := persist.Write(path, g.Zones[zi], s.SOA(zi)[0].(*dns.SOA), records, ptWritten); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -48,7 +50,7 @@ func ptWriteCopy(t *testing.T, g *Gateway, dir string, zi int) string {
 func ptResum(data []byte) []byte {
 	trimmed := bytes.TrimSuffix(data, []byte("\n"))
 	body := data[:bytes.LastIndexByte(trimmed, '\n')+1]
-	return fmt.Appendf(bytes.Clone(body), "%s%x\n", copyChecksum, sha256.Sum256(body))
+	return fmt.Appendf(bytes.Clone(body), "; sha256 %x\n", sha256.Sum256(body))
 }
 
 func TestPersistRoundTrip(t *testing.T) {
@@ -58,17 +60,17 @@ func TestPersistRoundTrip(t *testing.T) {
 	if filepath.Base(path) != "example.com.zone" {
 		t.Errorf("file name %s, want example.com.zone", filepath.Base(path))
 	}
-	c, err := readZoneCopy(path, "example.com.")
+	c, err := persist.Read(path, "example.com.")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := g.index.Snapshot()
-	if c.serial != s.Serial(0) || c.soa.Serial != s.Serial(0) || !c.written.Equal(ptWritten) {
-		t.Errorf("serial %d (SOA %d) written %s, want %d at %s", c.serial, c.soa.Serial, c.written, s.Serial(0), ptWritten)
+	if c.Serial != s.Serial(0) || c.SOA.Serial != s.Serial(0) || !c.Written.Equal(ptWritten) {
+		t.Errorf("serial %d (SOA %d) written %s, want %d at %s", c.Serial, c.SOA.Serial, c.Written, s.Serial(0), ptWritten)
 	}
 	// The file is the zone transfer, SOA first, without the closing SOA.
 	axfr := xtTransfer(t, g, "example.com.", 0)
-	got := xtStrings(append(append([]dns.RR{c.soa}, c.ns...), c.records...))
+	got := xtStrings(append(append([]dns.RR{c.SOA}, c.NS...), c.Records...))
 	if want := xtStrings(axfr[:len(axfr)-1]); !slices.Equal(got, want) {
 		t.Errorf("read back:\n%s\nwant the AXFR:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -78,11 +80,11 @@ func TestPersistRoundTrip(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("the directory holds %d files, want the copy alone", len(entries))
 	}
-	if serial, err := copySerial(path); err != nil || serial != s.Serial(0) {
+	if serial, err := persist.SerialOf(path); err != nil || serial != s.Serial(0) {
 		t.Errorf("copySerial = %d, %v; want %d", serial, err, s.Serial(0))
 	}
 	// The zone file is a zone file: the reverse zone's name is escaped.
-	if p := copyPath(dir, "0/25.2.0.192.in-addr.arpa."); filepath.Base(p) != "0%2F25.2.0.192.in-addr.arpa.zone" || filepath.Dir(p) != dir {
+	if p := persist.Path(dir, "0/25.2.0.192.in-addr.arpa."); filepath.Base(p) != "0%2F25.2.0.192.in-addr.arpa.zone" || filepath.Dir(p) != dir {
 		t.Errorf("copyPath of a classless reverse zone: %s", p)
 	}
 }
@@ -126,16 +128,16 @@ func TestPersistRejects(t *testing.T) {
 			if err := os.WriteFile(path, tc.data, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			c, err := readZoneCopy(path, "example.com.")
+			c, err := persist.Read(path, "example.com.")
 			if err == nil {
-				t.Fatalf("accepted: serial %d, %d records", c.serial, len(c.records))
+				t.Fatalf("accepted: serial %d, %d records", c.Serial, len(c.Records))
 			}
 			if !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %q, want it to say %q", err, tc.want)
 			}
 		})
 	}
-	if _, err := readZoneCopy(filepath.Join(dir, "none.zone"), "example.com."); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := persist.Read(filepath.Join(dir, "none.zone"), "example.com."); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing file: %v, want fs.ErrNotExist", err)
 	}
 }
@@ -148,7 +150,7 @@ func TestPersistWriteFailure(t *testing.T) {
 	path := ptWriteCopy(t, g, dir, 0)
 	before, _ := os.ReadFile(path)
 	// A directory in the way of the rename.
-	blocked := copyPath(dir, "example.org.")
+	blocked := persist.Path(dir, "example.org.")
 	if err := os.Mkdir(blocked, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +158,7 @@ func TestPersistWriteFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	soa := g.newSOA("example.org.", 1)
-	if err := writeZoneCopy(blocked, "example.org.", soa, g.nsRecords("example.org."), ptWritten); err == nil {
+	if err := persist.Write(blocked, "example.org.", soa, g.nsRecords("example.org."), ptWritten); err == nil {
 		t.Fatal("writing over a directory succeeded")
 	}
 	entries, _ := os.ReadDir(dir)
@@ -165,20 +167,5 @@ func TestPersistWriteFailure(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(path); !bytes.Equal(before, after) {
 		t.Error("the copy changed")
-	}
-}
-
-func TestCheckPersistDir(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "a", "b")
-	if err := checkPersistDir(dir); err != nil {
-		t.Fatal(err)
-	}
-	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
-		t.Fatalf("created %v, %v; want an empty directory", entries, err)
-	}
-	file := filepath.Join(dir, "file")
-	os.WriteFile(file, nil, 0o644)
-	if err := checkPersistDir(file); err == nil {
-		t.Error("a file accepted as the directory")
 	}
 }

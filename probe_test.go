@@ -39,7 +39,7 @@ func TestProbeAllTransientErrorDelaysOnlyItsKind(t *testing.T) {
 	if err := g.start(); err != nil {
 		t.Fatal(err)
 	}
-	k8sEventually(t, "ready", func() string {
+	testutil.Eventually(t, "ready", func() string {
 		if !g.Ready() {
 			return "not ready"
 		}
@@ -49,7 +49,7 @@ func TestProbeAllTransientErrorDelaysOnlyItsKind(t *testing.T) {
 		t.Errorf("Service: got %s, want %s", got, want)
 	}
 	var m dto.Metric
-	k8sEventually(t, "kind_enabled{Ingress} 0", func() string {
+	testutil.Eventually(t, "kind_enabled{Ingress} 0", func() string {
 		if err := kindEnabled.WithLabelValues("probeall.example.com. example.com.", "Ingress", "", "").Write(&m); err != nil {
 			return err.Error()
 		}

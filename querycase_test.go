@@ -3,6 +3,8 @@ package gateway
 import (
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"github.com/coredns/coredns/request"
 	"github.com/miekg/dns"
 )
@@ -14,11 +16,11 @@ func TestWithQueryCase(t *testing.T) {
 		lower, asked string
 		want         []string
 	}{
-		{"lower case query: the records themselves", qtRRs("www.example.com. 60 IN A 192.0.2.1"), "www.example.com.", "www.example.com.",
+		{"lower case query: the records themselves", testutil.RRs("www.example.com. 60 IN A 192.0.2.1"), "www.example.com.", "www.example.com.",
 			[]string{"www.example.com.\t60\tIN\tA\t192.0.2.1"}},
-		{"mixed case: the owner as asked", qtRRs("www.example.com. 60 IN A 192.0.2.1", "www.example.com. 60 IN A 192.0.2.2"), "www.example.com.", "WWW.Example.COM.",
+		{"mixed case: the owner as asked", testutil.RRs("www.example.com. 60 IN A 192.0.2.1", "www.example.com. 60 IN A 192.0.2.2"), "www.example.com.", "WWW.Example.COM.",
 			[]string{"WWW.Example.COM.\t60\tIN\tA\t192.0.2.1", "WWW.Example.COM.\t60\tIN\tA\t192.0.2.2"}},
-		{"a CNAME chain: only the query name's owner", qtRRs("alias.example.com. 60 IN CNAME www.example.com.", "www.example.com. 60 IN A 192.0.2.1"), "alias.example.com.", "ALIAS.example.com.",
+		{"a CNAME chain: only the query name's owner", testutil.RRs("alias.example.com. 60 IN CNAME www.example.com.", "www.example.com. 60 IN A 192.0.2.1"), "alias.example.com.", "ALIAS.example.com.",
 			[]string{"ALIAS.example.com.\t60\tIN\tCNAME\twww.example.com.", "www.example.com.\t60\tIN\tA\t192.0.2.1"}},
 	}
 	for _, tt := range tests {

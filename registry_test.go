@@ -161,7 +161,7 @@ func TestControllerNamespaceScoped(t *testing.T) {
 		t.Errorf("Ingresses and Services listed or watched in namespaces %q, want %q", asked, want)
 	}
 
-	k8sEventually(t, "kind_enabled per namespace", func() string {
+	testutil.Eventually(t, "kind_enabled per namespace", func() string {
 		got := kindSeries(t, zone)
 		want := map[string]float64{
 			"Service/apps v1": 1, "Service/web v1": 1, "Service/locked ": 0,
@@ -181,7 +181,7 @@ func TestControllerNamespaceScoped(t *testing.T) {
 	rbac.mu.Unlock()
 	k8sCreate(t, client, testutil.NamedService("locked", "db", "192.0.2.4"))
 	k8sAnswers(t, g, "db.locked."+zone, dns.TypeA, a("db.locked."+zone, "192.0.2.4"))
-	k8sEventually(t, "kind_enabled of the namespace with a Role", func() string {
+	testutil.Eventually(t, "kind_enabled of the namespace with a Role", func() string {
 		if got := kindSeries(t, zone); got["Service/locked v1"] != 1 || got["Service/apps v1"] != 1 {
 			return fmt.Sprintf("%v", got)
 		}

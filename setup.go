@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seed-e581d630/k8s_gateway/persist"
+
 	"github.com/seed-e581d630/k8s_gateway/source"
 
 	"github.com/coredns/caddy"
@@ -189,7 +191,7 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 		if len(args) != 1 {
 			return argCountErr(c, "persist DIR", args)
 		}
-		if err := checkPersistDir(args[0]); err != nil {
+		if err := persist.CheckDir(args[0]); err != nil {
 			return c.Errf("persist: %v", err)
 		}
 		g.persistDir = args[0]

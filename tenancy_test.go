@@ -201,7 +201,7 @@ func TestControllerRejectionEvents(t *testing.T) {
 		"DNS name shop.example.com (zone example.com.) not published: another namespace published it first":                         false,
 		"DNS name *.example.com (zone example.com.) not published: the zone apex and the nameserver names belong to the DNS server": false,
 	}
-	k8sEventually(t, "events", func() string {
+	testutil.Eventually(t, "events", func() string {
 		list, err := client.CoreV1().Events("team-b").List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return err.Error()
@@ -230,7 +230,7 @@ func TestControllerRejectionEvents(t *testing.T) {
 	}
 	k8sCreate(t, client, k8sClaimingService("team-a", "shop2", 300, "shop.example.com", "192.0.2.2"))
 	const conflict = "DNS name shop.example.com: records united from Service/team-a/shop, Service/team-a/shop2"
-	k8sEventually(t, "conflict events", func() string {
+	testutil.Eventually(t, "conflict events", func() string {
 		list, err := client.CoreV1().Events("team-a").List(ctx, metav1.ListOptions{})
 		if err != nil {
 			return err.Error()
@@ -260,7 +260,7 @@ func TestControllerConflictEventsAcrossNamespaces(t *testing.T) {
 	k8sCreate(t, client, k8sClaimingService("team-a", "shop", 100, "shop.example.com", "192.0.2.1"))
 	k8sCreate(t, client, k8sClaimingService("team-b", "thief", 200, "shop.example.com", "192.0.2.66"))
 	for _, ns := range []string{"team-a", "team-b"} {
-		k8sEventually(t, ns, func() string {
+		testutil.Eventually(t, ns, func() string {
 			list, err := client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {
 				return err.Error()
@@ -313,10 +313,10 @@ func TestRejectedMetric(t *testing.T) {
 	t.Cleanup(g.index.Close)
 	g.index.Flush()
 	owned, reserved := value(zone, index.ReasonOwned), value(zone, index.ReasonReserved)
-	g.index.UpdateClaim("Service/a/x", index.Claim{Namespace: "a", Created: 1}, qtRRs("www.metric.test. 60 IN A 192.0.2.1"))
+	g.index.UpdateClaim("Service/a/x", index.Claim{Namespace: "a", Created: 1}, testutil.RRs("www.metric.test. 60 IN A 192.0.2.1"))
 	for range 3 { // the same rejection again and again counts once
-		g.index.UpdateClaim("Service/b/y", index.Claim{Namespace: "b", Created: 2}, qtRRs("www.metric.test. 60 IN A 192.0.2.2", "*.metric.test. 60 IN A 192.0.2.2"))
-		g.index.UpdateClaim("Service/b/y", index.Claim{Namespace: "b", Created: 2}, qtRRs("www.metric.test. 60 IN A 192.0.2.2", "*.metric.test. 60 IN A 192.0.2.2", "b.metric.test. 60 IN A 192.0.2.2"))
+		g.index.UpdateClaim("Service/b/y", index.Claim{Namespace: "b", Created: 2}, testutil.RRs("www.metric.test. 60 IN A 192.0.2.2", "*.metric.test. 60 IN A 192.0.2.2"))
+		g.index.UpdateClaim("Service/b/y", index.Claim{Namespace: "b", Created: 2}, testutil.RRs("www.metric.test. 60 IN A 192.0.2.2", "*.metric.test. 60 IN A 192.0.2.2", "b.metric.test. 60 IN A 192.0.2.2"))
 	}
 	if got := value(zone, index.ReasonOwned) - owned; got != 1 {
 		t.Errorf("owned: counted %v, want 1", got)

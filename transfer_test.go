@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+
 	"github.com/coredns/caddy"
 	"github.com/coredns/coredns/core/dnsserver"
 	"github.com/coredns/coredns/plugin"
@@ -47,11 +49,11 @@ func xtGateway(t testing.TB, zones []string, objects map[string][]string) *Gatew
 	g.Zones = zones
 	// A clock a second past the index's start: the first Flush publishes
 	// its serial at once, and no timer can bump it while a test reads it.
-	clk := &qtClock{}
-	clk.set(time.Now().Truncate(time.Second))
-	g.now = clk.now
+	clk := &testutil.Clock{}
+	clk.Set(time.Now().Truncate(time.Second))
+	g.now = clk.Now
 	g.init()
-	clk.add(time.Second)
+	clk.Add(time.Second)
 	t.Cleanup(g.index.Close)
 	keys := make([]string, 0, len(objects))
 	for k := range objects {

@@ -13,7 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
-// dnsEndpointResource is external-dns's DNSEndpoint CRD.
+// DNSEndpointResource is external-dns's DNSEndpoint CRD.
 var DNSEndpointResource = schema.GroupVersionResource{Group: "externaldns.k8s.io", Version: "v1alpha1", Resource: "dnsendpoints"}
 
 // dnsEndpoint is the part of a DNSEndpoint the plugin reads. The type is

@@ -45,7 +45,7 @@ func zoneNames(r *Result, host string, zones []string, relative bool, origin str
 	return names
 }
 
-// canonicalName validates a hostname (RFC 1123 labels; underscores are allowed
+// CanonicalName validates a hostname (RFC 1123 labels; underscores are allowed
 // for service labels such as _http._tcp) and returns it lower-cased and fully
 // qualified. With wildcard, the first label may be "*".
 func CanonicalName(host string, wildcard bool) (string, error) {

@@ -12,7 +12,7 @@ import (
 // legacyIngressClassAnnotation is how Ingresses named their class before spec.ingressClassName.
 const legacyIngressClassAnnotation = "kubernetes.io/ingress.class"
 
-// ingress is what the informers keep of an Ingress (see object.go): what
+// Ingress is what the informers keep of an Ingress (see object.go): what
 // ingressRecords reads.
 type Ingress struct {
 	objectMeta
@@ -148,7 +148,7 @@ func (in *Ingress) setHosts(rules, tls []string) {
 	}
 }
 
-// ingressList is a list of ingresses, as the informer lists them.
+// IngressList is a list of ingresses, as the informer lists them.
 type IngressList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata"`

@@ -13,7 +13,7 @@ import (
 // defaultClassAnnotation marks the default IngressClass.
 const defaultClassAnnotation = "ingressclass.kubernetes.io/is-default-class"
 
-// defaultIngressClass returns the name of the default IngressClass among
+// DefaultIngressClass returns the name of the default IngressClass among
 // classes, or "": as Kubernetes's DefaultIngressClass admission plugin
 // chooses it, the newest of those annotated is-default-class "true" (by
 // creation time, then by name).

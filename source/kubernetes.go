@@ -18,7 +18,7 @@ import (
 // Labels and annotations read from objects.
 const (
 	IgnoreLabel = "k8s-gateway.dns/ignore"
-	// coreDNSHostnameAnnotation is the original plugin's own hostname
+	// CoreDNSHostnameAnnotation is the original plugin's own hostname
 	// annotation. external-dns does not read it, so its names are always
 	// added to those of the external-dns hostname annotations.
 	CoreDNSHostnameAnnotation = "coredns.io/hostname"
@@ -46,18 +46,18 @@ var (
 	}
 )
 
-// sourceConfig is what the source functions need to know about the plugin instance.
+// Config is what the source functions need to know about the plugin instance.
 type Config struct {
 	Zones          []string // fully qualified, lower case; reverse zones too
 	TTL            uint32
 	IngressClasses []string
 	GatewayClasses []string
-	// gatewaySelector is the labelSelector option, which Gateways are not
+	// GatewaySelector is the labelSelector option, which Gateways are not
 	// listed with (routes need them all) but which their own names obey.
 	GatewaySelector labels.Selector
 }
 
-// result collects what a source function makes of one object.
+// Result collects what a source function makes of one object.
 type Result struct {
 	RRs      []dns.RR
 	Warnings []string

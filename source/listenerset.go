@@ -11,10 +11,10 @@ import (
 // (Gateway API v1.3 and v1.4, experimental channel).
 const experimentalGroup = "gateway.networking.x-k8s.io"
 
-// xListenerSetVersion is where the experimental XListenerSet is served.
+// XListenerSetVersion is where the experimental XListenerSet is served.
 var XListenerSetVersion = schema.GroupVersion{Group: experimentalGroup, Version: "v1alpha1"}
 
-// listenerSet is what the plugin reads of a ListenerSet (GEP-1713): the
+// ListenerSet is what the plugin reads of a ListenerSet (GEP-1713): the
 // listeners a tenant attaches to a shared Gateway. The standard
 // gateway.networking.k8s.io/v1 ListenerSet and the experimental XListenerSet
 // read alike.
@@ -45,7 +45,7 @@ func conditionTrue(conds []metav1.Condition, typ string) bool {
 	return false
 }
 
-// gatewayKey returns the namespace and name of the ListenerSet's parent
+// GatewayKey returns the namespace and name of the ListenerSet's parent
 // Gateway; ok is false when the parent is not a Gateway.
 func (ls *ListenerSet) GatewayKey() (namespace, name string, ok bool) {
 	p := ls.parent

@@ -12,7 +12,7 @@ import (
 // Their informer reads their metadata only (metav1.PartialObjectMetadata
 // decodes the protobuf or JSON of any object).
 
-// domainsAnnotation on a Namespace lists the domains delegated to it
+// DomainsAnnotation on a Namespace lists the domains delegated to it
 // (comma- or space-separated) under the delegated ownership policy.
 const DomainsAnnotation = "k8s-gateway.dns/domains"
 
@@ -30,7 +30,7 @@ func slimNamespace(obj any) (any, error) {
 	return out, nil
 }
 
-// namespaceDomains returns the domains delegated to a Namespace by its
+// NamespaceDomains returns the domains delegated to a Namespace by its
 // annotation, and a warning naming the values that are not domain names.
 func NamespaceDomains(meta metav1.Object) ([]string, []string) {
 	var domains, warnings []string

@@ -11,7 +11,7 @@ import (
 	gwv1a3 "sigs.k8s.io/gateway-api/apis/v1alpha3"
 )
 
-// kind is a resource kind the plugin reads.
+// Kind is a resource kind the plugin reads.
 type Kind struct {
 	Name         string // as written in the resources option
 	GroupVersion string // what the informer lists
@@ -19,23 +19,23 @@ type Kind struct {
 	Object       runtime.Object
 	List         runtime.Object // an empty list of such objects
 	Dynamic      bool           // read as unstructured objects, without Go types
-	// cluster marks cluster-scoped kinds, read in one informer whatever the
+	// Cluster marks cluster-scoped kinds, read in one informer whatever the
 	// namespaces option says ...
 	Cluster bool
 	// ... unless byName: with the namespaces option, only the objects named
 	// as the listed namespaces are read (Namespaces), each by its name.
 	ByName bool
-	// transform converts an object as the informer receives it into what the
+	// Transform converts an object as the informer receives it into what the
 	// informer keeps (a cache.TransformFunc).
 	Transform func(any) (any, error)
-	// records returns what an object publishes; nil for kinds read only as
+	// Records returns what an object publishes; nil for kinds read only as
 	// context of other kinds (Namespace).
 	Records func(obj any, c *Config, ctx sourceContext) Result
-	// route converts an object of a Gateway API route kind.
+	// Route converts an object of a Gateway API route kind.
 	Route func(obj any) *route
-	// listenerSet converts a ListenerSet.
+	// ListenerSet converts a ListenerSet.
 	ListenerSet func(obj any) *ListenerSet
-	// older are the earlier versions of the kind, newest first: the
+	// Older are the earlier versions of the kind, newest first: the
 	// controller reads the newest version that the cluster serves.
 	Older []*Kind
 }
@@ -105,7 +105,7 @@ var (
 	}
 )
 
-// ingressClassKind is read as the context of Ingresses when ingressClasses
+// IngressClassKind is read as the context of Ingresses when ingressClasses
 // is set: the default IngressClass stands for a class-less Ingress's class.
 var IngressClassKind = &Kind{
 	Name: "IngressClass", GroupVersion: "networking.k8s.io/v1", Resource: "ingressclasses",
@@ -137,12 +137,12 @@ func olderVersion(version string, object, list runtime.Object) *Kind {
 	return &Kind{GroupVersion: gwv1.GroupName + "/" + version, Object: object, List: list}
 }
 
-// versions returns the kind at each version it can be read at, newest first.
+// Versions returns the kind at each version it can be read at, newest first.
 func (k *Kind) Versions() []*Kind {
 	return append([]*Kind{k}, k.Older...)
 }
 
-// supportedResources returns the names of every kind the resources option takes.
+// SupportedKinds returns the names of every kind the resources option takes.
 func SupportedKinds() []string {
 	names := make([]string, len(Kinds))
 	for i, k := range Kinds {
@@ -151,7 +151,7 @@ func SupportedKinds() []string {
 	return names
 }
 
-// resourceKind returns the canonical name of a resource, matched case-insensitively.
+// CanonicalKind returns the canonical name of a resource, matched case-insensitively.
 func CanonicalKind(name string) (string, bool) {
 	for _, k := range Kinds {
 		if strings.EqualFold(k.Name, name) {
@@ -170,20 +170,20 @@ func KindByName(name string) *Kind {
 	return nil
 }
 
-// sourceContext gives the records functions the objects that other objects'
+// Context gives the records functions the objects that other objects'
 // records depend on: routes publish through Gateways, which admit them by
 // the labels of their namespaces.
 type sourceContext interface {
-	// gateway returns the Gateway namespace/name, or nil.
+	// Gateway returns the Gateway namespace/name, or nil.
 	Gateway(namespace, name string) *gwv1.Gateway
-	// listenerSet returns the ListenerSet namespace/name, or nil.
+	// ListenerSet returns the ListenerSet namespace/name, or nil.
 	ListenerSet(namespace, name string) *ListenerSet
-	// namespaceLabels returns the labels of a namespace, and whether it is known.
+	// NamespaceLabels returns the labels of a namespace, and whether it is known.
 	NamespaceLabels(name string) (map[string]string, bool)
-	// defaultIngressClass returns the name of the cluster's default
+	// DefaultIngressClass returns the name of the cluster's default
 	// IngressClass, or "" (asked only when ingressClasses is set).
 	DefaultIngressClass() string
-	// mayPublish reports whether objects of namespace may publish at name:
+	// MayPublish reports whether objects of namespace may publish at name:
 	// always, unless the ownership policy is delegated and name is outside
 	// the namespace's domains.
 	MayPublish(namespace, name string) bool

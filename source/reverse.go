@@ -7,12 +7,12 @@ import (
 	"github.com/miekg/dns"
 )
 
-// isReverseZone reports whether zone is under in-addr.arpa. or ip6.arpa.
+// IsReverseZone reports whether zone is under in-addr.arpa. or ip6.arpa.
 func IsReverseZone(zone string) bool {
 	return dns.IsSubDomain("in-addr.arpa.", zone) || dns.IsSubDomain("ip6.arpa.", zone)
 }
 
-// forwardZones returns the zones that are not reverse zones: the zones that
+// ForwardZones returns the zones that are not reverse zones: the zones that
 // objects publish names in.
 func ForwardZones(zones []string) []string {
 	var out []string
@@ -24,7 +24,7 @@ func ForwardZones(zones []string) []string {
 	return out
 }
 
-// withPTR adds, for every A and AAAA record of a (non-wildcard) name, a PTR
+// WithPTR adds, for every A and AAAA record of a (non-wildcard) name, a PTR
 // record from the address's reverse name back to the name. The index keeps
 // only those inside a configured reverse zone.
 func WithPTR(rrs []dns.RR) []dns.RR {

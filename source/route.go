@@ -151,7 +151,7 @@ type parent struct {
 	listeners []gwv1.Listener
 	namespace string // of the Gateway or ListenerSet: what allowedRoutes' Same means
 	targets   targets
-	// listenerSet is "namespace/name" of the ListenerSet, or "" for a Gateway.
+	// ListenerSet is "namespace/name" of the ListenerSet, or "" for a Gateway.
 	listenerSet string
 }
 
@@ -209,12 +209,12 @@ func resolveParent(r *Result, rt *route, ref gwv1.ParentReference, accepted bool
 	return parent{}, false // e.g. a Service parent (GAMMA): no external address
 }
 
-// routeGateways returns the namespace/name keys of the Gateways a route names as parents.
+// RouteGateways returns the namespace/name keys of the Gateways a route names as parents.
 func RouteGateways(rt *route) []string {
 	return routeParents(rt, isGatewayRef)
 }
 
-// routeListenerSets returns the namespace/name keys of the ListenerSets a route names as parents.
+// RouteListenerSets returns the namespace/name keys of the ListenerSets a route names as parents.
 func RouteListenerSets(rt *route) []string {
 	return routeParents(rt, isListenerSetRef)
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
-// service is what the informers keep of a Service (see object.go): what
+// Service is what the informers keep of a Service (see object.go): what
 // serviceRecords, serviceSRV and nameserverRecords read.
 type Service struct {
 	objectMeta
@@ -178,7 +178,7 @@ func knownProtocol(p string) string {
 	return p
 }
 
-// serviceList is a list of services, as the informer lists them.
+// ServiceList is a list of services, as the informer lists them.
 type ServiceList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata"`
@@ -336,7 +336,7 @@ func serviceSRV(r *Result, svc *Service, owners []string, t targets, zones []str
 	return rrs
 }
 
-// nameserverRecords returns the records that a nameserver's own Service
+// NameserverRecords returns the records that a nameserver's own Service
 // publishes: its external addresses at <name>.<namespace>.<zone> in every zone.
 func NameserverRecords(svc *Service, c *Config) Result {
 	var r Result

@@ -1,27 +1,28 @@
-package gateway
+package persist
 
 import (
 	"time"
 
+	clog "github.com/coredns/coredns/plugin/pkg/log"
 	"github.com/miekg/dns"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
-// persistTiming is when the copies on disk are written.
-type persistTiming struct {
-	// interval is how often the writer looks for zones whose serial changed:
+var log = clog.NewWithPlugin("k8s_gateway")
+
+// Timing is when the copies on disk are written.
+type Timing struct {
+	// Interval is how often the writer looks for zones whose serial changed:
 	// a zone is written at most once per interval.
-	interval time.Duration
-	// refresh is how old a copy may get before it is written again without
+	Interval time.Duration
+	// Refresh is how old a copy may get before it is written again without
 	// a change, so that its write time tells when its data was last known
 	// to be live, not when the zone last changed.
-	refresh time.Duration
+	Refresh time.Duration
 }
 
-var defaultPersistTiming = persistTiming{interval: time.Second, refresh: soaRefresh * time.Second}
-
-// persister writes the live zones to their copies on disk, off the query
+// Writer writes the live zones to their copies on disk, off the query
 // path: a zone whose serial changed at most once per interval, and every
 // zone at least once per refresh. It spends at most a tenth of its time
 // writing: after a round that took d, the next comes 10·d later at the
@@ -29,28 +30,33 @@ var defaultPersistTiming = persistTiming{interval: time.Second, refresh: soaRefr
 type persister struct {
 	dir      string
 	zones    []string
-	timing   persistTiming
+	timing   Timing
 	now      func() time.Time
 	snapshot func() *index.Snapshot
+	// onWritten, when set, is told of each copy written.
+	onWritten func(zone string, at time.Time)
 
 	written   []uint32    // per zone, the serial of its copy on disk
 	writtenAt []time.Time // per zone, when it was written; zero: never
 	failed    []string    // per zone, the last error logged
 }
 
-func newPersister(dir string, zones []string, t persistTiming, now func() time.Time, snapshot func() *index.Snapshot) *persister {
+// NewWriter returns a writer of the copies of zones in dir: now is its
+// clock, snapshot gives the live zones, and onWritten (optional) is told of
+// each copy written.
+func NewWriter(dir string, zones []string, t Timing, now func() time.Time, snapshot func() *index.Snapshot, onWritten func(zone string, at time.Time)) *persister {
 	return &persister{
-		dir: dir, zones: zones, timing: t, now: now, snapshot: snapshot,
+		dir: dir, zones: zones, timing: t, now: now, snapshot: snapshot, onWritten: onWritten,
 		written:   make([]uint32, len(zones)),
 		writtenAt: make([]time.Time, len(zones)),
 		failed:    make([]string, len(zones)),
 	}
 }
 
-// run writes the zones that are due every interval until stop is closed,
+// Run writes the zones that are due every interval until stop is closed,
 // and then once more.
-func (p *persister) run(stop <-chan struct{}) {
-	tick := time.NewTicker(p.timing.interval)
+func (p *persister) Run(stop <-chan struct{}) {
+	tick := time.NewTicker(p.timing.Interval)
 	defer tick.Stop()
 	var resume time.Time // no round before
 	round := func() {
@@ -80,21 +86,21 @@ func (p *persister) writeDue() {
 	now := p.now()
 	for zi, zone := range p.zones {
 		serial := s.Serial(zi)
-		if serial == p.written[zi] && now.Sub(p.writtenAt[zi]) < p.timing.refresh {
+		if serial == p.written[zi] && now.Sub(p.writtenAt[zi]) < p.timing.Refresh {
 			continue
 		}
-		path := copyPath(p.dir, zone)
-		if onDisk, err := copySerial(path); err == nil && index.SerialLess(serial, onDisk) {
+		path := Path(p.dir, zone)
+		if onDisk, err := SerialOf(path); err == nil && index.SerialLess(serial, onDisk) {
 			p.written[zi], p.writtenAt[zi] = serial, now
 			log.Debugf("persist: %s has serial %d, newer than %d: not replaced", path, onDisk, serial)
 			continue
 		}
 		soa := s.SOA(zi)[0].(*dns.SOA)
 		records := append(append([]dns.RR{}, s.NS(zi)...), s.Records(zi)...)
-		if err := writeZoneCopy(path, zone, soa, records, now); err != nil {
+		if err := Write(path, zone, soa, records, now); err != nil {
 			if msg := err.Error(); msg != p.failed[zi] {
 				p.failed[zi] = msg
-				log.Errorf("persist: writing the copy of zone %s: %v; retrying every %s", zone, err, p.timing.interval)
+				log.Errorf("persist: writing the copy of zone %s: %v; retrying every %s", zone, err, p.timing.Interval)
 			}
 			continue
 		}
@@ -103,6 +109,8 @@ func (p *persister) writeDue() {
 			p.failed[zi] = ""
 		}
 		p.written[zi], p.writtenAt[zi] = serial, now
-		copyWritten.WithLabelValues(zone).Set(float64(now.Unix()))
+		if p.onWritten != nil {
+			p.onWritten(zone, now)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package gateway
+package persist
 
 import (
 	"bufio"
@@ -29,18 +29,18 @@ import (
 //
 // A file that was cut short or changed fails its checksum and is rejected.
 
-// zoneCopy is one zone read from its file.
-type zoneCopy struct {
-	serial  uint32
-	written time.Time
-	soa     *dns.SOA
-	ns      []dns.RR // the apex NS RRset
-	records []dns.RR // every other record
+// Copy is one zone read from its file.
+type Copy struct {
+	Serial  uint32
+	Written time.Time
+	SOA     *dns.SOA
+	NS      []dns.RR // the apex NS RRset
+	Records []dns.RR // every other record
 }
 
-// expires returns when the copy stops being served: the SOA expire after it was written.
-func (c *zoneCopy) expires() time.Time {
-	return c.written.Add(time.Duration(c.soa.Expire) * time.Second)
+// Expires returns when the copy stops being served: the SOA expire after it was written.
+func (c *Copy) Expires() time.Time {
+	return c.Written.Add(time.Duration(c.SOA.Expire) * time.Second)
 }
 
 const (
@@ -49,16 +49,16 @@ const (
 	copyChecksum = "; sha256 "
 )
 
-// copyPath returns the file of zone in dir: the zone's name without its
+// Path returns the file of zone in dir: the zone's name without its
 // final dot (escaped as a path segment) and ".zone".
-func copyPath(dir, zone string) string {
+func Path(dir, zone string) string {
 	return filepath.Join(dir, url.PathEscape(strings.TrimSuffix(zone, "."))+".zone")
 }
 
-// writeZoneCopy writes the copy of zone to path atomically: a temporary file
+// Write writes the copy of zone to path atomically: a temporary file
 // in the same directory, synced to disk, renamed over path, then the
 // directory synced. soa is the apex SOA; records follow it.
-func writeZoneCopy(path, zone string, soa *dns.SOA, records []dns.RR, written time.Time) (err error) {
+func Write(path, zone string, soa *dns.SOA, records []dns.RR, written time.Time) (err error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err
@@ -108,9 +108,9 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// readZoneCopy reads and checks the copy of zone at path. A missing file
+// Read reads and checks the copy of zone at path. A missing file
 // gives an error that wraps fs.ErrNotExist.
-func readZoneCopy(path, zone string) (*zoneCopy, error) {
+func Read(path, zone string) (*Copy, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -119,17 +119,17 @@ func readZoneCopy(path, zone string) (*zoneCopy, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &zoneCopy{}
+	c := &Copy{}
 	header, rest, _ := bytes.Cut(body, []byte("\n"))
 	stamp, _, _ := bytes.Cut(rest, []byte("\n"))
 	if string(header)+"\n" != fmt.Sprintf(copyHeader, zone) {
 		return nil, fmt.Errorf("not a copy of zone %s: header %q", zone, header)
 	}
 	var when string
-	if _, err := fmt.Sscanf(string(stamp), strings.TrimSuffix(copyStamp, "\n"), &c.serial, &when); err != nil {
+	if _, err := fmt.Sscanf(string(stamp), strings.TrimSuffix(copyStamp, "\n"), &c.Serial, &when); err != nil {
 		return nil, fmt.Errorf("bad serial and time line %q: %v", stamp, err)
 	}
-	if c.written, err = time.Parse(time.RFC3339, when); err != nil {
+	if c.Written, err = time.Parse(time.RFC3339, when); err != nil {
 		return nil, fmt.Errorf("bad write time %q: %v", when, err)
 	}
 	zp := dns.NewZoneParser(bytes.NewReader(body), zone, path)
@@ -140,30 +140,30 @@ func readZoneCopy(path, zone string) (*zoneCopy, error) {
 			return nil, fmt.Errorf("record %q: class is not IN", rr)
 		case !dns.IsSubDomain(zone, h.Name):
 			return nil, fmt.Errorf("record %q: outside the zone", rr)
-		case c.soa == nil:
+		case c.SOA == nil:
 			soa, ok := rr.(*dns.SOA)
 			if !ok || h.Name != zone {
 				return nil, fmt.Errorf("first record %q: not the SOA of %s", rr, zone)
 			}
-			if soa.Serial != c.serial {
-				return nil, fmt.Errorf("SOA serial %d differs from the header's %d", soa.Serial, c.serial)
+			if soa.Serial != c.Serial {
+				return nil, fmt.Errorf("SOA serial %d differs from the header's %d", soa.Serial, c.Serial)
 			}
-			c.soa = soa
+			c.SOA = soa
 		case h.Rrtype == dns.TypeSOA:
 			return nil, fmt.Errorf("record %q: a second SOA", rr)
 		case h.Rrtype == dns.TypeNS && h.Name == zone:
-			c.ns = append(c.ns, rr)
+			c.NS = append(c.NS, rr)
 		default:
-			c.records = append(c.records, rr)
+			c.Records = append(c.Records, rr)
 		}
 	}
 	if err := zp.Err(); err != nil {
 		return nil, err
 	}
-	if c.soa == nil {
+	if c.SOA == nil {
 		return nil, errors.New("no SOA record")
 	}
-	if len(c.ns) == 0 {
+	if len(c.NS) == 0 {
 		return nil, errors.New("no apex NS records")
 	}
 	return c, nil
@@ -187,9 +187,9 @@ func verifyCopy(data []byte) ([]byte, error) {
 	return body, nil
 }
 
-// copySerial returns the serial in the header of the copy at path, without
+// SerialOf returns the serial in the header of the copy at path, without
 // reading the rest of the file.
-func copySerial(path string) (uint32, error) {
+func SerialOf(path string) (uint32, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
@@ -211,8 +211,8 @@ func copySerial(path string) (uint32, error) {
 	return serial, nil
 }
 
-// checkPersistDir creates dir if needed and makes sure a copy can be written there.
-func checkPersistDir(dir string) error {
+// CheckDir creates dir if needed and makes sure a copy can be written there.
+func CheckDir(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
