@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -437,11 +439,11 @@ func (c *controller) guard(w *watched, list listFunc, watchFn watchFunc) *apiGua
 }
 
 // Guard states of every running informer, for the contact metric.
-var guards liveSet[*kindState, [2]string] // state → zones, kind
+var guards metrics.LiveSet[*kindState, [2]string] // state → zones, kind
 
 // registerGuard adds s to the contact metric until the returned function is called.
 func registerGuard(s *kindState, zones, kind string) func() {
-	return guards.add(s, [2]string{zones, kind})
+	return guards.Add(s, [2]string{zones, kind})
 }
 
 // contactCollector exports the seconds since each informer's last contact
@@ -453,7 +455,7 @@ func (c contactCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 func (c contactCollector) Collect(ch chan<- prometheus.Metric) {
 	// Several informers of one kind (namespaces) report the stalest.
 	stalest := map[[2]string]float64{}
-	guards.each(func(s *kindState, labels [2]string) {
+	guards.Each(func(s *kindState, labels [2]string) {
 		stalest[labels] = max(stalest[labels], s.sinceContact().Seconds())
 	})
 	for labels, v := range stalest {

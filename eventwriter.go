@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
+
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -88,8 +90,8 @@ func (ev *event) object() map[string]any {
 		"type":               ev.kind,
 		"reason":             ev.reason,
 		"message":            ev.message,
-		"source":             map[string]any{"component": pluginName},
-		"reportingComponent": pluginName,
+		"source":             map[string]any{"component": metrics.Plugin},
+		"reportingComponent": metrics.Plugin,
 		"firstTimestamp":     ev.first.UTC().Format(time.RFC3339),
 		"lastTimestamp":      ev.last.UTC().Format(time.RFC3339),
 		"count":              int64(ev.count),

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
+
 	"github.com/coredns/coredns/plugin"
 	"github.com/coredns/coredns/plugin/pkg/fall"
 	"github.com/coredns/coredns/plugin/transfer"
@@ -19,9 +21,6 @@ import (
 
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
-
-// pluginName is the directive of the plugin.
-const pluginName = "k8s_gateway"
 
 // Gateway is the plugin handler. Each k8s_gateway block of a Corefile makes
 // its own Gateway, with its own informers and index.
@@ -146,7 +145,7 @@ func (l indexListener) Conflicted(c index.Conflict) {
 }
 
 // Name implements plugin.Handler.
-func (g *Gateway) Name() string { return pluginName }
+func (g *Gateway) Name() string { return metrics.Plugin }
 
 // Ready implements ready.Readiness: true once every enabled kind has synced,
 // and before that while every zone has a fresh copy from disk (see persist).

@@ -3,21 +3,23 @@ package gateway
 import (
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
+
 	"github.com/prometheus/client_golang/prometheus"
 )
 
 // The metrics of the persist option.
 
-var copyWritten = gaugeVec("copy_written_timestamp_seconds",
+var copyWritten = metrics.GaugeVec("copy_written_timestamp_seconds",
 	"Unix time the copy of each zone on disk (persist) was written, as read at startup or last written.",
 	"zone")
 
 // Plugins with the persist option, for the copy metric.
-var persisting liveSet[*Gateway, struct{}]
+var persisting metrics.LiveSet[*Gateway, struct{}]
 
 // registerCopies adds g to the copy metric until the returned function is called.
 func registerCopies(g *Gateway) func() {
-	return persisting.add(g, struct{}{})
+	return persisting.Add(g, struct{}{})
 }
 
 // copyCollector exports, per zone, 1 while the zone is answered from its
@@ -30,7 +32,7 @@ func (c copyCollector) Collect(ch chan<- prometheus.Metric) {
 	// A zone of two instances (during a reload) is answered from a copy
 	// when either answers from one.
 	answered := map[string]float64{}
-	persisting.each(func(g *Gateway, _ struct{}) {
+	persisting.Each(func(g *Gateway, _ struct{}) {
 		zc, now := g.copies.Load(), g.clock()
 		for zi, zone := range g.Zones {
 			v := 0.0
@@ -46,7 +48,7 @@ func (c copyCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 func init() {
-	prometheus.MustRegister(copyCollector{metricDesc("copy_answered",
+	prometheus.MustRegister(copyCollector{metrics.Desc("copy_answered",
 		"1 while a zone is answered from its copy on disk (persist): before the informers sync, until the copy's SOA expire.",
 		"zone")})
 }

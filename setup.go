@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
+
 	"github.com/seed-e581d630/k8s_gateway/persist"
 
 	"github.com/seed-e581d630/k8s_gateway/source"
@@ -25,32 +27,32 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-var log = clog.NewWithPlugin(pluginName)
+var log = clog.NewWithPlugin(metrics.Plugin)
 
 const (
 	defaultTTL = 60
 	maxTTL     = 3600
 )
 
-func init() { plugin.Register(pluginName, setup) }
+func init() { plugin.Register(metrics.Plugin, setup) }
 
 func setup(c *caddy.Controller) error {
 	g, err := parse(c)
 	if err != nil {
-		return plugin.Error(pluginName, err)
+		return plugin.Error(metrics.Plugin, err)
 	}
 	g.init()
 	if err := g.addClusters(kubeconfigAPI); err != nil {
-		return plugin.Error(pluginName, err)
+		return plugin.Error(metrics.Plugin, err)
 	}
 	if g.clusterAPI != nil {
 		cfg, err := restConfig(g.kubeconfig, g.kubecontext)
 		if err != nil {
-			return plugin.Error(pluginName, fmt.Errorf("clusterapi: %w", err))
+			return plugin.Error(metrics.Plugin, fmt.Errorf("clusterapi: %w", err))
 		}
 		mgmt, err := newRestAPI(cfg)
 		if err != nil {
-			return plugin.Error(pluginName, fmt.Errorf("clusterapi: %w", err))
+			return plugin.Error(metrics.Plugin, fmt.Errorf("clusterapi: %w", err))
 		}
 		g.discovery = g.newDiscovery(mgmt.dynamic, mgmt.servedResources, kubeconfigBytesAPI)
 	}

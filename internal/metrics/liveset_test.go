@@ -1,16 +1,16 @@
-package gateway
+package metrics
 
 import "testing"
 
 func TestLiveSet(t *testing.T) {
-	var s liveSet[string, int]
+	var s LiveSet[string, int]
 	count := func() map[string]int {
 		got := map[string]int{}
-		s.each(func(k string, v int) { got[k] = v })
+		s.Each(func(k string, v int) { got[k] = v })
 		return got
 	}
-	removeA := s.add("a", 1)
-	removeB := s.add("b", 2)
+	removeA := s.Add("a", 1)
+	removeB := s.Add("b", 2)
 	if got := count(); len(got) != 2 || got["a"] != 1 || got["b"] != 2 {
 		t.Fatalf("after two adds: %v", got)
 	}

@@ -1,17 +1,17 @@
-package gateway
+package metrics
 
 import "sync"
 
-// liveSet holds what a metrics collector reads at scrape time: entries added
+// LiveSet holds what a metrics collector reads at scrape time: entries added
 // while something runs (an informer, a plugin instance) and removed when it
 // stops. The zero value is ready to use.
-type liveSet[K comparable, V any] struct {
+type LiveSet[K comparable, V any] struct {
 	mu sync.Mutex
 	m  map[K]V
 }
 
-// add puts k with v in the set until the returned function is called.
-func (s *liveSet[K, V]) add(k K, v V) (remove func()) {
+// Add puts k with v in the set until the returned function is called.
+func (s *LiveSet[K, V]) Add(k K, v V) (remove func()) {
 	s.mu.Lock()
 	if s.m == nil {
 		s.m = map[K]V{}
@@ -25,8 +25,8 @@ func (s *liveSet[K, V]) add(k K, v V) (remove func()) {
 	}
 }
 
-// each calls f for every entry, holding the set's lock.
-func (s *liveSet[K, V]) each(f func(K, V)) {
+// Each calls f for every entry, holding the set's lock.
+func (s *LiveSet[K, V]) Each(f func(K, V)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for k, v := range s.m {

@@ -1,0 +1,34 @@
+// Package metrics holds what the plugin's packages share for their
+// metrics: the plugin's name, constructors that register
+// coredns_k8s_gateway_* series in the default registry (as CoreDNS plugins
+// do), and the live sets that collectors read at scrape time.
+package metrics
+
+import (
+	"github.com/coredns/coredns/plugin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+)
+
+// CounterVec registers the counter coredns_k8s_gateway_<name> (promauto, the
+// default registry, as CoreDNS plugins do).
+func CounterVec(name, help string, labels ...string) *prometheus.CounterVec {
+	return promauto.NewCounterVec(prometheus.CounterOpts{
+		Namespace: plugin.Namespace, Subsystem: Plugin, Name: name, Help: help,
+	}, labels)
+}
+
+// GaugeVec registers the gauge coredns_k8s_gateway_<name>.
+func GaugeVec(name, help string, labels ...string) *prometheus.GaugeVec {
+	return promauto.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: plugin.Namespace, Subsystem: Plugin, Name: name, Help: help,
+	}, labels)
+}
+
+// Desc describes coredns_k8s_gateway_<name> for a collector.
+func Desc(name, help string, labels ...string) *prometheus.Desc {
+	return prometheus.NewDesc(prometheus.BuildFQName(plugin.Namespace, Plugin, name), help, labels, nil)
+}
+
+// Plugin is the directive of the plugin.
+const Plugin = "k8s_gateway"
