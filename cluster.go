@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/seed-e581d630/k8s_gateway/watch"
+
 	"github.com/miekg/dns"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
@@ -15,26 +17,26 @@ import (
 // cluster's records into the plugin's index, and what reports on it.
 type cluster struct {
 	name       string // "" for the one cluster of a block without cluster blocks
-	ctrl       *controller
+	ctrl       *watch.Controller
 	sink       *clusterSink // nil for the unnamed cluster, which feeds the index directly
 	emitEvents bool
 	// events emits Kubernetes Events into this cluster while it runs.
-	events atomic.Pointer[events]
+	events atomic.Pointer[watch.Events]
 	stopCh chan struct{} // closed to stop the health watch
 	done   chan struct{} // closed when the health watch has stopped
 }
 
 // newCluster makes the cluster name with its controller on api.
-func (g *Gateway) newCluster(name string, cfg controllerConfig, api apiClient, emitEvents bool) *cluster {
+func (g *Gateway) newCluster(name string, cfg watch.Config, api watch.API, emitEvents bool) *cluster {
 	cl := &cluster{name: name, emitEvents: emitEvents}
-	var out sink = g.index
+	var out watch.Sink = g.index
 	if name != "" {
-		cfg.prefix = name + "/"
-		cfg.cluster = name
-		cl.sink = newClusterSink(cfg.prefix, g.index)
+		cfg.Prefix = name + "/"
+		cfg.Cluster = name
+		cl.sink = newClusterSink(cfg.Prefix, g.index)
 		out = cl.sink
 	}
-	cl.ctrl = newController(cfg, api, out)
+	cl.ctrl = watch.New(cfg, api, out)
 	return cl
 }
 
@@ -42,7 +44,7 @@ func (g *Gateway) newCluster(name string, cfg controllerConfig, api apiClient, e
 // cluster, or one for each cluster block. apiOf returns the API client of a
 // kubeconfig and context (both empty: in the cluster, or the default
 // kubeconfig); it does not contact the API server.
-func (g *Gateway) addClusters(apiOf func(kubeconfig, context string) (apiClient, error)) error {
+func (g *Gateway) addClusters(apiOf func(kubeconfig, context string) (watch.API, error)) error {
 	if len(g.clusters) == 0 {
 		api, err := apiOf(g.kubeconfig, g.kubecontext)
 		if err != nil {
@@ -141,7 +143,7 @@ func (f *fleet) of(key string) (*cluster, string) {
 // remembers what it put, to withdraw all of it when the cluster goes.
 type clusterSink struct {
 	prefix string
-	out    sink
+	out    watch.Sink
 
 	mu         sync.Mutex
 	keys       map[string]struct{}
@@ -149,7 +151,7 @@ type clusterSink struct {
 	fresh      map[string]struct{} // keys put since mark; nil when not marking
 }
 
-func newClusterSink(prefix string, out sink) *clusterSink {
+func newClusterSink(prefix string, out watch.Sink) *clusterSink {
 	return &clusterSink{prefix: prefix, out: out, keys: map[string]struct{}{}, namespaces: map[string]struct{}{}}
 }
 

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/watch"
+
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
 	"github.com/miekg/dns"
@@ -47,7 +49,7 @@ func k8sNewFleet(t testing.TB, clusters []k8sFleetCluster, configure func(*Gatew
 		configure(g)
 	}
 	g.init()
-	err := g.addClusters(func(kubeconfig, _ string) (apiClient, error) { return fakeAPI{core: clients[kubeconfig]}, nil })
+	err := g.addClusters(func(kubeconfig, _ string) (watch.API, error) { return fakeAPI{core: clients[kubeconfig]}, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +120,7 @@ func TestFleetFirstOwnership(t *testing.T) {
 		}
 		for _, ev := range list.Items {
 			o := ev.InvolvedObject
-			if ev.Reason == eventNameRejected && o.Kind == "Service" && o.Namespace == "apps" && o.Name == "thief" {
+			if ev.Reason == watch.EventNameRejected && o.Kind == "Service" && o.Namespace == "apps" && o.Name == "thief" {
 				return ""
 			}
 		}

@@ -9,12 +9,14 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/watch"
+
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
+	kwatch "k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
@@ -48,7 +50,7 @@ type discovery struct {
 	g          *Gateway
 	dyn        dynamic.Interface
 	served     func(ctx context.Context, groupVersion string) ([]string, error)
-	apiOf      func(kubeconfig []byte) (apiClient, error)
+	apiOf      func(kubeconfig []byte) (watch.API, error)
 	namespaces []string
 
 	mu       sync.Mutex
@@ -69,7 +71,7 @@ type discovered struct {
 	digest [32]byte // of the kubeconfig it reads with
 }
 
-func (g *Gateway) newDiscovery(dyn dynamic.Interface, served func(context.Context, string) ([]string, error), apiOf func([]byte) (apiClient, error)) *discovery {
+func (g *Gateway) newDiscovery(dyn dynamic.Interface, served func(context.Context, string) ([]string, error), apiOf func([]byte) (watch.API, error)) *discovery {
 	return &discovery{
 		g: g, dyn: dyn, served: served, apiOf: apiOf, namespaces: g.clusterAPI.namespaces,
 		members: map[string]*discovered{}, warned: map[string]string{},
@@ -167,7 +169,7 @@ func (d *discovery) waitMembers() {
 	d.mu.Lock()
 	var pending []<-chan struct{}
 	for _, m := range d.members {
-		pending = append(pending, m.cl.ctrl.synced())
+		pending = append(pending, m.cl.ctrl.Synced())
 	}
 	d.mu.Unlock()
 	deadline := time.NewTimer(d.g.timing.clusterWait)
@@ -271,16 +273,16 @@ func (d *discovery) reconcile(ns, name string) {
 		log.Errorf("clusterapi: Cluster %s: %v", key, err)
 	}
 	d.members[key] = &discovered{cl: cl, digest: digest}
-	log.Infof("clusterapi: Cluster %s: reading it, under %s", key, strings.Join(cfg.sources.Zones, " "))
+	log.Infof("clusterapi: Cluster %s: reading it, under %s", key, strings.Join(cfg.Sources.Zones, " "))
 }
 
 // reconnect replaces the controller of a member whose kubeconfig changed. The
 // records stay while the new controller lists; then those of objects that are
 // gone meanwhile are removed.
-func (d *discovery) reconnect(key string, m *discovered, api apiClient, digest [32]byte) {
+func (d *discovery) reconnect(key string, m *discovered, api watch.API, digest [32]byte) {
 	stopCluster(m.cl)
 	m.cl.sink.mark()
-	m.cl.ctrl = newController(m.cl.ctrl.cfg, api, m.cl.sink)
+	m.cl.ctrl = watch.New(m.cl.ctrl.Config(), api, m.cl.sink)
 	if err := d.g.startCluster(m.cl); err != nil {
 		log.Errorf("clusterapi: Cluster %s: %v", key, err)
 	}
@@ -291,7 +293,7 @@ func (d *discovery) reconnect(key string, m *discovered, api apiClient, digest [
 	go func() {
 		defer d.wg.Done()
 		select {
-		case <-ctrl.synced():
+		case <-ctrl.Synced():
 			sink.sweep()
 		case <-d.stopCh:
 		}
@@ -356,14 +358,14 @@ func secretValue(u *unstructured.Unstructured) ([]byte, string) {
 }
 
 // kubeconfigBytesAPI returns the API client of a kubeconfig's current context.
-func kubeconfigBytesAPI(kubeconfig []byte) (apiClient, error) {
+func kubeconfigBytesAPI(kubeconfig []byte) (watch.API, error) {
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 	if err != nil {
 		return nil, err
 	}
 	cfg.UserAgent = "k8s_gateway"
 	cfg.QPS, cfg.Burst = 50, 100
-	return newRestAPI(cfg)
+	return watch.NewRestAPI(cfg)
 }
 
 // stores are the stores of one kind's informers, one per namespace.
@@ -391,7 +393,7 @@ func dynamicInformer(dyn dynamic.Interface, resource schema.GroupVersionResource
 			o.LabelSelector = selector
 			return client.List(ctx, o)
 		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (kwatch.Interface, error) {
 			o.LabelSelector = selector
 			return client.Watch(ctx, o)
 		},

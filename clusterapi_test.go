@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/watch"
+
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
 	"github.com/miekg/dns"
@@ -68,7 +70,7 @@ func TestClusterAPIDiscovery(t *testing.T) {
 		}
 		return nil, errors.New("not served")
 	}
-	g.discovery = g.newDiscovery(dyn, served, func(kc []byte) (apiClient, error) {
+	g.discovery = g.newDiscovery(dyn, served, func(kc []byte) (watch.API, error) {
 		c, ok := clients[string(kc)]
 		if !ok {
 			return nil, errors.New("broken kubeconfig")
@@ -153,7 +155,7 @@ func TestClusterAPIReadyWithWorkloads(t *testing.T) {
 	g.clusterAPI = &clusterAPIConfig{}
 	g.init()
 	served := func(context.Context, string) ([]string, error) { return []string{"clusters"}, nil }
-	g.discovery = g.newDiscovery(dyn, served, func([]byte) (apiClient, error) { return fakeAPI{core: work}, nil })
+	g.discovery = g.newDiscovery(dyn, served, func([]byte) (watch.API, error) { return fakeAPI{core: work}, nil })
 	t.Cleanup(g.stop)
 	g.noStartupWait = true
 	if err := g.start(); err != nil {

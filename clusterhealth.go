@@ -16,7 +16,7 @@ func (g *Gateway) watchHealth(cl *cluster) {
 	clusterSynced.WithLabelValues(cl.name).Set(0)
 	clusterConnected.WithLabelValues(cl.name).Set(0)
 	started := time.Now()
-	synced := cl.ctrl.synced()
+	synced := cl.ctrl.Synced()
 	reachable, reported := true, false
 	tick := time.NewTicker(g.timing.health)
 	defer tick.Stop()
@@ -27,10 +27,10 @@ func (g *Gateway) watchHealth(cl *cluster) {
 		case <-synced:
 			synced = nil
 			clusterSynced.WithLabelValues(cl.name).Set(1)
-			log.Infof("cluster %s: synced %d kinds in %s", cl.name, cl.ctrl.kinds, time.Since(started).Round(time.Millisecond))
+			log.Infof("cluster %s: synced %d kinds in %s", cl.name, cl.ctrl.SyncedKinds(), time.Since(started).Round(time.Millisecond))
 		case <-tick.C:
 		}
-		since, ok := cl.ctrl.sinceContact()
+		since, ok := cl.ctrl.SinceContact()
 		if !ok {
 			since = time.Since(started) // no informer yet: the first probe has not worked
 		}
@@ -54,20 +54,4 @@ func (g *Gateway) watchHealth(cl *cluster) {
 		}
 		reachable = now
 	}
-}
-
-// sinceContact is how long ago the controller's least stale informer heard
-// from the API server (0 while a watch is open); false before any informer runs.
-func (c *controller) sinceContact() (time.Duration, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var least time.Duration
-	ok := false
-	for _, s := range c.states {
-		d := s.sinceContact()
-		if !ok || d < least {
-			least, ok = d, true
-		}
-	}
-	return least, ok
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/watch"
+
 	"github.com/seed-e581d630/k8s_gateway/persist"
 
 	"github.com/seed-e581d630/k8s_gateway/source"
@@ -43,7 +45,7 @@ import (
 var k8sTiming = timing{
 	startupWait: 5 * time.Second, reprobe: 50 * time.Millisecond, clusterWait: time.Second,
 	health: 10 * time.Millisecond, unreachableAfter: 200 * time.Millisecond,
-	guard:   guardTiming{retryInitial: 10 * time.Millisecond, retryMax: 20 * time.Millisecond, throttledMax: 20 * time.Millisecond},
+	guard:   watch.GuardTiming{RetryInitial: 10 * time.Millisecond, RetryMax: 20 * time.Millisecond, ThrottledMax: 20 * time.Millisecond},
 	persist: persist.Timing{Interval: 10 * time.Millisecond, Refresh: time.Hour},
 }
 
@@ -54,7 +56,7 @@ func k8sNewGateway(client kubernetes.Interface, zones []string, configure func(*
 }
 
 // k8sNewGatewayAPI is k8sNewGateway on any API.
-func k8sNewGatewayAPI(api apiClient, zones []string, configure func(*Gateway)) *Gateway {
+func k8sNewGatewayAPI(api watch.API, zones []string, configure func(*Gateway)) *Gateway {
 	g := newGateway()
 	g.Zones = zones
 	g.resources = []string{"Ingress", "Service"}
@@ -75,7 +77,7 @@ func k8sStartGateway(t *testing.T, client kubernetes.Interface, zones []string, 
 }
 
 // k8sStartGatewayAPI is k8sStartGateway on any API.
-func k8sStartGatewayAPI(t *testing.T, api apiClient, zones []string, configure func(*Gateway)) *Gateway {
+func k8sStartGatewayAPI(t *testing.T, api watch.API, zones []string, configure func(*Gateway)) *Gateway {
 	t.Helper()
 	g := k8sNewGatewayAPI(api, zones, configure)
 	t.Cleanup(g.stop)
@@ -401,7 +403,7 @@ func TestControllerStopLeavesNoGoroutines(t *testing.T) {
 }
 
 // k8sCtrl returns the controller of a Gateway without cluster blocks.
-func k8sCtrl(g *Gateway) *controller { return g.fleet.list()[0].ctrl }
+func k8sCtrl(g *Gateway) *watch.Controller { return g.fleet.list()[0].ctrl }
 
 // TestControllerDefaultIngressClass: with ingressClasses set, the plugin
 // watches IngressClasses, and a class-less Ingress appears and goes as its
@@ -426,8 +428,8 @@ func TestControllerDefaultIngressClass(t *testing.T) {
 
 	// Without ingressClasses, no IngressClass informer.
 	g2 := k8sStartGateway(t, client, []string{"example.com."}, nil)
-	for _, w := range k8sCtrl(g2).watches() {
-		if w.kind == source.IngressClassKind {
+	for _, w := range k8sCtrl(g2).Watches() {
+		if w.Kind == source.IngressClassKind {
 			t.Error("IngressClasses watched without ingressClasses")
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/watch"
+
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
 	"github.com/miekg/dns"
@@ -77,17 +79,17 @@ func TestRouteDependenciesWatched(t *testing.T) {
 	g.Zones = []string{"example.com."}
 	g.resources = []string{"TCPRoute"}
 	g.labelSelector = "team=a"
-	c := newController(g.controllerConfig(), fakeAPI{core: fake.NewSimpleClientset(), gw: newGatewayTracker()}, nil)
+	c := watch.New(g.controllerConfig(), fakeAPI{core: fake.NewSimpleClientset(), gw: newGatewayTracker()}, nil)
 	selectors := map[string]string{}
-	for _, w := range c.watches() {
+	for _, w := range c.Watches() {
 		var o metav1.ListOptions
-		w.options(&o)
-		selectors[w.kind.Name] = o.LabelSelector
+		w.Options(&o)
+		selectors[w.Kind.Name] = o.LabelSelector
 	}
 	if selectors["TCPRoute"] != "team=a" {
 		t.Errorf("TCPRoute selector %q", selectors["TCPRoute"])
 	}
-	for _, k := range routeContextKinds {
+	for _, k := range watch.RouteContextKinds {
 		if sel, ok := selectors[k.Name]; !ok || sel != "" {
 			t.Errorf("%s: watched %v, selector %q", k.Name, ok, sel)
 		}

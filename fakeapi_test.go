@@ -2,13 +2,11 @@ package gateway
 
 import (
 	"context"
-	"reflect"
 	"slices"
-	"testing"
+
+	"github.com/seed-e581d630/k8s_gateway/watch"
 
 	"github.com/seed-e581d630/k8s_gateway/source"
-
-	clientscheme "k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	corev1 "k8s.io/api/core/v1"
@@ -17,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/apimachinery/pkg/watch"
+	kwatch "k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
 	k8stesting "k8s.io/client-go/testing"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -33,10 +31,10 @@ type fakeAPI struct {
 
 // newGatewayTracker returns an object tracker for the Gateway API kinds.
 func newGatewayTracker() k8stesting.ObjectTracker {
-	return k8stesting.NewObjectTracker(apiScheme, apiCodecs.UniversalDecoder())
+	return k8stesting.NewObjectTracker(watch.ApiScheme, watch.ApiCodecs.UniversalDecoder())
 }
 
-func (f fakeAPI) reads(k *source.Kind) bool {
+func (f fakeAPI) Reads(k *source.Kind) bool {
 	if f.gw != nil && k.GroupVersion == gwv1.GroupVersion.String() {
 		return true
 	}
@@ -44,43 +42,43 @@ func (f fakeAPI) reads(k *source.Kind) bool {
 }
 
 // eventSink writes Events to the clientset.
-func (f fakeAPI) eventSink() (eventSink, error) { return clientsetEvents{f.core}, nil }
+func (f fakeAPI) EventSink() (watch.EventSink, error) { return clientsetEvents{f.core}, nil }
 
 // clientsetEvents is an eventSink over a clientset.
 type clientsetEvents struct{ core kubernetes.Interface }
 
-func (c clientsetEvents) uid(ctx context.Context, ref objectRef) string {
-	if ref.kind != "Service" {
+func (c clientsetEvents) UID(ctx context.Context, ref watch.ObjectRef) string {
+	if ref.Kind != "Service" {
 		return ""
 	}
-	svc, err := c.core.CoreV1().Services(ref.namespace).Get(ctx, ref.name, metav1.GetOptions{})
+	svc, err := c.core.CoreV1().Services(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
 	if err != nil {
 		return ""
 	}
 	return string(svc.UID)
 }
 
-func (c clientsetEvents) create(ctx context.Context, ev *event) error {
+func (c clientsetEvents) Create(ctx context.Context, ev *watch.Event) error {
 	var out corev1.Event
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(ev.object(), &out); err != nil {
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(ev.Object(), &out); err != nil {
 		return err
 	}
-	_, err := c.core.CoreV1().Events(ev.about.namespace).Create(ctx, &out, metav1.CreateOptions{})
+	_, err := c.core.CoreV1().Events(ev.About.Namespace).Create(ctx, &out, metav1.CreateOptions{})
 	return err
 }
 
-func (c clientsetEvents) patch(ctx context.Context, namespace, name string, mergePatch []byte) error {
+func (c clientsetEvents) Patch(ctx context.Context, namespace, name string, mergePatch []byte) error {
 	_, err := c.core.CoreV1().Events(namespace).Patch(ctx, name, types.MergePatchType, mergePatch, metav1.PatchOptions{})
 	return err
 }
 
-func (f fakeAPI) listWatch(k *source.Kind, ns string) (listFunc, watchFunc) {
+func (f fakeAPI) ListWatch(k *source.Kind, ns string) (watch.ListFunc, watch.WatchFunc) {
 	if f.gw != nil && k.GroupVersion == gwv1.GroupVersion.String() {
 		gvr, gvk := gwv1.SchemeGroupVersion.WithResource(k.Resource), gwv1.SchemeGroupVersion.WithKind(k.Name)
 		return func(_ context.Context, o metav1.ListOptions) (runtime.Object, error) {
 				return f.gw.List(gvr, gvk, ns, o)
 			},
-			func(_ context.Context, o metav1.ListOptions) (watch.Interface, error) { return f.gw.Watch(gvr, ns, o) }
+			func(_ context.Context, o metav1.ListOptions) (kwatch.Interface, error) { return f.gw.Watch(gvr, ns, o) }
 	}
 	switch k.Name {
 	case "Ingress":
@@ -99,14 +97,14 @@ func (f fakeAPI) listWatch(k *source.Kind, ns string) (listFunc, watchFunc) {
 	panic("fakeAPI does not read " + k.Name)
 }
 
-func (f fakeAPI) serverGroups(context.Context) (*metav1.APIGroupList, error) {
+func (f fakeAPI) ServerGroups(context.Context) (*metav1.APIGroupList, error) {
 	return f.core.Discovery().ServerGroups()
 }
 
-func (f fakeAPI) servedResources(_ context.Context, groupVersion string) ([]string, error) {
+func (f fakeAPI) ServedResources(_ context.Context, groupVersion string) ([]string, error) {
 	if f.gw != nil && groupVersion == gwv1.GroupVersion.String() {
 		var names []string
-		for _, k := range slices.Concat(source.Kinds, routeContextKinds) {
+		for _, k := range slices.Concat(source.Kinds, watch.RouteContextKinds) {
 			if k.GroupVersion == groupVersion {
 				names = append(names, k.Resource)
 			}
@@ -131,12 +129,12 @@ func (fakeAPI) IsWatchListSemanticsUnSupported() bool { return true }
 // typedClient is the list/watch part of a client-go typed resource client.
 type typedClient[L runtime.Object] interface {
 	List(context.Context, metav1.ListOptions) (L, error)
-	Watch(context.Context, metav1.ListOptions) (watch.Interface, error)
+	Watch(context.Context, metav1.ListOptions) (kwatch.Interface, error)
 }
 
 // namedOnly narrows list and watch to the object name, as restAPI's
 // namedListWatch reads it (the fake ignores field selectors on watches).
-func namedOnly(name string, list listFunc, watchFn watchFunc) (listFunc, watchFunc) {
+func namedOnly(name string, list watch.ListFunc, watchFn watch.WatchFunc) (watch.ListFunc, watch.WatchFunc) {
 	named := func(obj runtime.Object) bool {
 		m, err := meta.Accessor(obj)
 		return err == nil && m.GetName() == name
@@ -151,16 +149,16 @@ func namedOnly(name string, list listFunc, watchFn watchFunc) (listFunc, watchFu
 				return nil, err
 			}
 			return out, meta.SetList(out, slices.DeleteFunc(items, func(o runtime.Object) bool { return !named(o) }))
-		}, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+		}, func(ctx context.Context, o metav1.ListOptions) (kwatch.Interface, error) {
 			w, err := watchFn(ctx, o)
 			if err != nil {
 				return nil, err
 			}
-			return watch.Filter(w, func(e watch.Event) (watch.Event, bool) { return e, e.Type == watch.Bookmark || named(e.Object) }), nil
+			return kwatch.Filter(w, func(e kwatch.Event) (kwatch.Event, bool) { return e, e.Type == kwatch.Bookmark || named(e.Object) }), nil
 		}
 }
 
-func typedListWatch[L runtime.Object](c typedClient[L]) (listFunc, watchFunc) {
+func typedListWatch[L runtime.Object](c typedClient[L]) (watch.ListFunc, watch.WatchFunc) {
 	return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return c.List(ctx, o) }, c.Watch
 }
 
@@ -195,65 +193,23 @@ func decoded(obj runtime.Object) (runtime.Object, error) {
 }
 
 // decodedListWatch converts what list and watchFn return with decoded.
-func decodedListWatch(list listFunc, watchFn watchFunc) (listFunc, watchFunc) {
+func decodedListWatch(list watch.ListFunc, watchFn watch.WatchFunc) (watch.ListFunc, watch.WatchFunc) {
 	return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			out, err := list(ctx, o)
 			if err != nil {
 				return nil, err
 			}
 			return decoded(out)
-		}, func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+		}, func(ctx context.Context, o metav1.ListOptions) (kwatch.Interface, error) {
 			w, err := watchFn(ctx, o)
 			if err != nil {
 				return nil, err
 			}
-			return watch.Filter(w, func(e watch.Event) (watch.Event, bool) {
+			return kwatch.Filter(w, func(e kwatch.Event) (kwatch.Event, bool) {
 				if obj, err := decoded(e.Object); err == nil {
 					e.Object = obj
 				}
 				return e, true
 			}), nil
 		}
-}
-
-// TestDecodeWithAPICodecs decodes what client-go's own scheme encodes, in
-// protobuf and in JSON, as the REST clients of the informers do: objects,
-// lists and watch events.
-func TestDecodeWithAPICodecs(t *testing.T) {
-	decoder := apiCodecs.UniversalDeserializer()
-	for _, mediaType := range []string{runtime.ContentTypeProtobuf, runtime.ContentTypeJSON} {
-		info, ok := runtime.SerializerInfoForMediaType(clientscheme.Codecs.SupportedMediaTypes(), mediaType)
-		if !ok {
-			t.Fatalf("no %s serializer", mediaType)
-		}
-		encode := func(obj runtime.Object) []byte {
-			gv := corev1.SchemeGroupVersion
-			if _, ok := obj.(*networkingv1.Ingress); ok {
-				gv = networkingv1.SchemeGroupVersion
-			}
-			data, err := runtime.Encode(clientscheme.Codecs.EncoderForVersion(info.Serializer, gv), obj)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return data
-		}
-		for _, obj := range testutil.TypedObjects() {
-			want, _ := decoded(obj)
-			got, _, err := decoder.Decode(encode(obj), nil, nil)
-			if err != nil || !reflect.DeepEqual(got, want) {
-				t.Errorf("%s %T: decoded %+v (%v), want %+v", mediaType, obj, got, err, want)
-			}
-		}
-		list := &corev1.ServiceList{ListMeta: metav1.ListMeta{ResourceVersion: "99", Continue: "next"}}
-		for _, obj := range testutil.TypedObjects()[:3] {
-			list.Items = append(list.Items, *obj.(*corev1.Service))
-		}
-		list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ServiceList"))
-		got, _, err := decoder.Decode(encode(list), nil, nil)
-		want, _ := decoded(list)
-		l, ok := got.(*source.ServiceList)
-		if err != nil || !ok || !reflect.DeepEqual(l.Items, want.(*source.ServiceList).Items) || l.ResourceVersion != "99" || l.Continue != "next" {
-			t.Errorf("%s ServiceList: decoded %+v (%v), want %+v", mediaType, got, err, want)
-		}
-	}
 }

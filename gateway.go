@@ -10,7 +10,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/watch"
+
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
+	"github.com/seed-e581d630/k8s_gateway/persist"
 
 	"github.com/coredns/coredns/plugin"
 	"github.com/coredns/coredns/plugin/pkg/fall"
@@ -21,6 +24,34 @@ import (
 
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
+
+// timing is how long the plugin and its controllers wait. Tests shorten it.
+type timing struct {
+	// startupWait is how long OnStartup waits for the first sync, so that a
+	// restart or reload does not answer SERVFAIL while the informers list.
+	startupWait time.Duration
+	// reprobe is how often a kind that the cluster does not serve, or that
+	// RBAC forbids, is tried again.
+	reprobe time.Duration
+	// clusterWait is how long the plugin waits, after the first of several
+	// clusters has synced, for the others before it becomes ready.
+	clusterWait time.Duration
+	// health is how often a named cluster's contact with its API server is
+	// checked; a cluster without contact for unreachableAfter is reported.
+	health, unreachableAfter time.Duration
+	// guard are the retry waits of the informers' list and watch calls, and
+	// of the first probe.
+	guard watch.GuardTiming
+	// persist is when the copies of the persist option are written.
+	persist persist.Timing
+}
+
+// defaultTiming is the timing of a running plugin.
+var defaultTiming = timing{
+	startupWait: 5 * time.Second, reprobe: 10 * time.Second, clusterWait: 10 * time.Second,
+	health: 2 * time.Second, unreachableAfter: 10 * time.Second, guard: watch.DefaultGuardTiming,
+	persist: persist.Timing{Interval: time.Second, Refresh: soaRefresh * time.Second},
+}
 
 // Gateway is the plugin handler. Each k8s_gateway block of a Corefile makes
 // its own Gateway, with its own informers and index.
@@ -117,7 +148,7 @@ func (l indexListener) Rejected(r index.Rejection) {
 	}
 	if e := cl.events.Load(); e != nil {
 		r.Key = key // the object in its own cluster
-		e.rejected(r)
+		e.Rejected(r)
 	}
 }
 
@@ -139,7 +170,7 @@ func (l indexListener) Conflicted(c index.Conflict) {
 		if e := cl.events.Load(); e != nil {
 			own := c
 			own.Keys = keys
-			e.conflicted(own)
+			e.Conflicted(own)
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/watch"
+
 	"github.com/seed-e581d630/k8s_gateway/source"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
@@ -36,17 +38,17 @@ func (f *gwFakeAPI) serve(served map[string][]string) {
 	f.served = served
 }
 
-func (f *gwFakeAPI) servedResources(_ context.Context, groupVersion string) ([]string, error) {
+func (f *gwFakeAPI) ServedResources(_ context.Context, groupVersion string) ([]string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.served[groupVersion], nil
 }
 
-func (f *gwFakeAPI) reads(k *source.Kind) bool {
-	return f.fakeAPI.reads(k) || slices.Contains([]string{"Gateway", "ListenerSet", "HTTPRoute", "TCPRoute"}, k.Name)
+func (f *gwFakeAPI) Reads(k *source.Kind) bool {
+	return f.fakeAPI.Reads(k) || slices.Contains([]string{"Gateway", "ListenerSet", "HTTPRoute", "TCPRoute"}, k.Name)
 }
 
-func (f *gwFakeAPI) listWatch(k *source.Kind, ns string) (listFunc, watchFunc) {
+func (f *gwFakeAPI) ListWatch(k *source.Kind, ns string) (watch.ListFunc, watch.WatchFunc) {
 	switch k.Name + " " + k.GroupVersion {
 	case "Gateway gateway.networking.k8s.io/v1":
 		return typedListWatch[*gwv1.GatewayList](f.gw.GatewayV1().Gateways(ns))
@@ -59,7 +61,7 @@ func (f *gwFakeAPI) listWatch(k *source.Kind, ns string) (listFunc, watchFunc) {
 	case "TCPRoute gateway.networking.k8s.io/v1alpha2":
 		return typedListWatch[*gwv1a2.TCPRouteList](f.gw.GatewayV1alpha2().TCPRoutes(ns))
 	}
-	return f.fakeAPI.listWatch(k, ns)
+	return f.fakeAPI.ListWatch(k, ns)
 }
 
 // gwcCreate creates objects through the typed clients: the fake clientset's
@@ -192,9 +194,9 @@ func TestControllerVersionSwitch(t *testing.T) {
 	gwcCreate(t, api.gw, dbNew)
 	api.serve(map[string][]string{"gateway.networking.k8s.io/v1": {"gateways", "tcproutes"}})
 	testutil.Eventually(t, "TCPRoute read at v1", func() string {
-		k8sCtrl(g).mu.Lock()
-		defer k8sCtrl(g).mu.Unlock()
-		if v := k8sCtrl(g).informers[informerKey{kind: "TCPRoute"}].version.GroupVersion; v != "gateway.networking.k8s.io/v1" {
+		k8sCtrl(g).Mu.Lock()
+		defer k8sCtrl(g).Mu.Unlock()
+		if v := k8sCtrl(g).Informers[watch.InformerKey{Kind: "TCPRoute"}].Version.GroupVersion; v != "gateway.networking.k8s.io/v1" {
 			return "read at " + v
 		}
 		return ""

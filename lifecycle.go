@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/watch"
+
 	"github.com/seed-e581d630/k8s_gateway/persist"
 
 	"github.com/seed-e581d630/k8s_gateway/source"
@@ -24,40 +26,40 @@ import (
 
 // controllerConfig returns the configuration of the controller of a block
 // without cluster blocks.
-func (g *Gateway) controllerConfig() controllerConfig {
+func (g *Gateway) controllerConfig() watch.Config {
 	return g.controllerConfigOf(&g.clusterOptions, g.Zones, true)
 }
 
 // controllerConfigOf returns the configuration of a controller that reads a
 // cluster with the options o and publishes in zones; nameservers: it reads the
 // nameservers' own Services too.
-func (g *Gateway) controllerConfigOf(o *clusterOptions, zones []string, nameservers bool) controllerConfig {
+func (g *Gateway) controllerConfigOf(o *clusterOptions, zones []string, nameservers bool) watch.Config {
 	// Checked by the setup; an invalid selector here selects nothing.
 	gwSel, err := labels.Parse(o.labelSelector)
 	if err != nil {
 		gwSel = labels.Nothing()
 	}
-	cfg := controllerConfig{
-		sources: source.Config{
+	cfg := watch.Config{
+		Sources: source.Config{
 			Zones:           zones,
 			TTL:             g.ttl,
 			IngressClasses:  o.ingressClasses,
 			GatewayClasses:  o.gatewayClasses,
 			GatewaySelector: gwSel,
 		},
-		resources:      o.resources,
-		labelSelector:  o.labelSelector,
-		labelSelectors: o.labelSelectors,
-		namespaces:     o.namespaces,
-		reverse:        len(source.ForwardZones(g.Zones)) < len(g.Zones),
-		ownership:      g.ownership,
-		delegations:    o.delegations,
-		zonesLabel:     strings.Join(zones, " "),
-		timing:         g.timing,
+		Resources:      o.resources,
+		LabelSelector:  o.labelSelector,
+		LabelSelectors: o.labelSelectors,
+		Namespaces:     o.namespaces,
+		Reverse:        len(source.ForwardZones(g.Zones)) < len(g.Zones),
+		Ownership:      g.ownership,
+		Delegations:    o.delegations,
+		ZonesLabel:     strings.Join(zones, " "),
+		Timing:         watch.Timing{StartupWait: g.timing.startupWait, Reprobe: g.timing.reprobe, Guard: g.timing.guard},
 	}
 	if nameservers {
-		cfg.nameservers = g.nameserverServices()
-		cfg.nameserverZones = g.Zones
+		cfg.Nameservers = g.nameserverServices()
+		cfg.NameserverZones = g.Zones
 	}
 	return cfg
 }
@@ -78,7 +80,7 @@ func (g *Gateway) start() error {
 	}
 	waits := make([]syncWait, 0, len(clusters)+1)
 	for _, cl := range clusters {
-		waits = append(waits, syncWait{cl.name, cl.ctrl.synced(), func() int { return cl.ctrl.kinds }})
+		waits = append(waits, syncWait{cl.name, cl.ctrl.Synced(), cl.ctrl.SyncedKinds})
 	}
 	if g.discovery != nil {
 		g.discovery.start()
@@ -104,15 +106,15 @@ func (g *Gateway) start() error {
 // startCluster starts a cluster's controller, its Events and its health watch.
 func (g *Gateway) startCluster(cl *cluster) error {
 	if cl.emitEvents {
-		if es, ok := cl.ctrl.api.(eventSinker); ok {
-			sink, err := es.eventSink()
-			if err != nil {
-				return err
-			}
-			cl.events.Store(newEvents(sink, cl.ctrl.readVersion))
+		ev, err := cl.ctrl.Events()
+		if err != nil {
+			return err
+		}
+		if ev != nil {
+			cl.events.Store(ev)
 		}
 	}
-	cl.ctrl.start()
+	cl.ctrl.Start()
 	if cl.name != "" {
 		cl.stopCh, cl.done = make(chan struct{}), make(chan struct{})
 		go g.watchHealth(cl)
@@ -122,14 +124,14 @@ func (g *Gateway) startCluster(cl *cluster) error {
 
 // stopCluster stops what startCluster started.
 func stopCluster(cl *cluster) {
-	cl.ctrl.stop()
+	cl.ctrl.Stop()
 	if cl.stopCh != nil {
 		close(cl.stopCh)
 		<-cl.done
 		cl.stopCh = nil
 	}
 	if e := cl.events.Swap(nil); e != nil {
-		e.stop()
+		e.Stop()
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"maps"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/watch"
+
 	"github.com/seed-e581d630/k8s_gateway/source"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,7 +17,7 @@ import (
 func kindSeries(t *testing.T, zones string) map[string]float64 {
 	t.Helper()
 	ch := make(chan prometheus.Metric, 100)
-	kindEnabled.Collect(ch)
+	watch.KindEnabled.Collect(ch)
 	close(ch)
 	out := map[string]float64{}
 	for m := range ch {
@@ -47,43 +49,43 @@ func TestKindMetrics(t *testing.T) {
 	tcpOld := tcp.Older[0]
 	for _, c := range []struct {
 		desc              string
-		running, disabled [][]*watched // successive calls
+		running, disabled [][]*watch.Watched // successive calls
 		want              map[string]float64
 	}{
 		{
 			desc:     "kind enabled, nameserver watch disabled",
-			running:  [][]*watched{{{kind: svc, version: svc}, {kind: svc, version: svc, nameserver: true}}},
-			disabled: [][]*watched{{{kind: svc, version: svc, nameserver: true}}},
+			running:  [][]*watch.Watched{{{Kind: svc, Version: svc}, {Kind: svc, Version: svc, Nameserver: true}}},
+			disabled: [][]*watch.Watched{{{Kind: svc, Version: svc, Nameserver: true}}},
 			want:     map[string]float64{"Service v1": 1},
 		},
 		{
 			desc:     "kind disabled, nameserver watch enabled",
-			running:  [][]*watched{{{kind: svc, version: svc, nameserver: true}}},
-			disabled: [][]*watched{{{kind: svc, version: svc}}},
+			running:  [][]*watch.Watched{{{Kind: svc, Version: svc, Nameserver: true}}},
+			disabled: [][]*watch.Watched{{{Kind: svc, Version: svc}}},
 			want:     map[string]float64{"Service ": 0},
 		},
 		{
 			desc:     "older version",
-			running:  [][]*watched{{{kind: tcp, version: tcpOld}}},
-			disabled: [][]*watched{nil},
+			running:  [][]*watch.Watched{{{Kind: tcp, Version: tcpOld}}},
+			disabled: [][]*watch.Watched{nil},
 			want:     map[string]float64{"TCPRoute gateway.networking.k8s.io/v1alpha2": 1},
 		},
 		{
 			desc:     "disabled, then enabled at an older version, then at a newer one",
-			running:  [][]*watched{nil, {{kind: tcp, version: tcpOld}}, {{kind: tcp, version: tcp}}},
-			disabled: [][]*watched{{{kind: tcp, version: tcp}}, nil, nil},
+			running:  [][]*watch.Watched{nil, {{Kind: tcp, Version: tcpOld}}, {{Kind: tcp, Version: tcp}}},
+			disabled: [][]*watch.Watched{{{Kind: tcp, Version: tcp}}, nil, nil},
 			want:     map[string]float64{"TCPRoute gateway.networking.k8s.io/v1": 1},
 		},
 		{
 			desc:     "per namespace: one forbidden, the other at a new version",
-			running:  [][]*watched{{{kind: tcp, version: tcpOld, namespace: "a"}}, {{kind: tcp, version: tcp, namespace: "a"}}},
-			disabled: [][]*watched{{{kind: tcp, version: tcp, namespace: "b"}}, {{kind: tcp, version: tcp, namespace: "b"}}},
+			running:  [][]*watch.Watched{{{Kind: tcp, Version: tcpOld, Namespace: "a"}}, {{Kind: tcp, Version: tcp, Namespace: "a"}}},
+			disabled: [][]*watch.Watched{{{Kind: tcp, Version: tcp, Namespace: "b"}}, {{Kind: tcp, Version: tcp, Namespace: "b"}}},
 			want:     map[string]float64{"TCPRoute/a gateway.networking.k8s.io/v1": 1, "TCPRoute/b ": 0},
 		},
 	} {
 		g := &Gateway{Zones: []string{"metrics-" + c.desc + "."}}
 		for i := range c.running {
-			setKindMetrics(g.Zones[0], c.running[i], c.disabled[i])
+			watch.SetKindMetrics(g.Zones[0], c.running[i], c.disabled[i])
 		}
 		if got := kindSeries(t, g.Zones[0]); !maps.Equal(got, c.want) {
 			t.Errorf("%s: kind_enabled = %v, want %v", c.desc, got, c.want)

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/watch"
+
 	"github.com/seed-e581d630/k8s_gateway/source"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -50,7 +52,7 @@ func TestNamedListWatch(t *testing.T) {
 	srv := &namedServer{}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	api, err := newRestAPI(&rest.Config{Host: ts.URL})
+	api, err := watch.NewRestAPI(&rest.Config{Host: ts.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,7 @@ func TestNamedListWatch(t *testing.T) {
 		{name: "locked", forbidden: true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			list, _ := api.listWatch(source.NamespaceKind, c.name)
+			list, _ := api.ListWatch(source.NamespaceKind, c.name)
 			obj, err := list(ctx, metav1.ListOptions{Limit: 1, LabelSelector: "x=y"})
 			if c.forbidden {
 				if !apierrors.IsForbidden(err) {
@@ -88,7 +90,7 @@ func TestNamedListWatch(t *testing.T) {
 		})
 	}
 
-	_, watchFn := api.listWatch(source.NamespaceKind, "apps")
+	_, watchFn := api.ListWatch(source.NamespaceKind, "apps")
 	w, err := watchFn(ctx, metav1.ListOptions{ResourceVersion: "7", AllowWatchBookmarks: true, FieldSelector: "metadata.name=apps"})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/watch"
+
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
 	"github.com/miekg/dns"
@@ -50,7 +52,7 @@ func TestProbeAllTransientErrorDelaysOnlyItsKind(t *testing.T) {
 	}
 	var m dto.Metric
 	testutil.Eventually(t, "kind_enabled{Ingress} 0", func() string {
-		if err := kindEnabled.WithLabelValues("probeall.example.com. example.com.", "Ingress", "", "").Write(&m); err != nil {
+		if err := watch.KindEnabled.WithLabelValues("probeall.example.com. example.com.", "Ingress", "", "").Write(&m); err != nil {
 			return err.Error()
 		}
 		if m.GetGauge().GetValue() != 0 {
@@ -74,9 +76,9 @@ func TestProbeAllWaitsWhileNothingWorks(t *testing.T) {
 		return false, nil, nil
 	})
 	g := k8sNewGateway(client, []string{"example.com."}, func(g *Gateway) { g.timing.startupWait = 50 * time.Millisecond })
-	t.Cleanup(k8sCtrl(g).stop)
-	k8sCtrl(g).stopCh = make(chan struct{})
-	errs := k8sCtrl(g).probeAll(k8sCtrl(g).watches())
+	t.Cleanup(k8sCtrl(g).Stop)
+	k8sCtrl(g).StopCh = make(chan struct{})
+	errs := k8sCtrl(g).ProbeAll(k8sCtrl(g).Watches())
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("kind %d: %v, want it probed until it works", i, err)

@@ -15,7 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/watch"
+	kwatch "k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -73,9 +73,9 @@ func TestWatchesPerNamespace(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			g := k8sNewGatewayAPI(fakeAPI{core: fake.NewSimpleClientset(), gw: newGatewayTracker()}, []string{"example.com."}, c.configure)
 			var got []string
-			for _, w := range k8sCtrl(g).watches() {
-				if !w.nameserver {
-					got = append(got, w.kind.Name+"/"+w.namespace)
+			for _, w := range k8sCtrl(g).Watches() {
+				if !w.Nameserver {
+					got = append(got, w.Kind.Name+"/"+w.Namespace)
 				}
 			}
 			slices.Sort(got)
@@ -111,7 +111,7 @@ func (r *roleOnly) install(client *fake.Clientset) {
 			err := forbid(a)
 			return err != nil, nil, err
 		})
-		client.PrependWatchReactor(res, func(a k8stesting.Action) (bool, watch.Interface, error) {
+		client.PrependWatchReactor(res, func(a k8stesting.Action) (bool, kwatch.Interface, error) {
 			err := forbid(a)
 			return err != nil, nil, err
 		})
@@ -240,7 +240,7 @@ func TestReadVersion(t *testing.T) {
 		{"Ingress", "apps", "networking.k8s.io/v1"}, // no informer of its own: the cluster-wide one
 		{"HTTPRoute", "", ""},
 	} {
-		if got := c.readVersion(tt.kind, tt.namespace); got != tt.want {
+		if got := c.ReadVersion(tt.kind, tt.namespace); got != tt.want {
 			t.Errorf("readVersion(%s, %q) = %q, want %q", tt.kind, tt.namespace, got, tt.want)
 		}
 	}

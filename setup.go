@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seed-e581d630/k8s_gateway/watch"
+
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
 
 	"github.com/seed-e581d630/k8s_gateway/persist"
@@ -46,15 +48,15 @@ func setup(c *caddy.Controller) error {
 		return plugin.Error(metrics.Plugin, err)
 	}
 	if g.clusterAPI != nil {
-		cfg, err := restConfig(g.kubeconfig, g.kubecontext)
+		cfg, err := watch.RestConfig(g.kubeconfig, g.kubecontext)
 		if err != nil {
 			return plugin.Error(metrics.Plugin, fmt.Errorf("clusterapi: %w", err))
 		}
-		mgmt, err := newRestAPI(cfg)
+		mgmt, err := watch.NewRestAPI(cfg)
 		if err != nil {
 			return plugin.Error(metrics.Plugin, fmt.Errorf("clusterapi: %w", err))
 		}
-		g.discovery = g.newDiscovery(mgmt.dynamic, mgmt.servedResources, kubeconfigBytesAPI)
+		g.discovery = g.newDiscovery(mgmt.Dynamic, mgmt.ServedResources, kubeconfigBytesAPI)
 	}
 
 	// The first start of the process must not wait for the API server:
@@ -86,12 +88,12 @@ func setup(c *caddy.Controller) error {
 }
 
 // kubeconfigAPI returns the API client of a kubeconfig and context.
-func kubeconfigAPI(kubeconfig, context string) (apiClient, error) {
-	cfg, err := restConfig(kubeconfig, context)
+func kubeconfigAPI(kubeconfig, context string) (watch.API, error) {
+	cfg, err := watch.RestConfig(kubeconfig, context)
 	if err != nil {
 		return nil, err
 	}
-	return newRestAPI(cfg)
+	return watch.NewRestAPI(cfg)
 }
 
 // parse reads one k8s_gateway block. Errors name the Corefile line.

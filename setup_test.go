@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/watch"
+
 	"github.com/seed-e581d630/k8s_gateway/source"
 
 	"github.com/coredns/caddy"
@@ -302,7 +304,7 @@ func TestParse(t *testing.T) {
 func TestRestConfigContext(t *testing.T) {
 	path := k8sKubeconfig(t)
 	for ctx, want := range map[string]string{"": "https://192.0.2.1:6443", "one": "https://192.0.2.1:6443", "two": "https://192.0.2.2:6443"} {
-		cfg, err := restConfig(path, ctx)
+		cfg, err := watch.RestConfig(path, ctx)
 		if err != nil {
 			t.Fatalf("restConfig(%q): %v", ctx, err)
 		}
@@ -310,7 +312,7 @@ func TestRestConfigContext(t *testing.T) {
 			t.Errorf("restConfig(%q): host %q, user agent %q; want host %q", ctx, cfg.Host, cfg.UserAgent, want)
 		}
 	}
-	if _, err := restConfig(path, "three"); err == nil {
+	if _, err := watch.RestConfig(path, "three"); err == nil {
 		t.Error("restConfig with a missing context succeeded")
 	}
 }

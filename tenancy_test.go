@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/watch"
+
 	"github.com/seed-e581d630/k8s_gateway/source"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
@@ -145,22 +147,22 @@ func TestClaimOf(t *testing.T) {
 	route := &metav1.ObjectMeta{Namespace: "team-b", Name: "r", CreationTimestamp: created}
 	tests := []struct {
 		name string
-		w    *watched
+		w    *watch.Watched
 		meta metav1.Object
 		want index.Claim
 	}{
 		// A route is checked against its own namespace, whichever Gateway it attaches to.
-		{"route through a shared Gateway", &watched{kind: source.KindByName("HTTPRoute")}, route, index.Claim{Namespace: "team-b", Created: created.UnixNano()}},
-		{"nameserver Service", &watched{kind: source.KindByName("Service"), nameserver: true}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1"}, index.Claim{}},
+		{"route through a shared Gateway", &watch.Watched{Kind: source.KindByName("HTTPRoute")}, route, index.Claim{Namespace: "team-b", Created: created.UnixNano()}},
+		{"nameserver Service", &watch.Watched{Kind: source.KindByName("Service"), Nameserver: true}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1"}, index.Claim{}},
 		// Its hostnames through the Service informer, the nameserver name among them.
-		{"nameserver Service as a Service", &watched{kind: source.KindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{}},
-		{"another Service of its namespace", &watched{kind: source.KindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns2", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},
-		{"an Ingress named like it", &watched{kind: source.KindByName("Ingress")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},
-		{"cluster-scoped object", &watched{kind: source.KindByName("Service")}, &metav1.ObjectMeta{Name: "x", CreationTimestamp: created}, index.Claim{Namespace: "/", Created: created.UnixNano()}},
+		{"nameserver Service as a Service", &watch.Watched{Kind: source.KindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{}},
+		{"another Service of its namespace", &watch.Watched{Kind: source.KindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns2", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},
+		{"an Ingress named like it", &watch.Watched{Kind: source.KindByName("Ingress")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},
+		{"cluster-scoped object", &watch.Watched{Kind: source.KindByName("Service")}, &metav1.ObjectMeta{Name: "x", CreationTimestamp: created}, index.Claim{Namespace: "/", Created: created.UnixNano()}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := claimOf(tt.w, tt.meta, []string{"kube-system/dns1"}); got != tt.want {
+			if got := watch.ClaimOf(tt.w, tt.meta, []string{"kube-system/dns1"}); got != tt.want {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
@@ -208,7 +210,7 @@ func TestControllerRejectionEvents(t *testing.T) {
 		}
 		for _, ev := range list.Items {
 			o := ev.InvolvedObject
-			if ev.Reason != eventNameRejected || ev.Type != corev1.EventTypeWarning || o.Kind != "Service" || o.Namespace != "team-b" || o.Name != "thief" || o.APIVersion != "v1" {
+			if ev.Reason != watch.EventNameRejected || ev.Type != corev1.EventTypeWarning || o.Kind != "Service" || o.Namespace != "team-b" || o.Name != "thief" || o.APIVersion != "v1" {
 				return fmt.Sprintf("unexpected event %+v", ev)
 			}
 			if _, ok := want[ev.Message]; !ok {
@@ -237,7 +239,7 @@ func TestControllerRejectionEvents(t *testing.T) {
 		}
 		on := map[string]bool{}
 		for _, ev := range list.Items {
-			if ev.Reason != eventNameConflict || ev.Message != conflict {
+			if ev.Reason != watch.EventNameConflict || ev.Message != conflict {
 				return fmt.Sprintf("unexpected event %s: %s", ev.Reason, ev.Message)
 			}
 			on[ev.InvolvedObject.Name] = true
@@ -268,7 +270,7 @@ func TestControllerConflictEventsAcrossNamespaces(t *testing.T) {
 			if len(list.Items) != 1 {
 				return fmt.Sprintf("%d events", len(list.Items))
 			}
-			if ev := list.Items[0]; ev.Reason != eventNameConflict || strings.Contains(ev.Message, "team-") {
+			if ev := list.Items[0]; ev.Reason != watch.EventNameConflict || strings.Contains(ev.Message, "team-") {
 				return fmt.Sprintf("event %s: %s", ev.Reason, ev.Message)
 			}
 			return ""
@@ -279,18 +281,18 @@ func TestControllerConflictEventsAcrossNamespaces(t *testing.T) {
 func TestObjectReference(t *testing.T) {
 	tests := []struct {
 		key  string
-		want objectRef
+		want watch.ObjectRef
 		ok   bool
 	}{
-		{"Service/a/web", objectRef{apiVersion: "v1", kind: "Service", namespace: "a", name: "web"}, true},
-		{"HTTPRoute/b/r", objectRef{apiVersion: "gateway.networking.k8s.io/v1", kind: "HTTPRoute", namespace: "b", name: "r"}, true},
-		{"Gateway/infra/gw", objectRef{apiVersion: "gateway.networking.k8s.io/v1", kind: "Gateway", namespace: "infra", name: "gw"}, true},
-		{"Nameserver/kube-system/dns1", objectRef{}, false},
-		{"Service//x", objectRef{}, false},
-		{"garbage", objectRef{}, false},
+		{"Service/a/web", watch.ObjectRef{ApiVersion: "v1", Kind: "Service", Namespace: "a", Name: "web"}, true},
+		{"HTTPRoute/b/r", watch.ObjectRef{ApiVersion: "gateway.networking.k8s.io/v1", Kind: "HTTPRoute", Namespace: "b", Name: "r"}, true},
+		{"Gateway/infra/gw", watch.ObjectRef{ApiVersion: "gateway.networking.k8s.io/v1", Kind: "Gateway", Namespace: "infra", Name: "gw"}, true},
+		{"Nameserver/kube-system/dns1", watch.ObjectRef{}, false},
+		{"Service//x", watch.ObjectRef{}, false},
+		{"garbage", watch.ObjectRef{}, false},
 	}
 	for _, tt := range tests {
-		if got, ok := objectReference(tt.key); got != tt.want || ok != tt.ok {
+		if got, ok := watch.ObjectReference(tt.key); got != tt.want || ok != tt.ok {
 			t.Errorf("%s: got %+v %v, want %+v %v", tt.key, got, ok, tt.want, tt.ok)
 		}
 	}
@@ -328,16 +330,16 @@ func TestRejectedMetric(t *testing.T) {
 
 func TestResourceOf(t *testing.T) {
 	for _, tt := range []struct {
-		ref  objectRef
+		ref  watch.ObjectRef
 		want string
 	}{
-		{objectRef{apiVersion: "v1", kind: "Service"}, "/v1, Resource=services"},
-		{objectRef{apiVersion: "networking.k8s.io/v1", kind: "Ingress"}, "networking.k8s.io/v1, Resource=ingresses"},
-		{objectRef{apiVersion: "gateway.networking.k8s.io/v1", kind: "Gateway"}, "gateway.networking.k8s.io/v1, Resource=gateways"},
-		{objectRef{apiVersion: "v1", kind: "Pod"}, ""},
+		{watch.ObjectRef{ApiVersion: "v1", Kind: "Service"}, "/v1, Resource=services"},
+		{watch.ObjectRef{ApiVersion: "networking.k8s.io/v1", Kind: "Ingress"}, "networking.k8s.io/v1, Resource=ingresses"},
+		{watch.ObjectRef{ApiVersion: "gateway.networking.k8s.io/v1", Kind: "Gateway"}, "gateway.networking.k8s.io/v1, Resource=gateways"},
+		{watch.ObjectRef{ApiVersion: "v1", Kind: "Pod"}, ""},
 	} {
 		got := ""
-		if gvr, ok := resourceOf(tt.ref); ok {
+		if gvr, ok := watch.ResourceOf(tt.ref); ok {
 			got = gvr.String()
 		}
 		if got != tt.want {
@@ -349,7 +351,7 @@ func TestResourceOf(t *testing.T) {
 // TestEventReferenceReadVersion: an Event names the object at the version
 // the plugin reads it, which for routes may be older than v1.
 func TestEventReferenceReadVersion(t *testing.T) {
-	e := &events{version: func(kind, namespace string) string {
+	e := &watch.Events{Version: func(kind, namespace string) string {
 		if kind == "TLSRoute" && namespace == "apps" {
 			return "gateway.networking.k8s.io/v1alpha2"
 		}
@@ -360,7 +362,7 @@ func TestEventReferenceReadVersion(t *testing.T) {
 		"TLSRoute/other/db": "gateway.networking.k8s.io/v1",
 		"Service/apps/web":  "v1",
 	} {
-		if ref, ok := e.reference(key); !ok || ref.apiVersion != want {
+		if ref, ok := e.Reference(key); !ok || ref.ApiVersion != want {
 			t.Errorf("%s: %+v %v, want apiVersion %s", key, ref, ok, want)
 		}
 	}

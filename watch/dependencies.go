@@ -1,4 +1,4 @@
-package gateway
+package watch
 
 import (
 	"slices"
@@ -17,18 +17,18 @@ const (
 	listenerSetIndex = "listenerset"
 )
 
-// routeContextKinds are the kinds the records of routes depend on: routes
+// RouteContextKinds are the kinds the records of routes depend on: routes
 // publish through Gateways and ListenerSets, which admit them by namespace
 // labels. The controller watches them whenever it watches routes, and a
 // change of one recomputes the routes that depend on it (refreshDependents).
-var routeContextKinds = []*source.Kind{source.GatewayKind, source.ListenerSetKind, source.NamespaceKind}
+var RouteContextKinds = []*source.Kind{source.GatewayKind, source.ListenerSetKind, source.NamespaceKind}
 
 // dependent reports whether the kind's records depend on other objects, or
 // other objects' records on it: the Gateway API family, and Ingresses and
 // IngressClasses when ingressClasses is set.
-func (c *controller) dependent(k *source.Kind) bool {
-	return k.Route != nil || slices.Contains(routeContextKinds, k) || k == source.IngressClassKind ||
-		k.Name == "Ingress" && len(c.cfg.sources.IngressClasses) > 0
+func (c *Controller) dependent(k *source.Kind) bool {
+	return k.Route != nil || slices.Contains(RouteContextKinds, k) || k == source.IngressClassKind ||
+		k.Name == "Ingress" && len(c.cfg.Sources.IngressClasses) > 0
 }
 
 // refreshDependents recomputes the routes that depend on a Gateway, a
@@ -36,7 +36,7 @@ func (c *controller) dependent(k *source.Kind) bool {
 // and those that name a ListenerSet that depends on it in turn (attached to
 // the Gateway, or in the Namespace, whose labels allowedListeners read); and
 // the Ingresses when an IngressClass changed.
-func (c *controller) refreshDependents(k *source.Kind, meta metav1.Object) {
+func (c *Controller) refreshDependents(k *source.Kind, meta metav1.Object) {
 	key := meta.GetNamespace() + "/" + meta.GetName()
 	switch k {
 	case source.IngressClassKind:
@@ -64,12 +64,12 @@ func (c *controller) refreshDependents(k *source.Kind, meta metav1.Object) {
 }
 
 // routeInformers returns the running informers of route kinds.
-func (c *controller) routeInformers() []*watched {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var routes []*watched
-	for _, w := range c.informers {
-		if w.kind.Route != nil {
+func (c *Controller) routeInformers() []*Watched {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	var routes []*Watched
+	for _, w := range c.Informers {
+		if w.Kind.Route != nil {
 			routes = append(routes, w)
 		}
 	}
@@ -77,7 +77,7 @@ func (c *controller) routeInformers() []*watched {
 }
 
 // refreshRoutes recomputes the routes whose index entry is value.
-func (c *controller) refreshRoutes(index, value string) {
+func (c *Controller) refreshRoutes(index, value string) {
 	for _, w := range c.routeInformers() {
 		objs, _ := w.informer.GetIndexer().ByIndex(index, value)
 		for _, obj := range objs {
@@ -89,7 +89,7 @@ func (c *controller) refreshRoutes(index, value string) {
 }
 
 // refreshAllRoutes recomputes every route.
-func (c *controller) refreshAllRoutes() {
+func (c *Controller) refreshAllRoutes() {
 	c.routeMu.Lock()
 	defer c.routeMu.Unlock()
 	for _, w := range c.routeInformers() {
@@ -103,7 +103,7 @@ func (c *controller) refreshAllRoutes() {
 
 // listenerSets returns the namespace/name keys of the ListenerSets whose
 // index entry is value.
-func (c *controller) listenerSets(index, value string) []string {
+func (c *Controller) listenerSets(index, value string) []string {
 	var keys []string
 	for _, w := range c.running(source.ListenerSetKind.Name) {
 		objs, _ := w.informer.GetIndexer().ByIndex(index, value)
@@ -116,24 +116,24 @@ func (c *controller) listenerSets(index, value string) []string {
 	return keys
 }
 
-// listenerSet implements sourceContext.
-func (c *controller) ListenerSet(namespace, name string) *source.ListenerSet {
+// ListenerSet implements sourceContext.
+func (c *Controller) ListenerSet(namespace, name string) *source.ListenerSet {
 	w, obj := c.getObject(source.ListenerSetKind.Name, namespace, name)
 	if _, ok := obj.(*gwv1.ListenerSet); !ok {
 		return nil
 	}
-	return w.version.ListenerSet(obj)
+	return w.Version.ListenerSet(obj)
 }
 
-// gateway implements sourceContext.
-func (c *controller) Gateway(namespace, name string) *gwv1.Gateway {
+// Gateway implements sourceContext.
+func (c *Controller) Gateway(namespace, name string) *gwv1.Gateway {
 	_, obj := c.getObject(source.GatewayKind.Name, namespace, name)
 	gw, _ := obj.(*gwv1.Gateway)
 	return gw
 }
 
-// defaultIngressClass implements sourceContext.
-func (c *controller) DefaultIngressClass() string {
+// DefaultIngressClass implements sourceContext.
+func (c *Controller) DefaultIngressClass() string {
 	w := c.informerFor(source.IngressClassKind.Name, "")
 	if w == nil {
 		return ""
@@ -147,8 +147,8 @@ func (c *controller) DefaultIngressClass() string {
 	return source.DefaultIngressClass(classes)
 }
 
-// namespaceLabels implements sourceContext.
-func (c *controller) NamespaceLabels(name string) (map[string]string, bool) {
+// NamespaceLabels implements sourceContext.
+func (c *Controller) NamespaceLabels(name string) (map[string]string, bool) {
 	ns, ok := c.getNamespace(name).(*metav1.PartialObjectMetadata)
 	if !ok {
 		return nil, false

@@ -1,4 +1,4 @@
-package gateway
+package watch
 
 import (
 	"errors"
@@ -9,13 +9,13 @@ import (
 // ended while other kinds worked. It is retried with the disabled kinds.
 var errSlow = errors.New("still failing at the end of the startup wait")
 
-// probeAll probes every watched kind at once, so that a kind whose listing
+// ProbeAll probes every watched kind at once, so that a kind whose listing
 // fails (a CRD's conversion webhook down, say) delays no other. It returns
 // each kind's outcome once every kind has one, or at most startupWait after
 // the first kind worked: the kinds still failing then get errSlow. While no
 // kind works (the API server is down) it waits on: there is nothing to serve
 // anyway, and the kinds all start within a second of the API's return.
-func (c *controller) probeAll(ws []*watched) []error {
+func (c *Controller) ProbeAll(ws []*Watched) []error {
 	errs := make([]error, len(ws))
 	type outcome struct {
 		i   int
@@ -33,7 +33,7 @@ func (c *controller) probeAll(ws []*watched) []error {
 			errs[r.i] = r.err
 			pending--
 			if r.err == nil && deadline == nil {
-				timer := time.NewTimer(c.cfg.timing.startupWait)
+				timer := time.NewTimer(c.cfg.Timing.StartupWait)
 				defer timer.Stop()
 				deadline = timer.C
 			}

@@ -1,4 +1,4 @@
-package gateway
+package watch
 
 import (
 	"context"
@@ -29,7 +29,7 @@ func newestServed(k *source.Kind, served map[string][]string) *source.Kind {
 
 // servedVersion asks the API server's discovery which versions of k it
 // serves and returns the newest, or nil when it serves none.
-func (c *controller) servedVersion(k *source.Kind) (*source.Kind, error) {
+func (c *Controller) servedVersion(k *source.Kind) (*source.Kind, error) {
 	served, err := c.discover([]*source.Kind{k})
 	if err != nil {
 		return nil, err
@@ -39,7 +39,7 @@ func (c *controller) servedVersion(k *source.Kind) (*source.Kind, error) {
 
 // discover asks the API server's discovery for the resources of every group
 // version the kinds can be read at, each group version once.
-func (c *controller) discover(ks []*source.Kind) (map[string][]string, error) {
+func (c *Controller) discover(ks []*source.Kind) (map[string][]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	served := map[string][]string{}
@@ -48,7 +48,7 @@ func (c *controller) discover(ks []*source.Kind) (map[string][]string, error) {
 			if _, ok := served[v.GroupVersion]; ok {
 				continue
 			}
-			resources, err := c.api.servedResources(ctx, v.GroupVersion)
+			resources, err := c.api.ServedResources(ctx, v.GroupVersion)
 			if err != nil {
 				return nil, fmt.Errorf("discovery of %s: %w", v.GroupVersion, err)
 			}

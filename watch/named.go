@@ -1,4 +1,4 @@
-package gateway
+package watch
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 //
 // The list is the object alone, or an empty list when it does not exist
 // (yet): the watch then reports its creation.
-func namedListWatch(gc groupClient, k *source.Kind, name string) (listFunc, watchFunc) {
+func namedListWatch(gc groupClient, k *source.Kind, name string) (ListFunc, WatchFunc) {
 	list := func(ctx context.Context, _ metav1.ListOptions) (runtime.Object, error) {
 		obj := k.Object.DeepCopyObject()
 		out := newList(k)

@@ -1,4 +1,4 @@
-package gateway
+package watch
 
 import (
 	"context"
@@ -7,21 +7,22 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/coredns/coredns/plugin/pkg/log"
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// eventSink is where an eventWriter writes: the API server's events
+// EventSink is where an eventWriter writes: the API server's events
 // resource, or a fake one in tests.
-type eventSink interface {
-	// uid returns the UID of the object ref names, "" when it cannot tell:
+type EventSink interface {
+	// UID returns the UID of the object ref names, "" when it cannot tell:
 	// kubectl describe shows the Events whose involvedObject has it.
-	uid(ctx context.Context, ref objectRef) string
-	create(ctx context.Context, ev *event) error
-	// patch applies a JSON merge patch to the Event namespace/name.
-	patch(ctx context.Context, namespace, name string, mergePatch []byte) error
+	UID(ctx context.Context, ref ObjectRef) string
+	Create(ctx context.Context, ev *Event) error
+	// Patch applies a JSON merge patch to the Event namespace/name.
+	Patch(ctx context.Context, namespace, name string, mergePatch []byte) error
 }
 
 // Limits of an eventWriter, those of client-go's recorder for kubelet.
@@ -40,7 +41,7 @@ const (
 // eventBurst Events at once and one more each eventRefill. Emitting never
 // blocks: Events wait in a bounded queue and are dropped when it is full.
 type eventWriter struct {
-	sink   eventSink
+	sink   EventSink
 	queue  chan pendingEvent
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -53,39 +54,39 @@ type eventWriter struct {
 
 	// Owned by the writing goroutine.
 	sent    boundedMap[eventKey, *sentEvent]
-	budgets boundedMap[objectRef, *eventBudget]
+	budgets boundedMap[ObjectRef, *eventBudget]
 }
 
-// objectRef names the object an Event is about (its involvedObject).
-type objectRef struct{ apiVersion, kind, namespace, name string }
+// ObjectRef names the object an Event is about (its involvedObject).
+type ObjectRef struct{ ApiVersion, Kind, Namespace, Name string }
 
 // Types of Events.
 const eventWarning = "Warning"
 
-// event is an Event of the core API group, as the plugin writes it.
-type event struct {
+// Event is an Event of the core API group, as the plugin writes it.
+type Event struct {
 	name                  string
-	about                 objectRef
+	About                 ObjectRef
 	uid                   string // of the object about, if known
 	kind, reason, message string // kind is the Event's type: Warning or Normal
 	first, last           time.Time
 	count                 int32
 }
 
-func (ev *event) involvedObject() map[string]any {
-	o := map[string]any{"apiVersion": ev.about.apiVersion, "kind": ev.about.kind, "namespace": ev.about.namespace, "name": ev.about.name}
+func (ev *Event) involvedObject() map[string]any {
+	o := map[string]any{"apiVersion": ev.About.ApiVersion, "kind": ev.About.Kind, "namespace": ev.About.Namespace, "name": ev.About.Name}
 	if ev.uid != "" {
 		o["uid"] = ev.uid
 	}
 	return o
 }
 
-// object returns ev as the API server reads a core/v1 Event.
-func (ev *event) object() map[string]any {
+// Object returns ev as the API server reads a core/v1 Event.
+func (ev *Event) Object() map[string]any {
 	return map[string]any{
 		"apiVersion":         "v1",
 		"kind":               "Event",
-		"metadata":           map[string]any{"name": ev.name, "namespace": ev.about.namespace},
+		"metadata":           map[string]any{"name": ev.name, "namespace": ev.About.Namespace},
 		"involvedObject":     ev.involvedObject(),
 		"type":               ev.kind,
 		"reason":             ev.reason,
@@ -100,14 +101,14 @@ func (ev *event) object() map[string]any {
 
 // pendingEvent is an Event emitted and not yet written.
 type pendingEvent struct {
-	ref                   objectRef
+	ref                   ObjectRef
 	kind, reason, message string
 	at                    time.Time
 }
 
 // eventKey identifies the Events that count up together.
 type eventKey struct {
-	ref                   objectRef
+	ref                   ObjectRef
 	kind, reason, message string
 }
 
@@ -125,23 +126,23 @@ type eventBudget struct {
 	at     time.Time
 }
 
-func newEventWriter(sink eventSink) *eventWriter {
+func newEventWriter(sink EventSink) *eventWriter {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &eventWriter{
 		sink: sink, queue: make(chan pendingEvent, eventQueue), cancel: cancel, done: make(chan struct{}),
 		now: time.Now, retry: time.Second,
-		sent: newBoundedMap[eventKey, *sentEvent](eventCacheSize), budgets: newBoundedMap[objectRef, *eventBudget](eventCacheSize),
+		sent: newBoundedMap[eventKey, *sentEvent](eventCacheSize), budgets: newBoundedMap[ObjectRef, *eventBudget](eventCacheSize),
 	}
 	go w.run(ctx)
 	return w
 }
 
 // emit queues an Event about ref, or drops it when the queue is full.
-func (w *eventWriter) emit(ref objectRef, kind, reason, message string) {
+func (w *eventWriter) emit(ref ObjectRef, kind, reason, message string) {
 	select {
 	case w.queue <- pendingEvent{ref: ref, kind: kind, reason: reason, message: message, at: w.now()}:
 	default:
-		log.Debugf("Event %s on %s/%s dropped: %d Events are waiting", reason, ref.namespace, ref.name, eventQueue)
+		log.Debugf("Event %s on %s/%s dropped: %d Events are waiting", reason, ref.Namespace, ref.Name, eventQueue)
 	}
 }
 
@@ -166,14 +167,14 @@ func (w *eventWriter) run(ctx context.Context) {
 // write writes p: a new Event, or a repeat that counts an earlier one up.
 func (w *eventWriter) write(ctx context.Context, p pendingEvent) {
 	if !w.allowed(p.ref, p.at) {
-		log.Debugf("Event %s on %s/%s dropped: too many Events on the object", p.reason, p.ref.namespace, p.ref.name)
+		log.Debugf("Event %s on %s/%s dropped: too many Events on the object", p.reason, p.ref.Namespace, p.ref.Name)
 		return
 	}
 	key := eventKey{ref: p.ref, kind: p.kind, reason: p.reason, message: p.message}
 	if s, ok := w.sent.get(key); ok {
 		s.count++
 		patch, _ := json.Marshal(map[string]any{"count": s.count, "lastTimestamp": metav1.NewTime(p.at)})
-		err := w.try(ctx, func(ctx context.Context) error { return w.sink.patch(ctx, p.ref.namespace, s.name, patch) })
+		err := w.try(ctx, func(ctx context.Context) error { return w.sink.Patch(ctx, p.ref.Namespace, s.name, patch) })
 		if !apierrors.IsNotFound(err) {
 			w.logFailure(p, err)
 			return
@@ -184,7 +185,7 @@ func (w *eventWriter) write(ctx context.Context, p pendingEvent) {
 	}
 	stamp := max(p.at.UnixNano(), w.lastName+1)
 	w.lastName = stamp
-	s := &sentEvent{name: fmt.Sprintf("%s.%x", p.ref.name, stamp), first: p.at, count: 1}
+	s := &sentEvent{name: fmt.Sprintf("%s.%x", p.ref.Name, stamp), first: p.at, count: 1}
 	if w.create(ctx, p, s) {
 		w.sent.put(key, s)
 	}
@@ -193,10 +194,10 @@ func (w *eventWriter) write(ctx context.Context, p pendingEvent) {
 // create writes the Event s for p; false when it failed.
 func (w *eventWriter) create(ctx context.Context, p pendingEvent, s *sentEvent) bool {
 	if s.uid == "" {
-		s.uid = w.sink.uid(ctx, p.ref)
+		s.uid = w.sink.UID(ctx, p.ref)
 	}
-	ev := &event{name: s.name, about: p.ref, uid: s.uid, kind: p.kind, reason: p.reason, message: p.message, first: s.first, last: p.at, count: s.count}
-	err := w.try(ctx, func(ctx context.Context) error { return w.sink.create(ctx, ev) })
+	ev := &Event{name: s.name, About: p.ref, uid: s.uid, kind: p.kind, reason: p.reason, message: p.message, first: s.first, last: p.at, count: s.count}
+	err := w.try(ctx, func(ctx context.Context) error { return w.sink.Create(ctx, ev) })
 	if apierrors.IsAlreadyExists(err) {
 		err = nil
 	}
@@ -235,13 +236,13 @@ func transientEventError(err error) bool {
 
 func (w *eventWriter) logFailure(p pendingEvent, err error) {
 	if err != nil && !errors.Is(err, context.Canceled) {
-		log.Warningf("Event %s on %s %s/%s not written: %v", p.reason, p.ref.kind, p.ref.namespace, p.ref.name, err)
+		log.Warningf("Event %s on %s %s/%s not written: %v", p.reason, p.ref.Kind, p.ref.Namespace, p.ref.Name, err)
 	}
 }
 
 // allowed takes a token from ref's bucket, which holds eventBurst and
 // gains one each eventRefill.
-func (w *eventWriter) allowed(ref objectRef, at time.Time) bool {
+func (w *eventWriter) allowed(ref ObjectRef, at time.Time) bool {
 	b, ok := w.budgets.get(ref)
 	if !ok {
 		b = &eventBudget{tokens: eventBurst, at: at}

@@ -1,4 +1,4 @@
-package gateway
+package watch
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coredns/coredns/plugin/pkg/log"
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -43,26 +44,26 @@ import (
 type apiGuard struct {
 	kind  string // for metrics
 	what  string // for log lines: the kind, and the namespace if one
-	list  listFunc
-	watch watchFunc
+	list  ListFunc
+	watch WatchFunc
 	// known returns the objects the informer holds, to find the ones that
 	// an expired watch missed the deletion of. Set once the informer exists.
 	known func() []any
 	// newObject returns an empty object of the kind, for bookmarks.
 	newObject func() runtime.Object
-	timing    guardTiming
+	timing    GuardTiming
 	state     *kindState
 }
 
-// guardTiming are the guard's waits; tests shorten them.
-type guardTiming struct {
-	retryInitial time.Duration // the first wait after a failure
-	retryMax     time.Duration // the longest wait, whatever failed
-	// throttledMax is the longest wait the API server may ask for (429 with Retry-After).
-	throttledMax time.Duration
+// GuardTiming are the guard's waits; tests shorten them.
+type GuardTiming struct {
+	RetryInitial time.Duration // the first wait after a failure
+	RetryMax     time.Duration // the longest wait, whatever failed
+	// ThrottledMax is the longest wait the API server may ask for (429 with Retry-After).
+	ThrottledMax time.Duration
 }
 
-var defaultGuardTiming = guardTiming{retryInitial: 100 * time.Millisecond, retryMax: time.Second, throttledMax: 5 * time.Second}
+var DefaultGuardTiming = GuardTiming{RetryInitial: 100 * time.Millisecond, RetryMax: time.Second, ThrottledMax: 5 * time.Second}
 
 // kindState is what the guard reports about one informer: whether the API
 // server lets it read, when it last talked to it, how often it listed.
@@ -125,7 +126,7 @@ func (s *kindState) touch() {
 	s.mu.Unlock()
 }
 
-// sinceContact is 0 while a watch is open, else the time since the last
+// SinceContact is 0 while a watch is open, else the time since the last
 // successful call or event (since the start before the first).
 func (s *kindState) sinceContact() time.Duration {
 	s.mu.Lock()
@@ -161,13 +162,13 @@ func isTooLargeResourceVersion(err error) bool {
 // doubles from retryInitial up to retryMax, and is jittered down by up to a
 // half, so that replicas spread out. A 429 is retried when the server asks,
 // within throttledMax.
-func (t guardTiming) backoff(n int, err error) time.Duration {
+func (t GuardTiming) backoff(n int, err error) time.Duration {
 	if secs, ok := apierrors.SuggestsClientDelay(err); ok && apierrors.IsTooManyRequests(err) {
-		return min(time.Duration(secs)*time.Second, t.throttledMax)
+		return min(time.Duration(secs)*time.Second, t.ThrottledMax)
 	}
-	d := t.retryInitial << min(n, 20)
-	if d <= 0 || d > t.retryMax {
-		d = t.retryMax
+	d := t.RetryInitial << min(n, 20)
+	if d <= 0 || d > t.RetryMax {
+		d = t.RetryMax
 	}
 	return d/2 + rand.N(d/2+1)
 }
@@ -415,8 +416,8 @@ func (g *apiGuard) tombstone(obj any) runtime.Object {
 
 // guard returns the apiGuard of informer w. Its state drives kind_enabled
 // (the nameservers' own Services excepted) and the contact metric.
-func (c *controller) guard(w *watched, list listFunc, watchFn watchFunc) *apiGuard {
-	zones := c.cfg.zonesLabel
+func (c *Controller) guard(w *Watched, list ListFunc, watchFn WatchFunc) *apiGuard {
+	zones := c.cfg.ZonesLabel
 	onChange := func(allowed bool, err error) {
 		if w.retired.Load() {
 			return // replaced by the informer of a newer version, which reports
@@ -426,14 +427,14 @@ func (c *controller) guard(w *watched, list listFunc, watchFn watchFunc) *apiGua
 		} else {
 			log.Warningf("%s: the API server refuses it: %v; retrying", w.what(), err)
 		}
-		if !w.nameserver {
-			setKindEnabled(zones, w, w.version.GroupVersion, map[bool]float64{true: 1, false: 0}[allowed])
+		if !w.Nameserver {
+			setKindEnabled(zones, w, w.Version.GroupVersion, map[bool]float64{true: 1, false: 0}[allowed])
 		}
 	}
 	return &apiGuard{
-		kind: w.kind.Name, what: w.what(), list: list, watch: watchFn,
-		newObject: func() runtime.Object { return w.version.Object.DeepCopyObject() },
-		timing:    c.cfg.timing.guard,
+		kind: w.Kind.Name, what: w.what(), list: list, watch: watchFn,
+		newObject: func() runtime.Object { return w.Version.Object.DeepCopyObject() },
+		timing:    c.cfg.Timing.Guard,
 		state:     newKindState(onChange),
 	}
 }

@@ -1,4 +1,4 @@
-package gateway
+package watch
 
 import (
 	"slices"
@@ -11,12 +11,12 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
-// claimOf returns who claims the records of an object: its namespace, in the
+// ClaimOf returns who claims the records of an object: its namespace, in the
 // order of creation. The nameservers' own Services (nameservers holds their
 // "namespace/name") are the plugin's, under either informer.
-func claimOf(w *watched, meta metav1.Object, nameservers []string) index.Claim {
+func ClaimOf(w *Watched, meta metav1.Object, nameservers []string) index.Claim {
 	ns := meta.GetNamespace()
-	if w.nameserver || w.kind.Name == "Service" && slices.Contains(nameservers, ns+"/"+meta.GetName()) {
+	if w.Nameserver || w.Kind.Name == "Service" && slices.Contains(nameservers, ns+"/"+meta.GetName()) {
 		return index.Claim{}
 	}
 	if ns == "" {
@@ -27,8 +27,8 @@ func claimOf(w *watched, meta metav1.Object, nameservers []string) index.Claim {
 }
 
 // delegate applies a Namespace's domains annotation to the index.
-func (c *controller) delegate(meta metav1.Object, deleted bool) {
-	if c.cfg.ownership != index.Delegated {
+func (c *Controller) delegate(meta metav1.Object, deleted bool) {
+	if c.cfg.Ownership != index.Delegated {
 		return
 	}
 	key := "Namespace/" + meta.GetName()
@@ -42,17 +42,17 @@ func (c *controller) delegate(meta metav1.Object, deleted bool) {
 	c.out.SetDomains(meta.GetName(), domains)
 }
 
-// mayPublish implements sourceContext: under the delegated policy, a
+// MayPublish implements sourceContext: under the delegated policy, a
 // namespace may publish only at or below the domains the Corefile or its
 // Namespace's annotation gives it.
-func (c *controller) MayPublish(namespace, name string) bool {
-	if c.cfg.ownership != index.Delegated {
+func (c *Controller) MayPublish(namespace, name string) bool {
+	if c.cfg.Ownership != index.Delegated {
 		return true
 	}
 	within := func(domains []string) bool {
 		return slices.ContainsFunc(domains, func(d string) bool { return dns.IsSubDomain(d, name) })
 	}
-	if within(c.cfg.delegations[namespace]) {
+	if within(c.cfg.Delegations[namespace]) {
 		return true
 	}
 	meta, ok := c.getNamespace(namespace).(metav1.Object)

@@ -1,4 +1,4 @@
-package gateway
+package watch
 
 import (
 	"context"
@@ -26,33 +26,33 @@ import (
 )
 
 type (
-	listFunc  func(context.Context, metav1.ListOptions) (runtime.Object, error)
-	watchFunc func(context.Context, metav1.ListOptions) (watch.Interface, error)
+	ListFunc  func(context.Context, metav1.ListOptions) (runtime.Object, error)
+	WatchFunc func(context.Context, metav1.ListOptions) (watch.Interface, error)
 )
 
-// apiClient lists and watches the kinds the plugin reads. restAPI implements
+// API lists and watches the kinds the plugin reads. restAPI implements
 // it for a real API server; the unit tests wrap client-go's fake clientset.
-type apiClient interface {
-	// reads reports whether the client can list and watch kind k.
-	reads(k *source.Kind) bool
-	// listWatch returns the list and watch calls of kind k in namespace, or
+type API interface {
+	// Reads reports whether the client can list and watch kind k.
+	Reads(k *source.Kind) bool
+	// ListWatch returns the list and watch calls of kind k in namespace, or
 	// in every namespace when it is empty; for a byName kind, of the one
 	// object named namespace (see namedListWatch).
-	listWatch(k *source.Kind, namespace string) (listFunc, watchFunc)
-	// serverGroups returns the API groups the server serves.
-	serverGroups(ctx context.Context) (*metav1.APIGroupList, error)
-	// servedResources returns the resources the server serves at a group
+	ListWatch(k *source.Kind, namespace string) (ListFunc, WatchFunc)
+	// ServerGroups returns the API groups the server serves.
+	ServerGroups(ctx context.Context) (*metav1.APIGroupList, error)
+	// ServedResources returns the resources the server serves at a group
 	// version, "group/version" or "v1"; none when it does not serve it.
-	servedResources(ctx context.Context, groupVersion string) ([]string, error)
+	ServedResources(ctx context.Context, groupVersion string) ([]string, error)
 }
 
-// apiScheme knows only the kinds the plugin reads. Using it instead of
+// ApiScheme knows only the kinds the plugin reads. Using it instead of
 // client-go's clientset keeps every other API group out of the binary: about
 // half of its size and of the process's resident memory.
 var (
-	apiScheme = runtime.NewScheme()
-	apiParams = runtime.NewParameterCodec(apiScheme)
-	apiCodecs = serializer.NewCodecFactory(apiScheme)
+	ApiScheme = runtime.NewScheme()
+	apiParams = runtime.NewParameterCodec(ApiScheme)
+	ApiCodecs = serializer.NewCodecFactory(ApiScheme)
 )
 
 // The built-in group versions the plugin reads.
@@ -83,23 +83,23 @@ func init() {
 		{networkingV1.WithKind("Ingress"), &source.Ingress{}, &source.IngressList{}},
 		{networkingV1.WithKind("IngressClass"), &metav1.PartialObjectMetadata{}, &metav1.PartialObjectMetadataList{}},
 	} {
-		apiScheme.AddKnownTypeWithName(k.kind, k.obj)
-		apiScheme.AddKnownTypeWithName(k.kind.GroupVersion().WithKind(k.kind.Kind+"List"), k.list)
+		ApiScheme.AddKnownTypeWithName(k.kind, k.obj)
+		ApiScheme.AddKnownTypeWithName(k.kind.GroupVersion().WithKind(k.kind.Kind+"List"), k.list)
 	}
-	metav1.AddToGroupVersion(apiScheme, coreV1)
-	metav1.AddToGroupVersion(apiScheme, networkingV1)
-	utilruntime.Must(gwv1.Install(apiScheme))
-	utilruntime.Must(gwv1a2.Install(apiScheme))
-	utilruntime.Must(gwv1a3.Install(apiScheme))
+	metav1.AddToGroupVersion(ApiScheme, coreV1)
+	metav1.AddToGroupVersion(ApiScheme, networkingV1)
+	utilruntime.Must(gwv1.Install(ApiScheme))
+	utilruntime.Must(gwv1a2.Install(ApiScheme))
+	utilruntime.Must(gwv1a3.Install(ApiScheme))
 	xScheme.AddKnownTypeWithName(source.XListenerSetVersion.WithKind("XListenerSet"), &gwv1.ListenerSet{})
 	xScheme.AddKnownTypeWithName(source.XListenerSetVersion.WithKind("XListenerSetList"), &gwv1.ListenerSetList{})
 	metav1.AddToGroupVersion(xScheme, source.XListenerSetVersion)
 }
 
-// restAPI reads the API server with one REST client per group version.
+// RestAPI reads the API server with one REST client per group version.
 type restAPI struct {
 	groups  map[string]groupClient // by group version, "v1" for the core group
-	dynamic dynamic.Interface      // DNSEndpoints, whose types the plugin does not import
+	Dynamic dynamic.Interface      // DNSEndpoints, whose types the plugin does not import
 }
 
 // groupClient reads one group version.
@@ -108,9 +108,9 @@ type groupClient struct {
 	params runtime.ParameterCodec
 }
 
-// newRestAPI returns the clients for cfg. Built-in kinds are read as
+// NewRestAPI returns the clients for cfg. Built-in kinds are read as
 // protobuf, Gateway API kinds (CRDs) as JSON.
-func newRestAPI(cfg *rest.Config) (*restAPI, error) {
+func NewRestAPI(cfg *rest.Config) (*restAPI, error) {
 	api := &restAPI{groups: map[string]groupClient{}}
 	for _, gv := range []struct {
 		path     string
@@ -118,11 +118,11 @@ func newRestAPI(cfg *rest.Config) (*restAPI, error) {
 		protobuf bool
 		scheme   *runtime.Scheme
 	}{
-		{"/api", &source.Service{}, true, apiScheme},
-		{"/apis", &source.Ingress{}, true, apiScheme},
-		{"/apis", &gwv1.HTTPRoute{}, false, apiScheme},
-		{"/apis", &gwv1a2.TCPRoute{}, false, apiScheme},
-		{"/apis", &gwv1a3.TLSRoute{}, false, apiScheme},
+		{"/api", &source.Service{}, true, ApiScheme},
+		{"/apis", &source.Ingress{}, true, ApiScheme},
+		{"/apis", &gwv1.HTTPRoute{}, false, ApiScheme},
+		{"/apis", &gwv1a2.TCPRoute{}, false, ApiScheme},
+		{"/apis", &gwv1a3.TLSRoute{}, false, ApiScheme},
 		{"/apis", &gwv1.ListenerSet{}, false, xScheme},
 	} {
 		gvks, _, err := gv.scheme.ObjectKinds(gv.version)
@@ -133,7 +133,7 @@ func newRestAPI(cfg *rest.Config) (*restAPI, error) {
 		c.APIPath = gv.path
 		groupVersion := gvks[0].GroupVersion()
 		c.GroupVersion = &groupVersion
-		c.NegotiatedSerializer = apiCodecs.WithoutConversion()
+		c.NegotiatedSerializer = ApiCodecs.WithoutConversion()
 		params := apiParams
 		if gv.scheme == xScheme {
 			c.NegotiatedSerializer, params = xCodecs.WithoutConversion(), xParams
@@ -151,20 +151,20 @@ func newRestAPI(cfg *rest.Config) (*restAPI, error) {
 		api.groups[c.GroupVersion.String()] = groupClient{rest: rc, params: params}
 	}
 	var err error
-	if api.dynamic, err = dynamic.NewForConfig(cfg); err != nil {
+	if api.Dynamic, err = dynamic.NewForConfig(cfg); err != nil {
 		return nil, err
 	}
 	return api, nil
 }
 
-func (a *restAPI) reads(k *source.Kind) bool {
+func (a *restAPI) Reads(k *source.Kind) bool {
 	_, ok := a.groups[k.GroupVersion]
 	return ok || k.Dynamic
 }
 
-func (a *restAPI) listWatch(k *source.Kind, namespace string) (listFunc, watchFunc) {
+func (a *restAPI) ListWatch(k *source.Kind, namespace string) (ListFunc, WatchFunc) {
 	if k.Dynamic {
-		rc := a.dynamic.Resource(source.DNSEndpointResource).Namespace(namespace)
+		rc := a.Dynamic.Resource(source.DNSEndpointResource).Namespace(namespace)
 		return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return rc.List(ctx, o) }, rc.Watch
 	}
 	gc := a.groups[k.GroupVersion]
@@ -189,7 +189,7 @@ func (a *restAPI) listWatch(k *source.Kind, namespace string) (listFunc, watchFu
 	return list, watch
 }
 
-func (a *restAPI) serverGroups(ctx context.Context) (*metav1.APIGroupList, error) {
+func (a *restAPI) ServerGroups(ctx context.Context) (*metav1.APIGroupList, error) {
 	body, err := a.groups["v1"].rest.Get().AbsPath("/apis").SetHeader("Accept", runtime.ContentTypeJSON).Do(ctx).Raw()
 	if err != nil {
 		return nil, err
@@ -201,7 +201,7 @@ func (a *restAPI) serverGroups(ctx context.Context) (*metav1.APIGroupList, error
 	return groups, nil
 }
 
-func (a *restAPI) servedResources(ctx context.Context, groupVersion string) ([]string, error) {
+func (a *restAPI) ServedResources(ctx context.Context, groupVersion string) ([]string, error) {
 	path := "/apis/" + groupVersion
 	if !strings.Contains(groupVersion, "/") {
 		path = "/api/" + groupVersion
@@ -232,10 +232,10 @@ func newList(k *source.Kind) runtime.Object {
 	return k.List.DeepCopyObject()
 }
 
-// restConfig returns the client configuration: the kubeconfig when given, else
+// RestConfig returns the client configuration: the kubeconfig when given, else
 // the in-cluster configuration, else the default kubeconfig loading rules
 // (KUBECONFIG, ~/.kube/config).
-func restConfig(kubeconfig, context string) (*rest.Config, error) {
+func RestConfig(kubeconfig, context string) (*rest.Config, error) {
 	var cfg *rest.Config
 	var err error
 	if kubeconfig != "" {

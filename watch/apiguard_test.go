@@ -1,4 +1,4 @@
-package gateway
+package watch
 
 import (
 	"context"
@@ -22,14 +22,14 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
-var testGuardTiming = guardTiming{retryInitial: time.Millisecond, retryMax: 4 * time.Millisecond, throttledMax: 4 * time.Millisecond}
+var testGuardTiming = GuardTiming{RetryInitial: time.Millisecond, RetryMax: 4 * time.Millisecond, ThrottledMax: 4 * time.Millisecond}
 
 func svcObj(name, rv string) *corev1.Service {
 	return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: rv}}
 }
 
 func TestGuardBackoff(t *testing.T) {
-	tm := guardTiming{retryInitial: 100 * time.Millisecond, retryMax: time.Second, throttledMax: 5 * time.Second}
+	tm := GuardTiming{RetryInitial: 100 * time.Millisecond, RetryMax: time.Second, ThrottledMax: 5 * time.Second}
 	refused := errors.New("connection refused")
 	for n, want := range []time.Duration{100, 200, 400, 800, 1000, 1000, 1000} {
 		want *= time.Millisecond

@@ -1,4 +1,4 @@
-package gateway
+package watch
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // recordingSink keeps what an eventWriter wrote, and fails as told.
 type recordingSink struct {
 	mu      sync.Mutex
-	created []event
+	created []Event
 	patched []string // "namespace/name patch"
 	fail    []error  // returned by the next calls, in order
 	block   chan struct{}
@@ -41,9 +41,9 @@ func (s *recordingSink) next(ctx context.Context) error {
 	return err
 }
 
-func (s *recordingSink) uid(_ context.Context, ref objectRef) string { return "uid-" + ref.name }
+func (s *recordingSink) UID(_ context.Context, ref ObjectRef) string { return "uid-" + ref.Name }
 
-func (s *recordingSink) create(ctx context.Context, ev *event) error {
+func (s *recordingSink) Create(ctx context.Context, ev *Event) error {
 	if err := s.next(ctx); err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func (s *recordingSink) create(ctx context.Context, ev *event) error {
 	return nil
 }
 
-func (s *recordingSink) patch(ctx context.Context, namespace, name string, mergePatch []byte) error {
+func (s *recordingSink) Patch(ctx context.Context, namespace, name string, mergePatch []byte) error {
 	if err := s.next(ctx); err != nil {
 		return err
 	}
@@ -70,17 +70,17 @@ func (s *recordingSink) counts() (int, int) {
 }
 
 // testEventWriter is an eventWriter that nobody runs: tests call write.
-func testEventWriter(sink eventSink, now time.Time) *eventWriter {
+func testEventWriter(sink EventSink, now time.Time) *eventWriter {
 	return &eventWriter{
 		sink: sink, queue: make(chan pendingEvent, 2), done: make(chan struct{}), now: func() time.Time { return now },
-		sent: newBoundedMap[eventKey, *sentEvent](eventCacheSize), budgets: newBoundedMap[objectRef, *eventBudget](eventCacheSize),
+		sent: newBoundedMap[eventKey, *sentEvent](eventCacheSize), budgets: newBoundedMap[ObjectRef, *eventBudget](eventCacheSize),
 	}
 }
 
-var thief = objectRef{apiVersion: "v1", kind: "Service", namespace: "team-b", name: "thief"}
+var thief = ObjectRef{ApiVersion: "v1", Kind: "Service", Namespace: "team-b", Name: "thief"}
 
-func pending(ref objectRef, message string, at time.Time) pendingEvent {
-	return pendingEvent{ref: ref, kind: eventWarning, reason: eventNameRejected, message: message, at: at}
+func pending(ref ObjectRef, message string, at time.Time) pendingEvent {
+	return pendingEvent{ref: ref, kind: eventWarning, reason: EventNameRejected, message: message, at: at}
 }
 
 func TestEventWriterCountsRepeatsUp(t *testing.T) {
@@ -97,7 +97,7 @@ func TestEventWriterCountsRepeatsUp(t *testing.T) {
 		t.Fatalf("created %d Events, want 2 (one per message): %+v", len(sink.created), sink.created)
 	}
 	ev := sink.created[0]
-	if ev.about != thief || ev.kind != eventWarning || ev.reason != eventNameRejected || ev.message != "DNS name a" ||
+	if ev.About != thief || ev.kind != eventWarning || ev.reason != EventNameRejected || ev.message != "DNS name a" ||
 		ev.count != 1 || !ev.first.Equal(t0) || !ev.last.Equal(t0) || ev.name != fmt.Sprintf("thief.%x", t0.UnixNano()) ||
 		ev.uid != "uid-thief" || ev.involvedObject()["uid"] != "uid-thief" {
 		t.Errorf("first Event: %+v", ev)
@@ -137,7 +137,7 @@ func TestEventWriterRateLimitsPerObject(t *testing.T) {
 		w.write(ctx, pending(thief, fmt.Sprintf("DNS name %d", i), t0))
 	}
 	other := thief
-	other.name = "other"
+	other.Name = "other"
 	w.write(ctx, pending(other, "DNS name 0", t0))
 	if created, _ := sink.counts(); created != eventBurst+1 {
 		t.Fatalf("created %d Events, want %d for the object and 1 for another", created, eventBurst)
@@ -194,7 +194,7 @@ func TestEventWriterNeverBlocks(t *testing.T) {
 	w := newEventWriter(sink)
 	within(t, "emitting more Events than the queue holds", func() {
 		for i := range eventQueue + 10 {
-			w.emit(thief, eventWarning, eventNameRejected, fmt.Sprintf("DNS name %d", i))
+			w.emit(thief, eventWarning, EventNameRejected, fmt.Sprintf("DNS name %d", i))
 		}
 	})
 	close(sink.block)
@@ -210,8 +210,8 @@ func TestEventWriterNeverBlocks(t *testing.T) {
 func TestEventWriterStopAbandonsWrites(t *testing.T) {
 	sink := &recordingSink{block: make(chan struct{})}
 	w := newEventWriter(sink)
-	w.emit(thief, eventWarning, eventNameRejected, "DNS name a")
-	w.emit(thief, eventWarning, eventNameRejected, "DNS name b")
+	w.emit(thief, eventWarning, EventNameRejected, "DNS name a")
+	w.emit(thief, eventWarning, EventNameRejected, "DNS name b")
 	within(t, "stopping while a write hangs", w.stop)
 	if created, _ := sink.counts(); created != 0 {
 		t.Errorf("%d Events written after stop", created)

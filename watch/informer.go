@@ -1,4 +1,4 @@
-package gateway
+package watch
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coredns/coredns/plugin/pkg/log"
 	"github.com/seed-e581d630/k8s_gateway/source"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -19,8 +20,8 @@ import (
 
 // switchVersion replaces the informer of w by one that reads version v, and
 // returns it once it has synced: the records stay published meanwhile.
-func (c *controller) switchVersion(w *watched, v *source.Kind) (*watched, bool) {
-	nw := &watched{kind: w.kind, version: v, namespace: w.namespace, options: w.options, key: w.key, records: w.records}
+func (c *Controller) switchVersion(w *Watched, v *source.Kind) (*Watched, bool) {
+	nw := &Watched{Kind: w.Kind, Version: v, Namespace: w.Namespace, Options: w.Options, key: w.key, records: w.records}
 	if !c.waitForSync([]cache.InformerSynced{c.startInformer(nw, false)}) {
 		return nil, false
 	}
@@ -33,12 +34,12 @@ func (c *controller) switchVersion(w *watched, v *source.Kind) (*watched, bool) 
 			c.remove(nw, obj)
 		}
 	}
-	if w.kind == source.ListenerSetKind {
+	if w.Kind == source.ListenerSetKind {
 		// Another kind of object altogether (XListenerSet → ListenerSet):
 		// every route through a ListenerSet may change.
 		c.refreshAllRoutes()
 	}
-	log.Infof("%s read at %s (was %s)", w.what(), v.GroupVersion, w.version.GroupVersion)
+	log.Infof("%s read at %s (was %s)", w.what(), v.GroupVersion, w.Version.GroupVersion)
 	return nw, true
 }
 
@@ -47,7 +48,7 @@ func (c *controller) switchVersion(w *watched, v *source.Kind) (*watched, bool) 
 const syncPoll = 5 * time.Millisecond
 
 // waitForSync waits until every informer has synced, or the controller stops.
-func (c *controller) waitForSync(syncs []cache.InformerSynced) bool {
+func (c *Controller) waitForSync(syncs []cache.InformerSynced) bool {
 	tick := time.NewTicker(syncPoll)
 	defer tick.Stop()
 	for {
@@ -55,7 +56,7 @@ func (c *controller) waitForSync(syncs []cache.InformerSynced) bool {
 			return true
 		}
 		select {
-		case <-c.stopCh:
+		case <-c.StopCh:
 			return false
 		case <-tick.C:
 		}
@@ -68,18 +69,18 @@ var errStopped = errors.New("stopped")
 // works, the error is permanent (not served, forbidden), or the controller stops.
 // The waits are the guard's (see apiGuard), so that a server started while
 // the API server is down syncs within about a second of its return.
-func (c *controller) probe(w *watched, giveUp <-chan struct{}) error {
+func (c *Controller) probe(w *Watched, giveUp <-chan struct{}) error {
 	for n := 0; ; n++ {
 		err := c.probeOnce(w)
 		if err == nil || apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsUnauthorized(err) || errors.Is(err, errNotServed) {
 			return err
 		}
-		wait := c.cfg.timing.guard.backoff(n, err)
+		wait := c.cfg.Timing.Guard.backoff(n, err)
 		if n == 0 {
 			log.Warningf("listing %s: %v; retrying until it works", w.what(), err)
 		}
 		select {
-		case <-c.stopCh:
+		case <-c.StopCh:
 			return errStopped
 		case <-giveUp:
 			return fmt.Errorf("%w: %v", errSlow, err)
@@ -88,44 +89,44 @@ func (c *controller) probe(w *watched, giveUp <-chan struct{}) error {
 	}
 }
 
-func (c *controller) probeOnce(w *watched) error {
-	if len(w.kind.Older) > 0 {
-		v, err := c.servedVersion(w.kind)
+func (c *Controller) probeOnce(w *Watched) error {
+	if len(w.Kind.Older) > 0 {
+		v, err := c.servedVersion(w.Kind)
 		if err != nil {
 			return err
 		}
 		if v == nil {
-			return notServedError(w.kind)
+			return notServedError(w.Kind)
 		}
-		w.version = v
+		w.Version = v
 	}
 	return c.listOnce(w)
 }
 
 // listOnce lists one object of the version of w.
-func (c *controller) listOnce(w *watched) error {
-	list, _ := c.api.listWatch(w.version, w.namespace)
+func (c *Controller) listOnce(w *Watched) error {
+	list, _ := c.api.ListWatch(w.Version, w.Namespace)
 	opts := metav1.ListOptions{Limit: 1}
-	w.options(&opts)
+	w.Options(&opts)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err := list(ctx, opts)
 	if apierrors.IsNotFound(err) {
-		return c.notServed(w.version, err)
+		return c.notServed(w.Version, err)
 	}
 	return err
 }
 
 // notServed explains a kind the API server does not serve: which versions of
 // its group it does serve, if any (a CRD of another Gateway API release).
-func (c *controller) notServed(k *source.Kind, err error) error {
+func (c *Controller) notServed(k *source.Kind, err error) error {
 	group, version, found := strings.Cut(k.GroupVersion, "/")
 	if !found {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	groups, derr := c.api.serverGroups(ctx)
+	groups, derr := c.api.ServerGroups(ctx)
 	if derr != nil {
 		return err
 	}
@@ -145,20 +146,20 @@ func (c *controller) notServed(k *source.Kind, err error) error {
 // startInformer starts the informer of w and returns its synced function.
 // With register, lookups of the kind (Gateways, ListenerSets, Namespaces)
 // read its store from now on.
-func (c *controller) startInformer(w *watched, register bool) cache.InformerSynced {
-	list, watchFn := c.api.listWatch(w.version, w.namespace)
+func (c *Controller) startInformer(w *Watched, register bool) cache.InformerSynced {
+	list, watchFn := c.api.ListWatch(w.Version, w.Namespace)
 	guard := c.guard(w, list, watchFn)
 	w.api = guard.state
-	c.mu.Lock()
+	c.Mu.Lock()
 	c.states = append(c.states, guard.state)
-	c.mu.Unlock()
+	c.Mu.Unlock()
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			w.options(&o)
+			w.Options(&o)
 			return guard.List(ctx, o)
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			w.options(&o)
+			w.Options(&o)
 			return guard.Watch(ctx, o)
 		},
 	}
@@ -166,12 +167,12 @@ func (c *controller) startInformer(w *watched, register bool) cache.InformerSync
 	// dependencies.go); for Ingresses and Services the index would be a
 	// set of every key per namespace, 160 bytes an object, for nothing.
 	indexers := cache.Indexers{}
-	if conv := w.kind.Route; conv != nil {
+	if conv := w.Kind.Route; conv != nil {
 		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
 		indexers[gatewayIndex] = func(obj any) ([]string, error) { return source.RouteGateways(conv(obj)), nil }
 		indexers[listenerSetIndex] = func(obj any) ([]string, error) { return source.RouteListenerSets(conv(obj)), nil }
 	}
-	if conv := w.version.ListenerSet; conv != nil {
+	if conv := w.Version.ListenerSet; conv != nil {
 		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
 		indexers[gatewayIndex] = func(obj any) ([]string, error) {
 			if ns, name, ok := conv(obj).GatewayKey(); ok {
@@ -184,20 +185,20 @@ func (c *controller) startInformer(w *watched, register bool) cache.InformerSync
 	// supports WatchList: client-go's fake clients do not, and an informer
 	// that waits for WatchList's initial-events bookmark on them never syncs.
 	var client any = c.api
-	if w.kind.ByName && w.namespace != "" {
+	if w.Kind.ByName && w.Namespace != "" {
 		client = noWatchList{}
 	}
 	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, client),
-		w.version.Object, cache.SharedIndexInformerOptions{Indexers: indexers})
-	_ = inf.SetTransform(w.version.Transform)
+		w.Version.Object, cache.SharedIndexInformerOptions{Indexers: indexers})
+	_ = inf.SetTransform(w.Version.Transform)
 	guard.known = inf.GetStore().List
 	w.informer = inf
 	w.stop = make(chan struct{})
-	if register && !w.nameserver {
+	if register && !w.Nameserver {
 		c.register(w)
 	}
-	if w.version != w.kind || len(w.kind.Older) > 0 {
-		log.Infof("%s read at %s", w.what(), w.version.GroupVersion)
+	if w.Version != w.Kind || len(w.Kind.Older) > 0 {
+		log.Infof("%s read at %s", w.what(), w.Version.GroupVersion)
 	}
 	reg, _ := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { c.update(w, obj) },
@@ -205,8 +206,8 @@ func (c *controller) startInformer(w *watched, register bool) cache.InformerSync
 		DeleteFunc: func(obj any) { c.remove(w, obj) },
 	})
 	unregister := func() {}
-	if !w.nameserver {
-		unregister = registerGuard(guard.state, c.cfg.zonesLabel, w.kind.Name)
+	if !w.Nameserver {
+		unregister = registerGuard(guard.state, c.cfg.ZonesLabel, w.Kind.Name)
 	}
 	stop := make(chan struct{})
 	c.wg.Add(2)
@@ -214,7 +215,7 @@ func (c *controller) startInformer(w *watched, register bool) cache.InformerSync
 		defer c.wg.Done()
 		defer close(stop)
 		select {
-		case <-c.stopCh:
+		case <-c.StopCh:
 		case <-w.stop:
 		}
 	}()

@@ -1,4 +1,4 @@
-package gateway
+package watch
 
 import (
 	"github.com/seed-e581d630/k8s_gateway/source"
@@ -10,46 +10,46 @@ import (
 // every kind without the option, have one for all namespaces, registered
 // under the namespace "".
 
-// informerKey names a running informer: its kind and namespace.
-type informerKey struct{ kind, namespace string }
+// InformerKey names a running informer: its kind and namespace.
+type InformerKey struct{ Kind, namespace string }
 
-func keyOf(w *watched) informerKey { return informerKey{w.kind.Name, w.namespace} }
+func keyOf(w *Watched) InformerKey { return InformerKey{w.Kind.Name, w.Namespace} }
 
 // register makes the lookups of w's kind read its store.
-func (c *controller) register(w *watched) {
-	c.mu.Lock()
-	c.informers[keyOf(w)] = w
-	c.mu.Unlock()
+func (c *Controller) register(w *Watched) {
+	c.Mu.Lock()
+	c.Informers[keyOf(w)] = w
+	c.Mu.Unlock()
 }
 
 // informerFor returns the running informer of kind that holds the objects of
 // namespace: the one of that namespace, else the one of all namespaces; nil
 // when no informer reads that namespace.
-func (c *controller) informerFor(kind, namespace string) *watched {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if w := c.informers[informerKey{kind, namespace}]; w != nil {
+func (c *Controller) informerFor(kind, namespace string) *Watched {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	if w := c.Informers[InformerKey{kind, namespace}]; w != nil {
 		return w
 	}
-	return c.informers[informerKey{kind, ""}]
+	return c.Informers[InformerKey{kind, ""}]
 }
 
-// readVersion returns the group version at which the informer of kind in
+// ReadVersion returns the group version at which the informer of kind in
 // namespace reads, "" when none runs.
-func (c *controller) readVersion(kind, namespace string) string {
+func (c *Controller) ReadVersion(kind, namespace string) string {
 	if w := c.informerFor(kind, namespace); w != nil {
-		return w.version.GroupVersion
+		return w.Version.GroupVersion
 	}
 	return ""
 }
 
 // running returns every running informer of kind.
-func (c *controller) running(kind string) []*watched {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var ws []*watched
-	for k, w := range c.informers {
-		if k.kind == kind {
+func (c *Controller) running(kind string) []*Watched {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	var ws []*Watched
+	for k, w := range c.Informers {
+		if k.Kind == kind {
 			ws = append(ws, w)
 		}
 	}
@@ -58,19 +58,19 @@ func (c *controller) running(kind string) []*watched {
 
 // getObject returns the object namespace/name of kind from the informer
 // that reads its namespace, or nil.
-func (c *controller) getObject(kind, namespace, name string) (*watched, any) {
+func (c *Controller) getObject(kind, namespace, name string) (*Watched, any) {
 	return c.getKey(kind, namespace, namespace+"/"+name)
 }
 
 // getNamespace returns the Namespace name from the informer that reads it.
-func (c *controller) getNamespace(name string) any {
+func (c *Controller) getNamespace(name string) any {
 	_, obj := c.getKey(source.NamespaceKind.Name, name, name)
 	return obj
 }
 
 // getKey returns the object of kind with the store key, from the informer
 // that reads namespace, or nil.
-func (c *controller) getKey(kind, namespace, key string) (*watched, any) {
+func (c *Controller) getKey(kind, namespace, key string) (*Watched, any) {
 	w := c.informerFor(kind, namespace)
 	if w == nil {
 		return nil, nil

@@ -1,0 +1,436 @@
+package watch
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coredns/coredns/plugin/pkg/log"
+	"github.com/seed-e581d630/k8s_gateway/source"
+
+	"github.com/miekg/dns"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+)
+
+// Timing is how long a controller waits.
+type Timing struct {
+	// StartupWait is how long the first probe of a kind keeps trying while
+	// it fails for a reason that may pass.
+	StartupWait time.Duration
+	// Reprobe is how often a kind that the cluster does not serve, or that
+	// RBAC forbids, is tried again.
+	Reprobe time.Duration
+	// Guard are the retry waits of the informers' list and watch calls, and
+	// of the first probe.
+	Guard GuardTiming
+}
+
+// Sink receives the records of objects; *index.Index is one.
+type Sink interface {
+	// UpdateClaim replaces the records that the object key publishes, with
+	// the claim of its owner; nil records remove them.
+	UpdateClaim(key string, claim index.Claim, rrs []dns.RR)
+	// SetDomains sets the domains delegated to a namespace.
+	SetDomains(namespace string, domains []string)
+}
+
+// Config is what a controller reads from its cluster, and how.
+type Config struct {
+	Sources         source.Config
+	Resources       []string            // kinds to publish
+	LabelSelector   string              // for every published kind ...
+	LabelSelectors  map[string]string   // ... unless set for the kind here
+	Namespaces      []string            // publish only from these; all when empty
+	Nameservers     []string            // "namespace/name" of the nameservers' own Services
+	Reverse         bool                // reverse zones are configured: publish PTR records
+	Ownership       index.Policy        // with Delegated, Namespaces carry their domains
+	Delegations     map[string][]string // with Delegated: namespace → domains of the Corefile
+	Prefix          string              // prefix of the object keys: the cluster's name and "/", or ""
+	Cluster         string              // the cluster's name, or "" for a block's one cluster
+	NameserverZones []string            // the zones of the nameservers' names: the block's
+	ZonesLabel      string              // the zones label of its metrics
+	Timing          Timing
+}
+
+// Controller runs the informers of one cluster and puts the records of its
+// objects into a sink. It knows nothing of the plugin, which waits for
+// synced and then publishes.
+type Controller struct {
+	cfg Config
+	api API
+	out Sink
+
+	Mu        sync.Mutex
+	warnings  map[string]string        // object key → last warnings logged
+	Informers map[InformerKey]*Watched // running informers (registry.go)
+	states    []*kindState             // of every informer started, for the cluster's health
+	StopCh    chan struct{}
+	wg        sync.WaitGroup
+	syncedCh  chan struct{} // closed once every enabled kind has synced
+	kinds     int           // informers running at the first sync
+
+	// routeMu serializes the Gateway API kinds, whose records depend on other
+	// objects: a route is computed from the Gateway and Namespace stores, and a
+	// Gateway or Namespace change recomputes its routes. With one lock, the
+	// last computation always sees the newest stores.
+	routeMu sync.Mutex
+}
+
+// Watched is one informer the controller runs.
+type Watched struct {
+	Kind      *source.Kind // as configured
+	Version   *source.Kind // the version of kind read: kind or one of kind.older
+	Namespace string
+	Options   func(*metav1.ListOptions)
+	key       func(obj metav1.Object) string
+	records   func(obj any) source.Result
+	informer  cache.SharedIndexInformer // set once started
+	stop      chan struct{}             // closed to stop this informer alone
+	// retired is set when a newer version's informer has replaced this one:
+	// its events are ignored from then on.
+	retired atomic.Bool
+	// Nameserver marks the informers of the nameservers' own Services, which
+	// give the NS names and glue whatever the namespaces option says.
+	Nameserver bool
+	// api is what the informer's apiGuard knows of the API server; set once started.
+	api *kindState
+}
+
+func New(cfg Config, api API, out Sink) *Controller {
+	return &Controller{
+		cfg:       cfg,
+		api:       api,
+		out:       out,
+		warnings:  map[string]string{},
+		Informers: map[InformerKey]*Watched{},
+		syncedCh:  make(chan struct{}),
+	}
+}
+
+// what names the informer in log lines: its kind, and its namespace if it
+// reads only one.
+func (w *Watched) what() string {
+	switch {
+	case w.Namespace == "" || w.Nameserver:
+		return w.Kind.Name
+	case w.Kind.Cluster:
+		return w.Kind.Name + " " + w.Namespace
+	}
+	return w.Kind.Name + " in namespace " + w.Namespace
+}
+
+// Watches returns the informers the configuration asks for: with the
+// namespaces option, one per listed namespace for each namespaced kind, and
+// one per listed Namespace object, so that Roles in those namespaces are all
+// the reading it needs (IngressClasses excepted).
+func (c *Controller) Watches() []*Watched {
+	var ws []*Watched
+	routes := false
+	scopes := []string{""}
+	if len(c.cfg.Namespaces) > 0 {
+		scopes = slices.Compact(slices.Sorted(slices.Values(c.cfg.Namespaces)))
+	}
+	add := func(k *source.Kind, sel string) {
+		in := scopes
+		if k.Cluster && !k.ByName {
+			in = []string{""}
+		}
+		for _, ns := range in {
+			w := &Watched{
+				Kind:      k,
+				Version:   k,
+				Namespace: ns,
+				Options:   func(o *metav1.ListOptions) { o.LabelSelector = sel },
+				key: func(o metav1.Object) string {
+					return c.cfg.Prefix + k.Name + "/" + o.GetNamespace() + "/" + o.GetName()
+				},
+			}
+			if k.Records != nil {
+				w.records = func(obj any) source.Result { return k.Records(obj, &c.cfg.Sources, c) }
+			}
+			ws = append(ws, w)
+		}
+	}
+	for _, name := range c.cfg.Resources {
+		k := source.KindByName(name)
+		routes = routes || k.Route != nil
+		if !c.api.Reads(k) {
+			continue // no client for it (unit tests with a fake core client)
+		}
+		sel, ok := c.cfg.LabelSelectors[name]
+		if !ok {
+			sel = c.cfg.LabelSelector
+		}
+		add(k, sel)
+	}
+	if slices.Contains(c.cfg.Resources, "Ingress") && len(c.cfg.Sources.IngressClasses) > 0 && c.api.Reads(source.IngressClassKind) {
+		// A class-less Ingress has the default IngressClass.
+		add(source.IngressClassKind, "")
+	}
+	namespaces := false
+	if routes && c.api.Reads(source.GatewayKind) {
+		// Routes publish through the kinds they depend on.
+		for _, k := range RouteContextKinds {
+			add(k, "")
+		}
+		namespaces = true
+	}
+	if !namespaces && c.cfg.Ownership == index.Delegated && c.api.Reads(source.NamespaceKind) {
+		// Namespaces carry their delegated domains.
+		add(source.NamespaceKind, "")
+	}
+	// The nameserver's own Services publish the NS names and their glue.
+	svc := source.KindByName("Service")
+	nsSources := c.cfg.Sources
+	if c.cfg.NameserverZones != nil {
+		nsSources.Zones = c.cfg.NameserverZones
+	}
+	for _, nsName := range c.cfg.Nameservers {
+		namespace, name, _ := strings.Cut(nsName, "/")
+		ws = append(ws, &Watched{
+			Kind:      svc,
+			Version:   svc,
+			Namespace: namespace,
+			Options:   func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + name },
+			key: func(o metav1.Object) string {
+				return c.cfg.Prefix + "Nameserver/" + o.GetNamespace() + "/" + o.GetName()
+			},
+			records:    func(obj any) source.Result { return source.NameserverRecords(obj.(*source.Service), &nsSources) },
+			Nameserver: true,
+		})
+	}
+	return ws
+}
+
+// SyncedKinds is the number of kinds that had synced when synced closed.
+func (c *Controller) SyncedKinds() int { return c.kinds }
+
+// Config is the controller's configuration.
+func (c *Controller) Config() Config { return c.cfg }
+
+// Start runs the informers in the background; synced tells when they have
+// synced.
+func (c *Controller) Start() {
+	c.StopCh = make(chan struct{})
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		c.run()
+	}()
+}
+
+// Synced is closed once every kind the cluster serves and allows has synced.
+func (c *Controller) Synced() <-chan struct{} { return c.syncedCh }
+
+// Stop stops every informer and waits for their goroutines.
+func (c *Controller) Stop() {
+	if c.StopCh == nil {
+		return
+	}
+	close(c.StopCh)
+	c.wg.Wait()
+	c.StopCh = nil
+}
+
+// run probes every watched kind, starts the informers of those the cluster
+// serves and allows, and closes syncedCh when they have synced.
+// Kinds that are not served or are forbidden are retried in the background,
+// and kinds with several versions follow the newest the cluster serves.
+func (c *Controller) run() {
+	var syncs []cache.InformerSynced
+	var running, disabled []*Watched
+	ws := c.Watches()
+	errs := c.ProbeAll(ws)
+	for i, w := range ws {
+		err := errs[i]
+		switch {
+		case err == nil:
+			syncs = append(syncs, c.startInformer(w, true))
+			running = append(running, w)
+		case errors.Is(err, errStopped):
+			return
+		default:
+			log.Warningf("%s disabled: %v; retrying every %s", w.what(), err, c.cfg.Timing.Reprobe)
+			disabled = append(disabled, w)
+		}
+	}
+	if !c.waitForSync(syncs) {
+		return
+	}
+	c.kinds = countKinds(running)
+	close(c.syncedCh)
+	SetKindMetrics(c.cfg.ZonesLabel, running, disabled)
+
+	// Try the disabled kinds again from time to time, and look for newer
+	// versions of the kinds that have several.
+	for len(disabled) > 0 || slices.ContainsFunc(running, func(w *Watched) bool { return len(w.Kind.Older) > 0 }) {
+		select {
+		case <-c.StopCh:
+			return
+		case <-time.After(c.cfg.Timing.Reprobe):
+		}
+		var still []*Watched
+		for _, w := range disabled {
+			if err := c.probeOnce(w); err != nil {
+				still = append(still, w)
+				continue
+			}
+			log.Infof("%s enabled", w.what())
+			c.startInformer(w, true)
+			running = append(running, w)
+		}
+		disabled = still
+		// One discovery round for every kind with several versions.
+		var versioned []*source.Kind
+		for _, w := range running {
+			if len(w.Kind.Older) > 0 {
+				versioned = append(versioned, w.Kind)
+			}
+		}
+		served, err := c.discover(versioned)
+		for i, w := range running {
+			if len(w.Kind.Older) == 0 || err != nil {
+				continue
+			}
+			v := newestServed(w.Kind, served)
+			if v == nil || v == w.Version {
+				continue // a CRD that is gone keeps its informer, as any kind
+			}
+			// The new version must be listable (RBAC is per resource, and
+			// XListenerSet and ListenerSet are two), else the informer
+			// would never sync: keep the old one and try again later.
+			if err := c.listOnce(&Watched{Kind: w.Kind, Version: v, Namespace: w.Namespace, Options: w.Options}); err != nil {
+				log.Warningf("%s: cannot read %s yet, still reading %s: %v", w.what(), v.GroupVersion, w.Version.GroupVersion, err)
+				continue
+			}
+			nw, ok := c.switchVersion(w, v)
+			if !ok {
+				return // stopped
+			}
+			running[i] = nw
+		}
+		SetKindMetrics(c.cfg.ZonesLabel, running, disabled)
+	}
+}
+
+// countKinds returns how many kinds ws read: with the namespaces option a
+// kind has several informers.
+func countKinds(ws []*Watched) int {
+	names := map[string]bool{}
+	for _, w := range ws {
+		names[w.Kind.Name] = true
+	}
+	return len(names)
+}
+
+// update publishes the records of an added or changed object.
+func (c *Controller) update(w *Watched, obj any) {
+	meta, ok := obj.(metav1.Object)
+	if !ok || w.retired.Load() {
+		return
+	}
+	c.counted(w)
+	if c.dependent(w.Kind) {
+		c.routeMu.Lock()
+		defer c.routeMu.Unlock()
+	}
+	if w.Kind == source.NamespaceKind {
+		c.delegate(meta, false)
+	}
+	c.publish(w, meta, obj)
+	c.refreshDependents(w.Kind, meta)
+}
+
+// remove withdraws the records of a deleted object.
+func (c *Controller) remove(w *Watched, obj any) {
+	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	meta, ok := obj.(metav1.Object)
+	if !ok || w.retired.Load() {
+		return
+	}
+	c.counted(w)
+	if c.dependent(w.Kind) {
+		c.routeMu.Lock()
+		defer c.routeMu.Unlock()
+	}
+	if w.records != nil {
+		key := w.key(meta)
+		c.logWarnings(key, nil)
+		c.out.UpdateClaim(key, index.Claim{}, nil)
+	}
+	if w.Kind == source.NamespaceKind {
+		c.delegate(meta, true)
+	}
+	c.refreshDependents(w.Kind, meta)
+}
+
+// counted counts an event of an informer.
+func (c *Controller) counted(w *Watched) {
+	eventsTotal.WithLabelValues(w.Kind.Name).Inc()
+	if c.cfg.Cluster != "" {
+		clusterEvents.WithLabelValues(c.cfg.Cluster).Inc()
+	}
+}
+
+// publish computes and indexes the records of one object.
+func (c *Controller) publish(w *Watched, meta metav1.Object, obj any) {
+	if w.records == nil {
+		return
+	}
+	key := w.key(meta)
+	if !w.Nameserver && !c.namespaceAllowed(meta.GetNamespace()) {
+		c.out.UpdateClaim(key, index.Claim{}, nil)
+		return
+	}
+	res := w.records(obj)
+	c.logWarnings(key, res.Warnings)
+	if c.cfg.Reverse {
+		res.RRs = source.WithPTR(res.RRs)
+	}
+	c.out.UpdateClaim(key, ClaimOf(w, meta, c.cfg.Nameservers), res.RRs)
+}
+
+// namespaceAllowed applies the namespaces option to an object's namespace.
+func (c *Controller) namespaceAllowed(ns string) bool {
+	return len(c.cfg.Namespaces) == 0 || ns == "" || slices.Contains(c.cfg.Namespaces, ns)
+}
+
+// logWarnings logs what a source found wrong with an object, once per change.
+func (c *Controller) logWarnings(key string, warnings []string) {
+	text := strings.Join(warnings, "; ")
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	if c.warnings[key] == text {
+		return
+	}
+	if text == "" {
+		delete(c.warnings, key)
+		return
+	}
+	c.warnings[key] = text
+	log.Warningf("%s: %s", key, text)
+}
+
+// SinceContact is how long ago the controller's least stale informer heard
+// from the API server (0 while a watch is open); false before any informer runs.
+func (c *Controller) SinceContact() (time.Duration, bool) {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	var least time.Duration
+	ok := false
+	for _, s := range c.states {
+		d := s.sinceContact()
+		if !ok || d < least {
+			least, ok = d, true
+		}
+	}
+	return least, ok
+}

@@ -1,0 +1,178 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/seed-e581d630/k8s_gateway/source"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+)
+
+// Reasons of the Events the plugin emits on objects (the events option).
+const (
+	EventNameRejected = "DNSNameRejected"
+	EventNameConflict = "DNSNameConflict"
+)
+
+// Events tells tenants, on their own objects, which names the ownership
+// policy rejected. Its eventWriter rate-limits and de-duplicates Events per
+// object as kubelet's are (an Event repeated counts up instead of piling up).
+type Events struct {
+	writer *eventWriter
+	// Version returns the group version at which the plugin reads kind in
+	// namespace, "" when it does not know: routes may be served only at an
+	// older version than the one objectReference names.
+	Version func(kind, namespace string) string
+}
+
+func newEvents(sink EventSink, version func(kind, namespace string) string) *Events {
+	return &Events{writer: newEventWriter(sink), Version: version}
+}
+
+// Reference returns the reference to the object of key, at the version read.
+func (e *Events) Reference(key string) (ObjectRef, bool) {
+	ref, ok := ObjectReference(key)
+	if ok && e.Version != nil {
+		if v := e.Version(ref.Kind, ref.Namespace); v != "" {
+			ref.ApiVersion = v
+		}
+	}
+	return ref, ok
+}
+
+// Rejected emits DNSNameRejected on the object whose claim was rejected. The
+// owner of a name is another tenant: the Event does not name it.
+func (e *Events) Rejected(r index.Rejection) {
+	ref, ok := e.Reference(r.Key)
+	if !ok {
+		return
+	}
+	var why string
+	switch r.Reason {
+	case index.ReasonOwned:
+		why = "another namespace published it first"
+	case index.ReasonUndelegated:
+		why = "it is outside the domains delegated to this namespace"
+	default:
+		why = "the zone apex and the nameserver names belong to the DNS server"
+	}
+	e.writer.emit(ref, eventWarning, EventNameRejected, fmt.Sprintf("DNS name %s (zone %s) not published: %s", strings.TrimSuffix(r.Name, "."), r.Zone, why))
+}
+
+// Conflicted emits DNSNameConflict on every object taking part in a merge
+// conflict. The message names the objects only when they all belong to one
+// namespace: a tenant never learns another tenant's objects from it.
+func (e *Events) Conflicted(c index.Conflict) {
+	same := true
+	for _, ns := range c.Namespaces {
+		same = same && ns == c.Namespaces[0]
+	}
+	msg := fmt.Sprintf("DNS name %s: %s", strings.TrimSuffix(c.Name, "."), c.Message)
+	if !same {
+		msg = fmt.Sprintf("DNS name %s: objects of several namespaces publish different records here; they were merged or some were dropped", strings.TrimSuffix(c.Name, "."))
+	}
+	for _, key := range c.Keys {
+		if ref, ok := e.Reference(key); ok {
+			e.writer.emit(ref, eventWarning, EventNameConflict, msg)
+		}
+	}
+}
+
+func (e *Events) Stop() { e.writer.stop() }
+
+// ObjectReference turns an index key, "Kind/namespace/name", into a
+// reference to the object; false for keys that name no object of a kind the
+// plugin reads.
+func ObjectReference(key string) (ObjectRef, bool) {
+	parts := strings.SplitN(key, "/", 3)
+	if len(parts) != 3 || parts[1] == "" {
+		return ObjectRef{}, false
+	}
+	for _, k := range source.Kinds {
+		if k.Name == parts[0] {
+			return ObjectRef{ApiVersion: k.GroupVersion, Kind: k.Name, Namespace: parts[1], Name: parts[2]}, true
+		}
+	}
+	if parts[0] == source.GatewayKind.Name {
+		return ObjectRef{ApiVersion: source.GatewayKind.GroupVersion, Kind: source.GatewayKind.Name, Namespace: parts[1], Name: parts[2]}, true
+	}
+	return ObjectRef{}, false
+}
+
+// eventsResource is where Events are written, as JSON through the dynamic
+// client: the plugin has no use for the Event type otherwise.
+var eventsResource = schema.GroupVersionResource{Version: "v1", Resource: "events"}
+
+// restEventSink writes Events with the dynamic client.
+type restEventSink struct{ client dynamic.Interface }
+
+// UID lists the object by name, as the plugin may list but not get.
+func (s restEventSink) UID(ctx context.Context, ref ObjectRef) string {
+	gvr, ok := ResourceOf(ref)
+	if !ok {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, eventTimeout)
+	defer cancel()
+	list, err := s.client.Resource(gvr).Namespace(ref.Namespace).List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + ref.Name, Limit: 1})
+	if err != nil || len(list.Items) == 0 {
+		return ""
+	}
+	return string(list.Items[0].GetUID())
+}
+
+// ResourceOf returns the resource of the kind ref names.
+func ResourceOf(ref ObjectRef) (schema.GroupVersionResource, bool) {
+	gv, err := schema.ParseGroupVersion(ref.ApiVersion)
+	if err != nil {
+		return schema.GroupVersionResource{}, false
+	}
+	for _, k := range source.Kinds {
+		if k.Name == ref.Kind {
+			return gv.WithResource(k.Resource), true
+		}
+	}
+	if ref.Kind == source.GatewayKind.Name {
+		return gv.WithResource(source.GatewayKind.Resource), true
+	}
+	return schema.GroupVersionResource{}, false
+}
+
+func (s restEventSink) Create(ctx context.Context, ev *Event) error {
+	_, err := s.client.Resource(eventsResource).Namespace(ev.About.Namespace).Create(ctx, &unstructured.Unstructured{Object: ev.Object()}, metav1.CreateOptions{})
+	return err
+}
+
+func (s restEventSink) Patch(ctx context.Context, namespace, name string, mergePatch []byte) error {
+	_, err := s.client.Resource(eventsResource).Namespace(namespace).Patch(ctx, name, types.MergePatchType, mergePatch, metav1.PatchOptions{})
+	return err
+}
+
+// NewEvents returns the writer of c's Events, or nil when its API client
+// cannot write them.
+func (c *Controller) Events() (*Events, error) {
+	es, ok := c.api.(eventSinker)
+	if !ok {
+		return nil, nil
+	}
+	sink, err := es.EventSink()
+	if err != nil {
+		return nil, err
+	}
+	return newEvents(sink, c.ReadVersion), nil
+}
+
+// EventSinker is an apiClient that can write Events.
+type eventSinker interface {
+	EventSink() (EventSink, error)
+}
+
+func (a *restAPI) EventSink() (EventSink, error) { return restEventSink{a.Dynamic}, nil }
