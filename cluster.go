@@ -1,10 +1,10 @@
 package gateway
 
 import (
-	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/seed-e581d630/k8s_gateway/watch"
 
@@ -26,59 +26,18 @@ type cluster struct {
 	done   chan struct{} // closed when the health watch has stopped
 }
 
-// newCluster makes the cluster name with its controller on api.
-func (g *Gateway) newCluster(name string, cfg watch.Config, api watch.API, emitEvents bool) *cluster {
+// newCluster makes the cluster name with its controller on api, which puts
+// its records into out.
+func newCluster(name string, cfg watch.Config, api watch.API, out watch.Sink, emitEvents bool) *cluster {
 	cl := &cluster{name: name, emitEvents: emitEvents}
-	var out watch.Sink = g.index
 	if name != "" {
 		cfg.Prefix = name + "/"
 		cfg.Cluster = name
-		cl.sink = newClusterSink(cfg.Prefix, g.index)
+		cl.sink = newClusterSink(cfg.Prefix, out)
 		out = cl.sink
 	}
 	cl.ctrl = watch.New(cfg, api, out)
 	return cl
-}
-
-// addClusters makes the clusters of the configuration: the block's one
-// cluster, or one for each cluster block. apiOf returns the API client of a
-// kubeconfig and context (both empty: in the cluster, or the default
-// kubeconfig); it does not contact the API server.
-func (g *Gateway) addClusters(apiOf func(kubeconfig, context string) (watch.API, error)) error {
-	if len(g.clusters) == 0 {
-		api, err := apiOf(g.kubeconfig, g.kubecontext)
-		if err != nil {
-			return err
-		}
-		g.fleet.add(g.newCluster("", g.controllerConfig(), api, g.emitEvents))
-		return nil
-	}
-	for i, s := range g.clusters {
-		o := s.resolved(g.clusterOptions)
-		api, err := apiOf(o.kubeconfig, o.kubecontext)
-		if err != nil {
-			return fmt.Errorf("cluster %s: %w", s.name, err)
-		}
-		// The nameservers' own Services are read from the first cluster.
-		cfg := g.controllerConfigOf(&o, s.zones(g.Zones), i == 0)
-		g.fleet.add(g.newCluster(s.name, cfg, api, o.emitEvents))
-	}
-	return nil
-}
-
-// indexDomains returns the domains delegated by configuration, by tenant: a
-// namespace, or with cluster blocks "<cluster>/<namespace>".
-func (g *Gateway) indexDomains() map[string][]string {
-	if len(g.clusters) == 0 {
-		return g.delegations
-	}
-	out := map[string][]string{}
-	for _, s := range g.clusters {
-		for ns, ds := range s.resolved(g.clusterOptions).delegations {
-			out[s.name+"/"+ns] = ds
-		}
-	}
-	return out
 }
 
 // fleet is the set of clusters a plugin reads.
@@ -221,5 +180,43 @@ func (s *clusterSink) sweep() {
 	s.mu.Unlock()
 	for _, key := range stale {
 		s.UpdateClaim(key, index.Claim{}, nil)
+	}
+}
+
+// healthTiming is how a named cluster's contact with its API server is
+// watched: checked every interval, reported after unreachableAfter.
+type healthTiming struct {
+	every, unreachableAfter time.Duration
+}
+
+// start starts the cluster's controller, its Events and its health watch.
+func (cl *cluster) start(h healthTiming) error {
+	if cl.emitEvents {
+		ev, err := cl.ctrl.Events()
+		if err != nil {
+			return err
+		}
+		if ev != nil {
+			cl.events.Store(ev)
+		}
+	}
+	cl.ctrl.Start()
+	if cl.name != "" {
+		cl.stopCh, cl.done = make(chan struct{}), make(chan struct{})
+		go cl.watchHealth(h)
+	}
+	return nil
+}
+
+// stop stops what start started.
+func (cl *cluster) stop() {
+	cl.ctrl.Stop()
+	if cl.stopCh != nil {
+		close(cl.stopCh)
+		<-cl.done
+		cl.stopCh = nil
+	}
+	if e := cl.events.Swap(nil); e != nil {
+		e.Stop()
 	}
 }

@@ -157,7 +157,7 @@ func TestFleetWithdraw(t *testing.T) {
 	k8sClaimingServiceIn(t, b, "apps", "web", 100, "", "192.0.2.2")
 	k8sAnswers(t, g, "web.apps.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.apps.example.com. 60 IN A 192.0.2.1", "web.apps.example.com. 60 IN A 192.0.2.2"}))
 	cl := g.fleet.remove("b")
-	stopCluster(cl)
+	cl.stop()
 	cl.sink.withdraw()
 	k8sAnswers(t, g, "web.apps.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.apps.example.com. 60 IN A 192.0.2.1"}))
 	if c, _ := g.fleet.of("b/Service/apps/web"); c != nil {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/seed-e581d630/k8s_gateway/watch"
 
-	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -40,18 +39,9 @@ const clusterNameLabel = "cluster.x-k8s.io/cluster-name"
 
 var secretsResource = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 
-// clusterAPIConfig is the clusterapi option.
-type clusterAPIConfig struct {
-	namespaces []string // read Clusters in these namespaces; all when empty
-}
-
 // discovery runs the Cluster API watch and the clusters it finds.
 type discovery struct {
-	g          *Gateway
-	dyn        dynamic.Interface
-	served     func(ctx context.Context, groupVersion string) ([]string, error)
-	apiOf      func(kubeconfig []byte) (watch.API, error)
-	namespaces []string
+	cfg discoveryConfig
 
 	mu       sync.Mutex
 	members  map[string]*discovered // by "namespace/name" of the Cluster
@@ -71,9 +61,27 @@ type discovered struct {
 	digest [32]byte // of the kubeconfig it reads with
 }
 
-func (g *Gateway) newDiscovery(dyn dynamic.Interface, served func(context.Context, string) ([]string, error), apiOf func([]byte) (watch.API, error)) *discovery {
+// discoveryConfig is what discovery reads Clusters with, and what it does
+// with each.
+type discoveryConfig struct {
+	dyn        dynamic.Interface
+	served     func(ctx context.Context, groupVersion string) ([]string, error)
+	apiOf      func(kubeconfig []byte) (watch.API, error)
+	namespaces []string // read Clusters in these namespaces; all when empty
+
+	reprobe     time.Duration // how often a management cluster without Clusters is asked again
+	clusterWait time.Duration // how long readiness waits for the clusters found at start
+	health      healthTiming
+	// members is the fleet that the clusters found join and leave.
+	members *fleet
+	// join makes the cluster of the Cluster namespace/name, read with api;
+	// an error says why it is not read.
+	join func(namespace, name string, api watch.API) (*cluster, error)
+}
+
+func newDiscovery(cfg discoveryConfig) *discovery {
 	return &discovery{
-		g: g, dyn: dyn, served: served, apiOf: apiOf, namespaces: g.clusterAPI.namespaces,
+		cfg:     cfg,
 		members: map[string]*discovered{}, warned: map[string]string{},
 		syncedCh: make(chan struct{}),
 	}
@@ -103,7 +111,7 @@ func (d *discovery) clusterVersion() string {
 	for {
 		for _, v := range clusterAPIVersions {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			names, err := d.served(ctx, clusterAPIGroup+"/"+v)
+			names, err := d.cfg.served(ctx, clusterAPIGroup+"/"+v)
 			cancel()
 			if err == nil && slices.Contains(names, "clusters") {
 				log.Infof("clusterapi: reading Clusters at %s/%s", clusterAPIGroup, v)
@@ -112,28 +120,28 @@ func (d *discovery) clusterVersion() string {
 		}
 		if !logged {
 			log.Warningf("clusterapi: the management cluster serves no Cluster of %s at %s (Cluster API not installed?); trying again every %s",
-				clusterAPIGroup, strings.Join(clusterAPIVersions, ", "), d.g.timing.reprobe)
+				clusterAPIGroup, strings.Join(clusterAPIVersions, ", "), d.cfg.reprobe)
 			logged = true
 		}
 		select {
 		case <-d.stopCh:
 			return ""
-		case <-time.After(d.g.timing.reprobe):
+		case <-time.After(d.cfg.reprobe):
 		}
 	}
 }
 
 // run watches Clusters and Secrets until stopped.
 func (d *discovery) run(clusters schema.GroupVersionResource) {
-	namespaces := d.namespaces
+	namespaces := d.cfg.namespaces
 	if len(namespaces) == 0 {
 		namespaces = []string{metav1.NamespaceAll}
 	}
 	var syncs []cache.InformerSynced
 	var clusterStores, secretStores stores
 	for _, ns := range namespaces {
-		ci := dynamicInformer(d.dyn, clusters, ns, "")
-		si := dynamicInformer(d.dyn, secretsResource, ns, clusterNameLabel)
+		ci := dynamicInformer(d.cfg.dyn, clusters, ns, "")
+		si := dynamicInformer(d.cfg.dyn, secretsResource, ns, clusterNameLabel)
 		ci.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { d.reconcileObject(obj, "") },
 			UpdateFunc: func(_, obj any) { d.reconcileObject(obj, "") },
@@ -172,7 +180,7 @@ func (d *discovery) waitMembers() {
 		pending = append(pending, m.cl.ctrl.Synced())
 	}
 	d.mu.Unlock()
-	deadline := time.NewTimer(d.g.timing.clusterWait)
+	deadline := time.NewTimer(d.cfg.clusterWait)
 	defer deadline.Stop()
 	for _, ch := range pending {
 		select {
@@ -251,7 +259,7 @@ func (d *discovery) reconcile(ns, name string) {
 	if old != nil && old.digest == digest {
 		return
 	}
-	api, err := d.apiOf(value)
+	api, err := d.cfg.apiOf(value)
 	if err != nil {
 		d.warn(key, "kubeconfig Secret "+key+"-kubeconfig: "+err.Error()+"; not reading the cluster with it")
 		return
@@ -261,29 +269,27 @@ func (d *discovery) reconcile(ns, name string) {
 		d.reconnect(key, old, api, digest)
 		return
 	}
-	spec := clusterSpec{name: name, subdomain: name}
-	if _, ok := dns.IsDomainName(name + "." + d.g.Zones[0]); !ok || checkClusterName(name) != nil {
-		d.warn(key, "its name is not a DNS label: not published")
+	cl, err := d.cfg.join(ns, name, api)
+	if err != nil {
+		d.warn(key, err.Error())
 		return
 	}
-	cfg := d.g.controllerConfigOf(&d.g.clusterOptions, spec.zones(d.g.Zones), false)
-	cl := d.g.newCluster(ns+"."+name, cfg, api, d.g.emitEvents)
-	d.g.fleet.add(cl)
-	if err := d.g.startCluster(cl); err != nil {
+	d.cfg.members.add(cl)
+	if err := cl.start(d.cfg.health); err != nil {
 		log.Errorf("clusterapi: Cluster %s: %v", key, err)
 	}
 	d.members[key] = &discovered{cl: cl, digest: digest}
-	log.Infof("clusterapi: Cluster %s: reading it, under %s", key, strings.Join(cfg.Sources.Zones, " "))
+	log.Infof("clusterapi: Cluster %s: reading it, under %s", key, strings.Join(cl.ctrl.Config().Sources.Zones, " "))
 }
 
 // reconnect replaces the controller of a member whose kubeconfig changed. The
 // records stay while the new controller lists; then those of objects that are
 // gone meanwhile are removed.
 func (d *discovery) reconnect(key string, m *discovered, api watch.API, digest [32]byte) {
-	stopCluster(m.cl)
+	m.cl.stop()
 	m.cl.sink.mark()
 	m.cl.ctrl = watch.New(m.cl.ctrl.Config(), api, m.cl.sink)
-	if err := d.g.startCluster(m.cl); err != nil {
+	if err := m.cl.start(d.cfg.health); err != nil {
 		log.Errorf("clusterapi: Cluster %s: %v", key, err)
 	}
 	m.digest = digest
@@ -308,8 +314,8 @@ func (d *discovery) withdraw(key string) {
 		return
 	}
 	delete(d.members, key)
-	d.g.fleet.remove(m.cl.name)
-	stopCluster(m.cl)
+	d.cfg.members.remove(m.cl.name)
+	m.cl.stop()
 	m.cl.sink.withdraw()
 	log.Infof("clusterapi: Cluster %s is gone: its names are withdrawn", key)
 }
@@ -336,8 +342,8 @@ func (d *discovery) stop() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for key, m := range d.members {
-		d.g.fleet.remove(m.cl.name)
-		stopCluster(m.cl)
+		d.cfg.members.remove(m.cl.name)
+		m.cl.stop()
 		delete(d.members, key)
 	}
 	d.stopCh = nil

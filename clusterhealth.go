@@ -8,7 +8,7 @@ import (
 // connected metrics, the time of its last contact with its API server, and a
 // log line when the API server goes away or comes back. A cluster that cannot
 // be reached keeps its records in the index: they are the last known.
-func (g *Gateway) watchHealth(cl *cluster) {
+func (cl *cluster) watchHealth(h healthTiming) {
 	defer close(cl.done)
 	defer clusterSynced.DeleteLabelValues(cl.name)
 	defer clusterConnected.DeleteLabelValues(cl.name)
@@ -18,7 +18,7 @@ func (g *Gateway) watchHealth(cl *cluster) {
 	started := time.Now()
 	synced := cl.ctrl.Synced()
 	reachable, reported := true, false
-	tick := time.NewTicker(g.timing.health)
+	tick := time.NewTicker(h.every)
 	defer tick.Stop()
 	for {
 		select {
@@ -38,7 +38,7 @@ func (g *Gateway) watchHealth(cl *cluster) {
 		switch {
 		case since == 0:
 			now = true
-		case since >= g.timing.unreachableAfter:
+		case since >= h.unreachableAfter:
 			now = false
 		}
 		if ok {

@@ -65,7 +65,7 @@ func k8sNewGatewayAPI(api watch.API, zones []string, configure func(*Gateway)) *
 		configure(g)
 	}
 	g.init()
-	g.fleet.add(g.newCluster("", g.controllerConfig(), api, g.emitEvents))
+	g.fleet.add(newCluster("", g.controllerConfig(), api, g.index, g.emitEvents))
 	return g
 }
 

@@ -71,7 +71,7 @@ func (g *Gateway) start() error {
 	g.stopCh = make(chan struct{})
 	clusters := g.fleet.list()
 	for _, cl := range clusters {
-		if err := g.startCluster(cl); err != nil {
+		if err := cl.start(g.healthTiming()); err != nil {
 			return err
 		}
 	}
@@ -101,38 +101,6 @@ func (g *Gateway) start() error {
 		log.Warningf("starting with unsynced Kubernetes API; answering SERVFAIL until the informers have synced")
 	}
 	return nil
-}
-
-// startCluster starts a cluster's controller, its Events and its health watch.
-func (g *Gateway) startCluster(cl *cluster) error {
-	if cl.emitEvents {
-		ev, err := cl.ctrl.Events()
-		if err != nil {
-			return err
-		}
-		if ev != nil {
-			cl.events.Store(ev)
-		}
-	}
-	cl.ctrl.Start()
-	if cl.name != "" {
-		cl.stopCh, cl.done = make(chan struct{}), make(chan struct{})
-		go g.watchHealth(cl)
-	}
-	return nil
-}
-
-// stopCluster stops what startCluster started.
-func stopCluster(cl *cluster) {
-	cl.ctrl.Stop()
-	if cl.stopCh != nil {
-		close(cl.stopCh)
-		<-cl.done
-		cl.stopCh = nil
-	}
-	if e := cl.events.Swap(nil); e != nil {
-		e.Stop()
-	}
 }
 
 // syncWait is a source of records the plugin waits for: a cluster, or the
@@ -216,7 +184,7 @@ func (g *Gateway) stop() {
 		g.discovery.stop()
 	}
 	for _, cl := range g.fleet.list() {
-		stopCluster(cl)
+		cl.stop()
 	}
 	g.wg.Wait()
 	g.stopCh = nil
@@ -226,4 +194,9 @@ func (g *Gateway) stop() {
 	}
 	g.ready.Store(false)
 	g.index.Close()
+}
+
+// healthTiming is how the health of named clusters is watched.
+func (g *Gateway) healthTiming() healthTiming {
+	return healthTiming{every: g.timing.health, unreachableAfter: g.timing.unreachableAfter}
 }

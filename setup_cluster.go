@@ -1,11 +1,14 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/seed-e581d630/k8s_gateway/source"
+	"github.com/seed-e581d630/k8s_gateway/watch"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/coredns/caddy"
 	"github.com/miekg/dns"
@@ -193,4 +196,72 @@ func (g *Gateway) checkClusters() (string, error) {
 		return "kubeconfig", errors.New("kubeconfig: with cluster blocks, each cluster block names its own kubeconfig (the block's names the Cluster API management cluster, with clusterapi)")
 	}
 	return "", nil
+}
+
+// addClusters makes the clusters of the configuration: the block's one
+// cluster, or one for each cluster block. apiOf returns the API client of a
+// kubeconfig and context (both empty: in the cluster, or the default
+// kubeconfig); it does not contact the API server.
+func (g *Gateway) addClusters(apiOf func(kubeconfig, context string) (watch.API, error)) error {
+	if len(g.clusters) == 0 {
+		api, err := apiOf(g.kubeconfig, g.kubecontext)
+		if err != nil {
+			return err
+		}
+		g.fleet.add(newCluster("", g.controllerConfig(), api, g.index, g.emitEvents))
+		return nil
+	}
+	for i, s := range g.clusters {
+		o := s.resolved(g.clusterOptions)
+		api, err := apiOf(o.kubeconfig, o.kubecontext)
+		if err != nil {
+			return fmt.Errorf("cluster %s: %w", s.name, err)
+		}
+		// The nameservers' own Services are read from the first cluster.
+		cfg := g.controllerConfigOf(&o, s.zones(g.Zones), i == 0)
+		g.fleet.add(newCluster(s.name, cfg, api, g.index, o.emitEvents))
+	}
+	return nil
+}
+
+// indexDomains returns the domains delegated by configuration, by tenant: a
+// namespace, or with cluster blocks "<cluster>/<namespace>".
+func (g *Gateway) indexDomains() map[string][]string {
+	if len(g.clusters) == 0 {
+		return g.delegations
+	}
+	out := map[string][]string{}
+	for _, s := range g.clusters {
+		for ns, ds := range s.resolved(g.clusterOptions).delegations {
+			out[s.name+"/"+ns] = ds
+		}
+	}
+	return out
+}
+
+// clusterAPIConfig is the clusterapi option.
+type clusterAPIConfig struct {
+	namespaces []string // read Clusters in these namespaces; all when empty
+}
+
+// newDiscovery returns the Cluster API discovery of the clusterapi option:
+// Clusters read with dyn and served, each workload cluster read with the API
+// client apiOf makes of its kubeconfig.
+func (g *Gateway) newDiscovery(dyn dynamic.Interface, served func(context.Context, string) ([]string, error), apiOf func([]byte) (watch.API, error)) *discovery {
+	return newDiscovery(discoveryConfig{
+		dyn: dyn, served: served, apiOf: apiOf, namespaces: g.clusterAPI.namespaces,
+		reprobe: g.timing.reprobe, clusterWait: g.timing.clusterWait, health: g.healthTiming(),
+		members: &g.fleet, join: g.joinCluster,
+	})
+}
+
+// joinCluster makes the cluster of the Cluster API Cluster namespace/name,
+// read with api, under the subdomain of its name.
+func (g *Gateway) joinCluster(namespace, name string, api watch.API) (*cluster, error) {
+	spec := clusterSpec{name: name, subdomain: name}
+	if _, ok := dns.IsDomainName(name + "." + g.Zones[0]); !ok || checkClusterName(name) != nil {
+		return nil, errors.New("its name is not a DNS label: not published")
+	}
+	cfg := g.controllerConfigOf(&g.clusterOptions, spec.zones(g.Zones), false)
+	return newCluster(namespace+"."+name, cfg, api, g.index, g.emitEvents), nil
 }
