@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/fleet"
+
 	"github.com/seed-e581d630/k8s_gateway/watch"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
@@ -156,12 +158,12 @@ func TestFleetWithdraw(t *testing.T) {
 	k8sClaimingServiceIn(t, a, "apps", "web", 100, "", "192.0.2.1")
 	k8sClaimingServiceIn(t, b, "apps", "web", 100, "", "192.0.2.2")
 	k8sAnswers(t, g, "web.apps.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.apps.example.com. 60 IN A 192.0.2.1", "web.apps.example.com. 60 IN A 192.0.2.2"}))
-	cl := g.fleet.remove("b")
-	cl.stop()
-	cl.sink.withdraw()
+	cl := g.fleet.Remove("b")
+	cl.Stop()
+	cl.Sink.Withdraw()
 	k8sAnswers(t, g, "web.apps.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.apps.example.com. 60 IN A 192.0.2.1"}))
-	if c, _ := g.fleet.of("b/Service/apps/web"); c != nil {
-		t.Errorf("key of the removed cluster b belongs to %q", c.name)
+	if c, _ := g.fleet.Of("b/Service/apps/web"); c != nil {
+		t.Errorf("key of the removed cluster b belongs to %q", c.Name)
 	}
 }
 
@@ -193,8 +195,8 @@ func TestFleetUnreachableCluster(t *testing.T) {
 	}
 	k8sAnswers(t, g, "web.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1"}))
 	testutil.Eventually(t, "cluster metrics", func() string {
-		synced, conn := k8sMetric(clusterSynced.WithLabelValues("a")), k8sMetric(clusterConnected.WithLabelValues("a"))
-		downSynced, downConn := k8sMetric(clusterSynced.WithLabelValues("down")), k8sMetric(clusterConnected.WithLabelValues("down"))
+		synced, conn := k8sMetric(fleet.ClusterSynced.WithLabelValues("a")), k8sMetric(fleet.ClusterConnected.WithLabelValues("a"))
+		downSynced, downConn := k8sMetric(fleet.ClusterSynced.WithLabelValues("down")), k8sMetric(fleet.ClusterConnected.WithLabelValues("down"))
 		if synced != 1 || conn != 1 || downSynced != 0 || downConn != 0 {
 			return fmt.Sprintf("a synced %v connected %v, down synced %v connected %v", synced, conn, downSynced, downConn)
 		}
@@ -204,19 +206,19 @@ func TestFleetUnreachableCluster(t *testing.T) {
 
 // TestFleetOf maps index keys to their clusters.
 func TestFleetOf(t *testing.T) {
-	var f fleet
-	f.add(&cluster{name: "prod"})
-	f.add(&cluster{name: "stage"})
+	var f fleet.Fleet
+	f.Add(&fleet.Cluster{Name: "prod"})
+	f.Add(&fleet.Cluster{Name: "stage"})
 	for _, tc := range []struct{ key, cluster, rest string }{
 		{"prod/Ingress/apps/web", "prod", "Ingress/apps/web"},
 		{"stage/Nameserver/kube-system/dns", "stage", "Nameserver/kube-system/dns"},
 		{"other/Ingress/apps/web", "", ""},
 		{"Ingress/apps/web", "", ""},
 	} {
-		cl, rest := f.of(tc.key)
+		cl, rest := f.Of(tc.key)
 		name := ""
 		if cl != nil {
-			name = cl.name
+			name = cl.Name
 		} else {
 			rest = ""
 		}
@@ -224,9 +226,9 @@ func TestFleetOf(t *testing.T) {
 			t.Errorf("of(%q) = %q, %q; want %q, %q", tc.key, name, rest, tc.cluster, tc.rest)
 		}
 	}
-	var single fleet
-	single.add(&cluster{name: ""})
-	if cl, rest := single.of("Ingress/apps/web"); cl == nil || rest != "Ingress/apps/web" {
+	var single fleet.Fleet
+	single.Add(&fleet.Cluster{Name: ""})
+	if cl, rest := single.Of("Ingress/apps/web"); cl == nil || rest != "Ingress/apps/web" {
 		t.Errorf("the unnamed cluster does not own its keys: %v %q", cl, rest)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/fleet"
+
 	"github.com/seed-e581d630/k8s_gateway/watch"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
@@ -22,11 +24,11 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 )
 
-var capiClusters = schema.GroupVersionResource{Group: clusterAPIGroup, Version: "v1beta2", Resource: "clusters"}
+var capiClusters = schema.GroupVersionResource{Group: fleet.ClusterAPIGroup, Version: "v1beta2", Resource: "clusters"}
 
 func capiCluster(ns, name string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{}
-	u.SetAPIVersion(clusterAPIGroup + "/v1beta2")
+	u.SetAPIVersion(fleet.ClusterAPIGroup + "/v1beta2")
 	u.SetKind("Cluster")
 	u.SetNamespace(ns)
 	u.SetName(name)
@@ -40,7 +42,7 @@ func capiSecret(ns, cluster, kubeconfig string) *unstructured.Unstructured {
 	}}
 	u.SetNamespace(ns)
 	u.SetName(cluster + "-kubeconfig")
-	u.SetLabels(map[string]string{clusterNameLabel: cluster})
+	u.SetLabels(map[string]string{fleet.ClusterNameLabel: cluster})
 	return u
 }
 
@@ -56,7 +58,7 @@ func TestClusterAPIDiscovery(t *testing.T) {
 	clients := map[string]kubernetes.Interface{"kubeconfig-a": a, "kubeconfig-b": b}
 
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{
-		capiClusters: "ClusterList", secretsResource: "SecretList",
+		capiClusters: "ClusterList", fleet.SecretsResource: "SecretList",
 	})
 	g := newGateway()
 	g.Zones = []string{"example.com."}
@@ -95,20 +97,20 @@ func TestClusterAPIDiscovery(t *testing.T) {
 	}
 	web := "web.apps.prod.example.com."
 	create(capiCluster("fleet", "prod"), capiClusters)
-	create(capiSecret("fleet", "prod", "kubeconfig-a"), secretsResource)
+	create(capiSecret("fleet", "prod", "kubeconfig-a"), fleet.SecretsResource)
 	k8sAnswers(t, g, web, dns.TypeA, k8sExpect(t, "NOERROR", []string{web + " 60 IN A 192.0.2.1"}))
 	k8sAnswers(t, g, "web.apps.example.com.", dns.TypeA, k8sNX)
 
 	// A broken kubeconfig: the Cluster is not read, the others are unaffected.
 	create(capiCluster("fleet", "bad"), capiClusters)
-	create(capiSecret("fleet", "bad", "garbage"), secretsResource)
+	create(capiSecret("fleet", "bad", "garbage"), fleet.SecretsResource)
 	testutil.Eventually(t, "bad is not read", func() string {
-		g.discovery.mu.Lock()
-		defer g.discovery.mu.Unlock()
-		if _, ok := g.discovery.members["fleet/bad"]; ok {
+		g.discovery.Mu.Lock()
+		defer g.discovery.Mu.Unlock()
+		if _, ok := g.discovery.Members["fleet/bad"]; ok {
 			return "fleet/bad is read"
 		}
-		if g.discovery.warned["fleet/bad"] == "" {
+		if g.discovery.Warned["fleet/bad"] == "" {
 			return "no warning about fleet/bad"
 		}
 		return ""
@@ -116,7 +118,7 @@ func TestClusterAPIDiscovery(t *testing.T) {
 	k8sAnswers(t, g, web, dns.TypeA, k8sExpect(t, "NOERROR", []string{web + " 60 IN A 192.0.2.1"}))
 
 	// Rotation: the new kubeconfig reads another view of the cluster.
-	if _, err := dyn.Resource(secretsResource).Namespace("fleet").Update(ctx, capiSecret("fleet", "prod", "kubeconfig-b"), metav1.UpdateOptions{}); err != nil {
+	if _, err := dyn.Resource(fleet.SecretsResource).Namespace("fleet").Update(ctx, capiSecret("fleet", "prod", "kubeconfig-b"), metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	api := "api.apps.prod.example.com."
@@ -128,8 +130,8 @@ func TestClusterAPIDiscovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	k8sAnswers(t, g, api, dns.TypeA, k8sNX)
-	if cl, _ := g.fleet.of("fleet.prod/Service/apps/api"); cl != nil {
-		t.Errorf("the deleted Cluster is still in the fleet as %q", cl.name)
+	if cl, _ := g.fleet.Of("fleet.prod/Service/apps/api"); cl != nil {
+		t.Errorf("the deleted Cluster is still in the fleet as %q", cl.Name)
 	}
 }
 
@@ -145,7 +147,7 @@ func TestClusterAPIReadyWithWorkloads(t *testing.T) {
 		return false, nil, nil
 	})
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{
-		capiClusters: "ClusterList", secretsResource: "SecretList",
+		capiClusters: "ClusterList", fleet.SecretsResource: "SecretList",
 	}, capiCluster("fleet", "prod"), capiSecret("fleet", "prod", "kubeconfig"))
 	g := newGateway()
 	g.Zones = []string{"example.com."}

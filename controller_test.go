@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/fleet"
+
 	"github.com/seed-e581d630/k8s_gateway/watch"
 
 	"github.com/seed-e581d630/k8s_gateway/persist"
@@ -65,7 +67,7 @@ func k8sNewGatewayAPI(api watch.API, zones []string, configure func(*Gateway)) *
 		configure(g)
 	}
 	g.init()
-	g.fleet.add(newCluster("", g.controllerConfig(), api, g.index, g.emitEvents))
+	g.fleet.Add(fleet.NewCluster("", g.controllerConfig(), api, g.index, g.emitEvents))
 	return g
 }
 
@@ -403,7 +405,7 @@ func TestControllerStopLeavesNoGoroutines(t *testing.T) {
 }
 
 // k8sCtrl returns the controller of a Gateway without cluster blocks.
-func k8sCtrl(g *Gateway) *watch.Controller { return g.fleet.list()[0].ctrl }
+func k8sCtrl(g *Gateway) *watch.Controller { return g.fleet.List()[0].Controller }
 
 // TestControllerDefaultIngressClass: with ingressClasses set, the plugin
 // watches IngressClasses, and a class-less Ingress appears and goes as its

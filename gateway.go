@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/fleet"
+
 	"github.com/seed-e581d630/k8s_gateway/watch"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
@@ -69,11 +71,11 @@ type Gateway struct {
 	clusterOptions
 	ownership  index.Policy  // who may publish at a name
 	clusters   []clusterSpec // the cluster blocks, in order; none: the block reads one cluster
-	fleet      fleet         // the clusters the plugin reads, by key prefix
+	fleet      fleet.Fleet   // the clusters the plugin reads, by key prefix
 	persistDir string        // the persist option: the copies of the zones on disk; "" without
 	// clusterAPI: the clusterapi option; discovery then finds clusters.
 	clusterAPI *clusterAPIConfig
-	discovery  *discovery
+	discovery  *fleet.Discovery
 
 	index  *index.Index
 	timing timing
@@ -139,14 +141,14 @@ func (l indexListener) Conflict(name, msg string) {
 func (l indexListener) Rejected(r index.Rejection) {
 	log.Warning(r.String())
 	rejectedTotal.WithLabelValues(r.Zone, r.Reason).Inc()
-	cl, key := l.g.fleet.of(r.Key)
+	cl, key := l.g.fleet.Of(r.Key)
 	if cl == nil {
 		return
 	}
-	if owner, _, _ := strings.Cut(r.Owner, "/"); cl.name != "" && r.Reason == index.ReasonOwned && owner != cl.name {
+	if owner, _, _ := strings.Cut(r.Owner, "/"); cl.Name != "" && r.Reason == index.ReasonOwned && owner != cl.Name {
 		clusterConflicts.WithLabelValues(r.Zone).Inc()
 	}
-	if e := cl.events.Load(); e != nil {
+	if e := cl.Events.Load(); e != nil {
 		r.Key = key // the object in its own cluster
 		e.Rejected(r)
 	}
@@ -155,9 +157,9 @@ func (l indexListener) Rejected(r index.Rejection) {
 // Conflicted implements index.ConflictListener. Each cluster hears of its
 // own objects.
 func (l indexListener) Conflicted(c index.Conflict) {
-	byCluster := map[*cluster][]string{}
+	byCluster := map[*fleet.Cluster][]string{}
 	for _, k := range c.Keys {
-		if cl, key := l.g.fleet.of(k); cl != nil {
+		if cl, key := l.g.fleet.Of(k); cl != nil {
 			byCluster[cl] = append(byCluster[cl], key)
 		}
 	}
@@ -167,7 +169,7 @@ func (l indexListener) Conflicted(c index.Conflict) {
 		}
 	}
 	for cl, keys := range byCluster {
-		if e := cl.events.Load(); e != nil {
+		if e := cl.Events.Load(); e != nil {
 			own := c
 			own.Keys = keys
 			e.Conflicted(own)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/fleet"
+
 	"github.com/seed-e581d630/k8s_gateway/watch"
 
 	"github.com/seed-e581d630/k8s_gateway/persist"
@@ -69,9 +71,9 @@ func (g *Gateway) controllerConfigOf(o *clusterOptions, zones []string, nameserv
 // list; unless noStartupWait (the first start of the process, see setup).
 func (g *Gateway) start() error {
 	g.stopCh = make(chan struct{})
-	clusters := g.fleet.list()
+	clusters := g.fleet.List()
 	for _, cl := range clusters {
-		if err := cl.start(g.healthTiming()); err != nil {
+		if err := cl.Start(g.healthTiming()); err != nil {
 			return err
 		}
 	}
@@ -80,11 +82,11 @@ func (g *Gateway) start() error {
 	}
 	waits := make([]syncWait, 0, len(clusters)+1)
 	for _, cl := range clusters {
-		waits = append(waits, syncWait{cl.name, cl.ctrl.Synced(), cl.ctrl.SyncedKinds})
+		waits = append(waits, syncWait{cl.Name, cl.Controller.Synced(), cl.Controller.SyncedKinds})
 	}
 	if g.discovery != nil {
-		g.discovery.start()
-		waits = append(waits, syncWait{"(Cluster API)", g.discovery.synced(), func() int { return 2 }})
+		g.discovery.Start()
+		waits = append(waits, syncWait{"(Cluster API)", g.discovery.Synced(), func() int { return 2 }})
 	}
 	published := make(chan struct{})
 	g.wg.Add(1)
@@ -181,10 +183,10 @@ func (g *Gateway) stop() {
 	}
 	close(g.stopCh)
 	if g.discovery != nil {
-		g.discovery.stop()
+		g.discovery.Stop()
 	}
-	for _, cl := range g.fleet.list() {
-		cl.stop()
+	for _, cl := range g.fleet.List() {
+		cl.Stop()
 	}
 	g.wg.Wait()
 	g.stopCh = nil
@@ -197,6 +199,6 @@ func (g *Gateway) stop() {
 }
 
 // healthTiming is how the health of named clusters is watched.
-func (g *Gateway) healthTiming() healthTiming {
-	return healthTiming{every: g.timing.health, unreachableAfter: g.timing.unreachableAfter}
+func (g *Gateway) healthTiming() fleet.HealthTiming {
+	return fleet.HealthTiming{Every: g.timing.health, UnreachableAfter: g.timing.unreachableAfter}
 }

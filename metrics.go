@@ -18,15 +18,6 @@ var (
 
 // The metrics of the clusters that cluster blocks name.
 var (
-	clusterSynced = metrics.GaugeVec("cluster_synced",
-		"1 once a cluster's informers have synced, else 0, by cluster.",
-		"cluster")
-	clusterConnected = metrics.GaugeVec("cluster_connected",
-		"1 while a cluster's API server answers, 0 while it has not for a while (its last known records are served), by cluster.",
-		"cluster")
-	clusterLastContact = metrics.GaugeVec("cluster_last_contact_timestamp_seconds",
-		"Unix time of the last successful contact with a cluster's API server, by cluster.",
-		"cluster")
 	clusterConflicts = metrics.CounterVec("cluster_conflicts_total",
 		"Counter of names that objects of several clusters publish with conflicting records, or that the ownership policy gave to another cluster's namespace, by zone.",
 		"zone")

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/seed-e581d630/k8s_gateway/fleet"
+
 	"github.com/seed-e581d630/k8s_gateway/watch"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
@@ -56,7 +58,7 @@ func setup(c *caddy.Controller) error {
 		if err != nil {
 			return plugin.Error(metrics.Plugin, fmt.Errorf("clusterapi: %w", err))
 		}
-		g.discovery = g.newDiscovery(mgmt.Dynamic, mgmt.ServedResources, kubeconfigBytesAPI)
+		g.discovery = g.newDiscovery(mgmt.Dynamic, mgmt.ServedResources, fleet.KubeconfigBytesAPI)
 	}
 
 	// The first start of the process must not wait for the API server:

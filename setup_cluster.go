@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/seed-e581d630/k8s_gateway/fleet"
+
 	"github.com/seed-e581d630/k8s_gateway/source"
 	"github.com/seed-e581d630/k8s_gateway/watch"
 	"k8s.io/client-go/dynamic"
@@ -208,7 +210,7 @@ func (g *Gateway) addClusters(apiOf func(kubeconfig, context string) (watch.API,
 		if err != nil {
 			return err
 		}
-		g.fleet.add(newCluster("", g.controllerConfig(), api, g.index, g.emitEvents))
+		g.fleet.Add(fleet.NewCluster("", g.controllerConfig(), api, g.index, g.emitEvents))
 		return nil
 	}
 	for i, s := range g.clusters {
@@ -219,7 +221,7 @@ func (g *Gateway) addClusters(apiOf func(kubeconfig, context string) (watch.API,
 		}
 		// The nameservers' own Services are read from the first cluster.
 		cfg := g.controllerConfigOf(&o, s.zones(g.Zones), i == 0)
-		g.fleet.add(newCluster(s.name, cfg, api, g.index, o.emitEvents))
+		g.fleet.Add(fleet.NewCluster(s.name, cfg, api, g.index, o.emitEvents))
 	}
 	return nil
 }
@@ -247,21 +249,21 @@ type clusterAPIConfig struct {
 // newDiscovery returns the Cluster API discovery of the clusterapi option:
 // Clusters read with dyn and served, each workload cluster read with the API
 // client apiOf makes of its kubeconfig.
-func (g *Gateway) newDiscovery(dyn dynamic.Interface, served func(context.Context, string) ([]string, error), apiOf func([]byte) (watch.API, error)) *discovery {
-	return newDiscovery(discoveryConfig{
-		dyn: dyn, served: served, apiOf: apiOf, namespaces: g.clusterAPI.namespaces,
-		reprobe: g.timing.reprobe, clusterWait: g.timing.clusterWait, health: g.healthTiming(),
-		members: &g.fleet, join: g.joinCluster,
+func (g *Gateway) newDiscovery(dyn dynamic.Interface, served func(context.Context, string) ([]string, error), apiOf func([]byte) (watch.API, error)) *fleet.Discovery {
+	return fleet.NewDiscovery(fleet.DiscoveryConfig{
+		Dynamic: dyn, Served: served, APIOf: apiOf, Namespaces: g.clusterAPI.namespaces,
+		Reprobe: g.timing.reprobe, ClusterWait: g.timing.clusterWait, Health: g.healthTiming(),
+		Members: &g.fleet, Join: g.joinCluster,
 	})
 }
 
 // joinCluster makes the cluster of the Cluster API Cluster namespace/name,
 // read with api, under the subdomain of its name.
-func (g *Gateway) joinCluster(namespace, name string, api watch.API) (*cluster, error) {
+func (g *Gateway) joinCluster(namespace, name string, api watch.API) (*fleet.Cluster, error) {
 	spec := clusterSpec{name: name, subdomain: name}
 	if _, ok := dns.IsDomainName(name + "." + g.Zones[0]); !ok || checkClusterName(name) != nil {
 		return nil, errors.New("its name is not a DNS label: not published")
 	}
 	cfg := g.controllerConfigOf(&g.clusterOptions, spec.zones(g.Zones), false)
-	return newCluster(namespace+"."+name, cfg, api, g.index, g.emitEvents), nil
+	return fleet.NewCluster(namespace+"."+name, cfg, api, g.index, g.emitEvents), nil
 }

@@ -1,4 +1,4 @@
-package gateway
+package fleet
 
 import (
 	"strings"
@@ -13,52 +13,52 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
-// cluster is one cluster the plugin reads: its controller, which puts the
-// cluster's records into the plugin's index, and what reports on it.
-type cluster struct {
-	name       string // "" for the one cluster of a block without cluster blocks
-	ctrl       *watch.Controller
-	sink       *clusterSink // nil for the unnamed cluster, which feeds the index directly
+// Cluster is one cluster the plugin reads: its controller, which puts the
+// Cluster's records into the plugin's index, and what reports on it.
+type Cluster struct {
+	Name       string // "" for the one cluster of a block without cluster blocks
+	Controller *watch.Controller
+	Sink       *clusterSink // nil for the unnamed cluster, which feeds the index directly
 	emitEvents bool
-	// events emits Kubernetes Events into this cluster while it runs.
-	events atomic.Pointer[watch.Events]
+	// Events emits Kubernetes Events into this cluster while it runs.
+	Events atomic.Pointer[watch.Events]
 	stopCh chan struct{} // closed to stop the health watch
 	done   chan struct{} // closed when the health watch has stopped
 }
 
-// newCluster makes the cluster name with its controller on api, which puts
+// NewCluster makes the cluster name with its controller on api, which puts
 // its records into out.
-func newCluster(name string, cfg watch.Config, api watch.API, out watch.Sink, emitEvents bool) *cluster {
-	cl := &cluster{name: name, emitEvents: emitEvents}
+func NewCluster(name string, cfg watch.Config, api watch.API, out watch.Sink, emitEvents bool) *Cluster {
+	cl := &Cluster{Name: name, emitEvents: emitEvents}
 	if name != "" {
 		cfg.Prefix = name + "/"
 		cfg.Cluster = name
-		cl.sink = newClusterSink(cfg.Prefix, out)
-		out = cl.sink
+		cl.Sink = newClusterSink(cfg.Prefix, out)
+		out = cl.Sink
 	}
-	cl.ctrl = watch.New(cfg, api, out)
+	cl.Controller = watch.New(cfg, api, out)
 	return cl
 }
 
-// fleet is the set of clusters a plugin reads.
-type fleet struct {
+// Fleet is the set of clusters a plugin reads.
+type Fleet struct {
 	mu      sync.RWMutex
-	members []*cluster
-	byName  map[string]*cluster
+	members []*Cluster
+	byName  map[string]*Cluster
 }
 
-func (f *fleet) add(cl *cluster) {
+func (f *Fleet) Add(cl *Cluster) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.byName == nil {
-		f.byName = map[string]*cluster{}
+		f.byName = map[string]*Cluster{}
 	}
 	f.members = append(f.members, cl)
-	f.byName[cl.name] = cl
+	f.byName[cl.Name] = cl
 }
 
-// remove takes the cluster name out of the fleet and returns it, or nil.
-func (f *fleet) remove(name string) *cluster {
+// Remove takes the cluster name out of the fleet and returns it, or nil.
+func (f *Fleet) Remove(name string) *Cluster {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	cl := f.byName[name]
@@ -75,17 +75,17 @@ func (f *fleet) remove(name string) *cluster {
 	return cl
 }
 
-// list returns the clusters, in the order they were added.
-func (f *fleet) list() []*cluster {
+// List returns the clusters, in the order they were added.
+func (f *Fleet) List() []*Cluster {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
-	return append([]*cluster(nil), f.members...)
+	return append([]*Cluster(nil), f.members...)
 }
 
-// of returns the cluster an index key belongs to and the key without the
-// cluster's prefix ("Kind/namespace/name"), or nil. Keys of named clusters
+// Of returns the cluster an index key belongs to and the key without the
+// Cluster's prefix ("Kind/namespace/name"), or nil. Keys of named clusters
 // start with "<cluster>/"; a cluster name is lower case, a kind is not.
-func (f *fleet) of(key string) (*cluster, string) {
+func (f *Fleet) Of(key string) (*Cluster, string) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
 	if name, rest, ok := strings.Cut(key, "/"); ok {
@@ -144,9 +144,9 @@ func (s *clusterSink) SetDomains(namespace string, domains []string) {
 	s.out.SetDomains(s.prefix+namespace, domains)
 }
 
-// withdraw removes every record and domain the cluster put. Its controller
+// Withdraw removes every record and domain the cluster put. Its controller
 // must have stopped.
-func (s *clusterSink) withdraw() {
+func (s *clusterSink) Withdraw() {
 	s.mu.Lock()
 	keys, namespaces := s.keys, s.namespaces
 	s.keys, s.namespaces = map[string]struct{}{}, map[string]struct{}{}
@@ -183,40 +183,40 @@ func (s *clusterSink) sweep() {
 	}
 }
 
-// healthTiming is how a named cluster's contact with its API server is
+// HealthTiming is how a named cluster's contact with its API server is
 // watched: checked every interval, reported after unreachableAfter.
-type healthTiming struct {
-	every, unreachableAfter time.Duration
+type HealthTiming struct {
+	Every, UnreachableAfter time.Duration
 }
 
-// start starts the cluster's controller, its Events and its health watch.
-func (cl *cluster) start(h healthTiming) error {
+// Start starts the cluster's controller, its Events and its health watch.
+func (cl *Cluster) Start(h HealthTiming) error {
 	if cl.emitEvents {
-		ev, err := cl.ctrl.Events()
+		ev, err := cl.Controller.Events()
 		if err != nil {
 			return err
 		}
 		if ev != nil {
-			cl.events.Store(ev)
+			cl.Events.Store(ev)
 		}
 	}
-	cl.ctrl.Start()
-	if cl.name != "" {
+	cl.Controller.Start()
+	if cl.Name != "" {
 		cl.stopCh, cl.done = make(chan struct{}), make(chan struct{})
 		go cl.watchHealth(h)
 	}
 	return nil
 }
 
-// stop stops what start started.
-func (cl *cluster) stop() {
-	cl.ctrl.Stop()
+// Stop stops what start started.
+func (cl *Cluster) Stop() {
+	cl.Controller.Stop()
 	if cl.stopCh != nil {
 		close(cl.stopCh)
 		<-cl.done
 		cl.stopCh = nil
 	}
-	if e := cl.events.Swap(nil); e != nil {
+	if e := cl.Events.Swap(nil); e != nil {
 		e.Stop()
 	}
 }

@@ -1,4 +1,4 @@
-package gateway
+package fleet
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/coredns/coredns/plugin/pkg/log"
 	"github.com/seed-e581d630/k8s_gateway/watch"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,24 +29,24 @@ import (
 // its own subdomain <cluster>.<zone>. A Cluster deleted takes its names
 // along; a Secret rotated reconnects.
 
-// clusterAPIGroup is the API group of Cluster API's Cluster, and
+// ClusterAPIGroup is the API group of Cluster API's Cluster, and
 // clusterAPIVersions its versions, newest first.
-const clusterAPIGroup = "cluster.x-k8s.io"
+const ClusterAPIGroup = "cluster.x-k8s.io"
 
 var clusterAPIVersions = []string{"v1beta2", "v1beta1"}
 
-// clusterNameLabel is the label Cluster API puts on a cluster's Secrets.
-const clusterNameLabel = "cluster.x-k8s.io/cluster-name"
+// ClusterNameLabel is the label Cluster API puts on a cluster's Secrets.
+const ClusterNameLabel = "cluster.x-k8s.io/cluster-name"
 
-var secretsResource = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+var SecretsResource = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 
-// discovery runs the Cluster API watch and the clusters it finds.
-type discovery struct {
-	cfg discoveryConfig
+// Discovery runs the Cluster API watch and the clusters it finds.
+type Discovery struct {
+	cfg DiscoveryConfig
 
-	mu       sync.Mutex
-	members  map[string]*discovered // by "namespace/name" of the Cluster
-	warned   map[string]string      // Cluster → last problem logged
+	Mu       sync.Mutex
+	Members  map[string]*discovered // by "namespace/name" of the Cluster
+	Warned   map[string]string      // Cluster → last problem logged
 	clusters stores                 // nil until the informers run
 	secrets  stores
 	stopped  bool
@@ -57,42 +58,42 @@ type discovery struct {
 
 // discovered is one workload cluster the plugin reads.
 type discovered struct {
-	cl     *cluster
+	cl     *Cluster
 	digest [32]byte // of the kubeconfig it reads with
 }
 
-// discoveryConfig is what discovery reads Clusters with, and what it does
+// DiscoveryConfig is what discovery reads Clusters with, and what it does
 // with each.
-type discoveryConfig struct {
-	dyn        dynamic.Interface
-	served     func(ctx context.Context, groupVersion string) ([]string, error)
-	apiOf      func(kubeconfig []byte) (watch.API, error)
-	namespaces []string // read Clusters in these namespaces; all when empty
+type DiscoveryConfig struct {
+	Dynamic    dynamic.Interface
+	Served     func(ctx context.Context, groupVersion string) ([]string, error)
+	APIOf      func(kubeconfig []byte) (watch.API, error)
+	Namespaces []string // read Clusters in these namespaces; all when empty
 
-	reprobe     time.Duration // how often a management cluster without Clusters is asked again
-	clusterWait time.Duration // how long readiness waits for the clusters found at start
-	health      healthTiming
-	// members is the fleet that the clusters found join and leave.
-	members *fleet
-	// join makes the cluster of the Cluster namespace/name, read with api;
+	Reprobe     time.Duration // how often a management cluster without Clusters is asked again
+	ClusterWait time.Duration // how long readiness waits for the clusters found at start
+	Health      HealthTiming
+	// Members is the fleet that the clusters found join and leave.
+	Members *Fleet
+	// Join makes the cluster of the Cluster namespace/name, read with api;
 	// an error says why it is not read.
-	join func(namespace, name string, api watch.API) (*cluster, error)
+	Join func(namespace, name string, api watch.API) (*Cluster, error)
 }
 
-func newDiscovery(cfg discoveryConfig) *discovery {
-	return &discovery{
+func NewDiscovery(cfg DiscoveryConfig) *Discovery {
+	return &Discovery{
 		cfg:     cfg,
-		members: map[string]*discovered{}, warned: map[string]string{},
+		Members: map[string]*discovered{}, Warned: map[string]string{},
 		syncedCh: make(chan struct{}),
 	}
 }
 
-// synced is closed once the Clusters and their Secrets have been listed.
-func (d *discovery) synced() <-chan struct{} { return d.syncedCh }
+// Synced is closed once the Clusters and their Secrets have been listed.
+func (d *Discovery) Synced() <-chan struct{} { return d.syncedCh }
 
-// start finds the Cluster version the management cluster serves, retrying
+// Start finds the Cluster version the management cluster serves, retrying
 // until it serves one, and starts the informers.
-func (d *discovery) start() {
+func (d *Discovery) Start() {
 	d.stopCh = make(chan struct{})
 	d.wg.Add(1)
 	go func() {
@@ -101,47 +102,47 @@ func (d *discovery) start() {
 		if version == "" {
 			return // stopped
 		}
-		d.run(schema.GroupVersionResource{Group: clusterAPIGroup, Version: version, Resource: "clusters"})
+		d.run(schema.GroupVersionResource{Group: ClusterAPIGroup, Version: version, Resource: "clusters"})
 	}()
 }
 
 // clusterVersion returns the newest Cluster version served, "" once stopped.
-func (d *discovery) clusterVersion() string {
+func (d *Discovery) clusterVersion() string {
 	logged := false
 	for {
 		for _, v := range clusterAPIVersions {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			names, err := d.cfg.served(ctx, clusterAPIGroup+"/"+v)
+			names, err := d.cfg.Served(ctx, ClusterAPIGroup+"/"+v)
 			cancel()
 			if err == nil && slices.Contains(names, "clusters") {
-				log.Infof("clusterapi: reading Clusters at %s/%s", clusterAPIGroup, v)
+				log.Infof("clusterapi: reading Clusters at %s/%s", ClusterAPIGroup, v)
 				return v
 			}
 		}
 		if !logged {
 			log.Warningf("clusterapi: the management cluster serves no Cluster of %s at %s (Cluster API not installed?); trying again every %s",
-				clusterAPIGroup, strings.Join(clusterAPIVersions, ", "), d.cfg.reprobe)
+				ClusterAPIGroup, strings.Join(clusterAPIVersions, ", "), d.cfg.Reprobe)
 			logged = true
 		}
 		select {
 		case <-d.stopCh:
 			return ""
-		case <-time.After(d.cfg.reprobe):
+		case <-time.After(d.cfg.Reprobe):
 		}
 	}
 }
 
 // run watches Clusters and Secrets until stopped.
-func (d *discovery) run(clusters schema.GroupVersionResource) {
-	namespaces := d.cfg.namespaces
+func (d *Discovery) run(clusters schema.GroupVersionResource) {
+	namespaces := d.cfg.Namespaces
 	if len(namespaces) == 0 {
 		namespaces = []string{metav1.NamespaceAll}
 	}
 	var syncs []cache.InformerSynced
 	var clusterStores, secretStores stores
 	for _, ns := range namespaces {
-		ci := dynamicInformer(d.cfg.dyn, clusters, ns, "")
-		si := dynamicInformer(d.cfg.dyn, secretsResource, ns, clusterNameLabel)
+		ci := dynamicInformer(d.cfg.Dynamic, clusters, ns, "")
+		si := dynamicInformer(d.cfg.Dynamic, SecretsResource, ns, ClusterNameLabel)
 		ci.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { d.reconcileObject(obj, "") },
 			UpdateFunc: func(_, obj any) { d.reconcileObject(obj, "") },
@@ -158,9 +159,9 @@ func (d *discovery) run(clusters schema.GroupVersionResource) {
 		go ci.Run(d.stopCh)
 		go si.Run(d.stopCh)
 	}
-	d.mu.Lock()
+	d.Mu.Lock()
 	d.clusters, d.secrets = clusterStores, secretStores
-	d.mu.Unlock()
+	d.Mu.Unlock()
 	if cache.WaitForCacheSync(d.stopCh, syncs...) {
 		// Events that came before the stores were set are seen again.
 		d.reconcileAll()
@@ -173,14 +174,14 @@ func (d *discovery) run(clusters schema.GroupVersionResource) {
 // waitMembers waits until the workload clusters read so far have synced, or
 // clusterWait has passed, so that a restarted plugin does not become ready
 // and answer NXDOMAIN for their names while they list.
-func (d *discovery) waitMembers() {
-	d.mu.Lock()
+func (d *Discovery) waitMembers() {
+	d.Mu.Lock()
 	var pending []<-chan struct{}
-	for _, m := range d.members {
-		pending = append(pending, m.cl.ctrl.Synced())
+	for _, m := range d.Members {
+		pending = append(pending, m.cl.Controller.Synced())
 	}
-	d.mu.Unlock()
-	deadline := time.NewTimer(d.cfg.clusterWait)
+	d.Mu.Unlock()
+	deadline := time.NewTimer(d.cfg.ClusterWait)
 	defer deadline.Stop()
 	for _, ch := range pending {
 		select {
@@ -195,7 +196,7 @@ func (d *discovery) waitMembers() {
 
 // reconcileObject reconciles the Cluster an object is about: a Cluster, or
 // with suffix, its Secret <cluster><suffix>.
-func (d *discovery) reconcileObject(obj any, suffix string) {
+func (d *Discovery) reconcileObject(obj any, suffix string) {
 	if t, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = t.Obj
 	}
@@ -211,10 +212,10 @@ func (d *discovery) reconcileObject(obj any, suffix string) {
 }
 
 // reconcileAll reconciles every Cluster, and withdraws those that are gone.
-func (d *discovery) reconcileAll() {
-	d.mu.Lock()
+func (d *Discovery) reconcileAll() {
+	d.Mu.Lock()
 	keys := map[string]bool{}
-	for k := range d.members {
+	for k := range d.Members {
 		keys[k] = true
 	}
 	for _, st := range d.clusters {
@@ -222,7 +223,7 @@ func (d *discovery) reconcileAll() {
 			keys[k] = true
 		}
 	}
-	d.mu.Unlock()
+	d.Mu.Unlock()
 	for k := range keys {
 		ns, name, _ := strings.Cut(k, "/")
 		d.reconcile(ns, name)
@@ -232,9 +233,9 @@ func (d *discovery) reconcileAll() {
 // reconcile makes the plugin read the Cluster ns/name as its objects say:
 // with a working kubeconfig Secret while the Cluster exists, not at all once
 // it is deleted.
-func (d *discovery) reconcile(ns, name string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+func (d *Discovery) reconcile(ns, name string) {
+	d.Mu.Lock()
+	defer d.Mu.Unlock()
 	if d.clusters == nil || d.stopped {
 		return // not listed yet (reconcileAll follows), or stopped
 	}
@@ -255,46 +256,46 @@ func (d *discovery) reconcile(ns, name string) {
 		return
 	}
 	digest := sha256.Sum256(value)
-	old := d.members[key]
+	old := d.Members[key]
 	if old != nil && old.digest == digest {
 		return
 	}
-	api, err := d.cfg.apiOf(value)
+	api, err := d.cfg.APIOf(value)
 	if err != nil {
 		d.warn(key, "kubeconfig Secret "+key+"-kubeconfig: "+err.Error()+"; not reading the cluster with it")
 		return
 	}
-	delete(d.warned, key)
+	delete(d.Warned, key)
 	if old != nil {
 		d.reconnect(key, old, api, digest)
 		return
 	}
-	cl, err := d.cfg.join(ns, name, api)
+	cl, err := d.cfg.Join(ns, name, api)
 	if err != nil {
 		d.warn(key, err.Error())
 		return
 	}
-	d.cfg.members.add(cl)
-	if err := cl.start(d.cfg.health); err != nil {
+	d.cfg.Members.Add(cl)
+	if err := cl.Start(d.cfg.Health); err != nil {
 		log.Errorf("clusterapi: Cluster %s: %v", key, err)
 	}
-	d.members[key] = &discovered{cl: cl, digest: digest}
-	log.Infof("clusterapi: Cluster %s: reading it, under %s", key, strings.Join(cl.ctrl.Config().Sources.Zones, " "))
+	d.Members[key] = &discovered{cl: cl, digest: digest}
+	log.Infof("clusterapi: Cluster %s: reading it, under %s", key, strings.Join(cl.Controller.Config().Sources.Zones, " "))
 }
 
 // reconnect replaces the controller of a member whose kubeconfig changed. The
 // records stay while the new controller lists; then those of objects that are
 // gone meanwhile are removed.
-func (d *discovery) reconnect(key string, m *discovered, api watch.API, digest [32]byte) {
-	m.cl.stop()
-	m.cl.sink.mark()
-	m.cl.ctrl = watch.New(m.cl.ctrl.Config(), api, m.cl.sink)
-	if err := m.cl.start(d.cfg.health); err != nil {
+func (d *Discovery) reconnect(key string, m *discovered, api watch.API, digest [32]byte) {
+	m.cl.Stop()
+	m.cl.Sink.mark()
+	m.cl.Controller = watch.New(m.cl.Controller.Config(), api, m.cl.Sink)
+	if err := m.cl.Start(d.cfg.Health); err != nil {
 		log.Errorf("clusterapi: Cluster %s: %v", key, err)
 	}
 	m.digest = digest
 	log.Infof("clusterapi: Cluster %s: its kubeconfig Secret changed; reconnected", key)
-	ctrl, sink := m.cl.ctrl, m.cl.sink
+	ctrl, sink := m.cl.Controller, m.cl.Sink
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
@@ -307,44 +308,44 @@ func (d *discovery) reconnect(key string, m *discovered, api watch.API, digest [
 }
 
 // withdraw stops reading the Cluster key and removes its names.
-func (d *discovery) withdraw(key string) {
-	delete(d.warned, key)
-	m := d.members[key]
+func (d *Discovery) withdraw(key string) {
+	delete(d.Warned, key)
+	m := d.Members[key]
 	if m == nil {
 		return
 	}
-	delete(d.members, key)
-	d.cfg.members.remove(m.cl.name)
-	m.cl.stop()
-	m.cl.sink.withdraw()
+	delete(d.Members, key)
+	d.cfg.Members.Remove(m.cl.Name)
+	m.cl.Stop()
+	m.cl.Sink.Withdraw()
 	log.Infof("clusterapi: Cluster %s is gone: its names are withdrawn", key)
 }
 
 // warn logs a problem with a Cluster once, until it changes.
-func (d *discovery) warn(key, problem string) {
-	if d.warned[key] == problem {
+func (d *Discovery) warn(key, problem string) {
+	if d.Warned[key] == problem {
 		return
 	}
-	d.warned[key] = problem
+	d.Warned[key] = problem
 	log.Warningf("clusterapi: Cluster %s: %s", key, problem)
 }
 
-// stop stops the watch and every cluster it started; their names go.
-func (d *discovery) stop() {
+// Stop stops the watch and every cluster it started; their names go.
+func (d *Discovery) Stop() {
 	if d.stopCh == nil {
 		return
 	}
-	d.mu.Lock()
+	d.Mu.Lock()
 	d.stopped = true
-	d.mu.Unlock()
+	d.Mu.Unlock()
 	close(d.stopCh)
 	d.wg.Wait()
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for key, m := range d.members {
-		d.cfg.members.remove(m.cl.name)
-		m.cl.stop()
-		delete(d.members, key)
+	d.Mu.Lock()
+	defer d.Mu.Unlock()
+	for key, m := range d.Members {
+		d.cfg.Members.Remove(m.cl.Name)
+		m.cl.Stop()
+		delete(d.Members, key)
 	}
 	d.stopCh = nil
 }
@@ -363,8 +364,8 @@ func secretValue(u *unstructured.Unstructured) ([]byte, string) {
 	return b, ""
 }
 
-// kubeconfigBytesAPI returns the API client of a kubeconfig's current context.
-func kubeconfigBytesAPI(kubeconfig []byte) (watch.API, error) {
+// KubeconfigBytesAPI returns the API client of a kubeconfig's current context.
+func KubeconfigBytesAPI(kubeconfig []byte) (watch.API, error) {
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 	if err != nil {
 		return nil, err
