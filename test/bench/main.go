@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strconv"
@@ -347,124 +346,10 @@ func measureChurn(ctx context.Context, o options, ld load, f *prober, gw *server
 	return nil
 }
 
-// verify asks our server for every name and counts wrong answers.
-func verify(s *server, recs []record) (int, error) {
-	const workers = 16
-	wrong := make([]int, workers)
-	errs := make(chan error, workers)
-	for w := range workers {
-		go func() {
-			c := &dns.Client{Timeout: 2 * time.Second}
-			conn, err := c.Dial(s.addr())
-			if err != nil {
-				errs <- err
-				return
-			}
-			defer conn.Close()
-			m := new(dns.Msg)
-			for i := w; i < len(recs); i += workers {
-				m.SetQuestion(recs[i].name, dns.TypeA)
-				r, _, err := c.ExchangeWithConn(m, conn)
-				if err != nil {
-					errs <- fmt.Errorf("verifying %s: %w", recs[i].name, err)
-					return
-				}
-				if len(r.Answer) != 1 || r.Answer[0].(*dns.A).A.String() != recs[i].addr.String() {
-					if wrong[w] == 0 {
-						log.Printf("wrong answer for %s (want %s): %v", recs[i].name, recs[i].addr, r.Answer)
-					}
-					wrong[w]++
-				}
-			}
-			errs <- nil
-		}()
-	}
-	total := 0
-	for range workers {
-		if err := <-errs; err != nil {
-			return 0, err
-		}
-	}
-	for _, n := range wrong {
-		total += n
-	}
-	return total, nil
-}
-
-// publishedLine returns the plugin's log line about its first publication.
-func publishedLine(out string) string {
-	for _, line := range strings.Split(out, "\n") {
-		if i := strings.Index(line, "published "); i >= 0 && strings.Contains(line, "k8s_gateway") {
-			return strings.TrimSpace(line[i:])
-		}
-	}
-	return ""
-}
-
-// controlPlane is the local etcd, kube-apiserver and kube-controller-manager.
-type controlPlane struct{ pids []int }
-
-// findControlPlane reads the PIDs hack/cluster.sh recorded in dir, or, with
-// no dir, looks the processes up by name.
-func findControlPlane(dir string) *controlPlane {
-	cp := &controlPlane{}
-	for _, name := range []string{"etcd", "kube-apiserver", "kube-controller-manager"} {
-		var out []byte
-		if dir != "" {
-			out, _ = os.ReadFile(filepath.Join(dir, name+".pid"))
-		} else {
-			out, _ = exec.Command("pgrep", "-x", name[:min(len(name), 15)]).Output() // comm is 15 bytes
-		}
-		for _, f := range strings.Fields(string(out)) {
-			if pid, err := strconv.Atoi(f); err == nil {
-				cp.pids = append(cp.pids, pid)
-			}
-		}
-	}
-	return cp
-}
-
-// pin moves the control plane to cpu, so that it does not take the
-// servers' CPU during the churn runs.
-func (cp *controlPlane) pin(cpu string) {
-	for _, pid := range cp.pids {
-		if err := exec.Command("taskset", "-a", "-p", "-c", cpu, strconv.Itoa(pid)).Run(); err != nil {
-			log.Printf("pinning control plane process %d: %v", pid, err)
-		}
-	}
-}
-
 // catchUp is how long the control plane runs between two measuring runs.
 // Without it, back-to-back pauses leave the API server no time to answer
 // client-go's HTTP/2 health-check pings: the plugin's connection is
 // declared lost, and its watches list everything again.
 const catchUp = time.Second
-
-// while runs f with the control plane stopped, so that its background work
-// does not take dnsperf's CPU, then lets it catch up. Runs last seconds, far
-// below client-go's 30 s idle and 15 s ping timeouts.
-func (cp *controlPlane) while(f func() error) error {
-	if cp == nil {
-		return f()
-	}
-	cp.pause()
-	err := f()
-	cp.resume()
-	time.Sleep(catchUp)
-	return err
-}
-
-func (cp *controlPlane) pause() { cp.signal(syscall.SIGSTOP) }
-
-func (cp *controlPlane) resume() { cp.signal(syscall.SIGCONT) }
-
-func (cp *controlPlane) signal(sig syscall.Signal) {
-	if cp == nil {
-		return
-	}
-	for _, pid := range cp.pids {
-		syscall.Kill(pid, sig)
-	}
-}
 
 func micros(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }

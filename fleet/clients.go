@@ -1,0 +1,78 @@
+package fleet
+
+import (
+	"context"
+	"encoding/base64"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kwatch "k8s.io/apimachinery/pkg/watch"
+
+	"github.com/seed-e581d630/k8s_gateway/watch"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// secretValue returns the kubeconfig of a Cluster API kubeconfig Secret, or
+// what is wrong with it.
+func secretValue(u *unstructured.Unstructured) ([]byte, string) {
+	s, ok, _ := unstructured.NestedString(u.Object, "data", "value")
+	if !ok || s == "" {
+		return nil, "no key value"
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, "key value is not base64: " + err.Error()
+	}
+	return b, ""
+}
+
+// KubeconfigBytesAPI returns the API client of a kubeconfig's current context.
+func KubeconfigBytesAPI(kubeconfig []byte) (watch.API, error) {
+	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg.UserAgent = "k8s_gateway"
+	cfg.QPS, cfg.Burst = 50, 100
+	return watch.NewRestAPI(cfg)
+}
+
+// stores are the stores of one kind's informers, one per namespace.
+type stores []cache.Store
+
+// get returns the object with the key "namespace/name".
+func (s stores) get(key string) (*unstructured.Unstructured, bool) {
+	for _, st := range s {
+		if o, ok, _ := st.GetByKey(key); ok {
+			u, ok := o.(*unstructured.Unstructured)
+			return u, ok
+		}
+	}
+	return nil, false
+}
+
+// dynamicInformer is an informer of resource in namespace ns (all when
+// empty) with the label selector, through the dynamic client. It stands in
+// for client-go's dynamicinformer, whose package links every typed informer
+// and client of client-go into the binary.
+func dynamicInformer(dyn dynamic.Interface, resource schema.GroupVersionResource, ns, selector string) cache.SharedIndexInformer {
+	client := dyn.Resource(resource).Namespace(ns)
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = selector
+			return client.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (kwatch.Interface, error) {
+			o.LabelSelector = selector
+			return client.Watch(ctx, o)
+		},
+	}
+	// The dynamic client says whether it supports streaming lists (WatchList);
+	// its fake does not.
+	return cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, dyn),
+		&unstructured.Unstructured{}, cache.SharedIndexInformerOptions{ObjectDescription: resource.String()})
+}

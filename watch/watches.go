@@ -1,0 +1,115 @@
+package watch
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/source"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// what names the informer in log lines: its kind, and its namespace if it
+// reads only one.
+func (w *Watched) what() string {
+	switch {
+	case w.Namespace == "" || w.Nameserver:
+		return w.Kind.Name
+	case w.Kind.Cluster:
+		return w.Kind.Name + " " + w.Namespace
+	}
+	return w.Kind.Name + " in namespace " + w.Namespace
+}
+
+// Watches returns the informers the configuration asks for: with the
+// namespaces option, one per listed namespace for each namespaced kind, and
+// one per listed Namespace object, so that Roles in those namespaces are all
+// the reading it needs (IngressClasses excepted).
+func (c *Controller) Watches() []*Watched {
+	var ws []*Watched
+	routes := false
+	scopes := []string{""}
+	if len(c.cfg.Namespaces) > 0 {
+		scopes = slices.Compact(slices.Sorted(slices.Values(c.cfg.Namespaces)))
+	}
+	add := func(k *source.Kind, sel string) {
+		in := scopes
+		if k.Cluster && !k.ByName {
+			in = []string{""}
+		}
+		for _, ns := range in {
+			w := &Watched{
+				Kind:      k,
+				Version:   k,
+				Namespace: ns,
+				Options:   func(o *metav1.ListOptions) { o.LabelSelector = sel },
+				key: func(o metav1.Object) string {
+					return c.cfg.Prefix + k.Name + "/" + o.GetNamespace() + "/" + o.GetName()
+				},
+			}
+			if k.Records != nil {
+				w.records = func(obj any) source.Result { return k.Records(obj, &c.cfg.Sources, c) }
+			}
+			ws = append(ws, w)
+		}
+	}
+	for _, name := range c.cfg.Resources {
+		k := source.KindByName(name)
+		routes = routes || k.Route != nil
+		if !c.api.Reads(k) {
+			continue // no client for it (unit tests with a fake core client)
+		}
+		sel, ok := c.cfg.LabelSelectors[name]
+		if !ok {
+			sel = c.cfg.LabelSelector
+		}
+		add(k, sel)
+	}
+	if slices.Contains(c.cfg.Resources, "Ingress") && len(c.cfg.Sources.IngressClasses) > 0 && c.api.Reads(source.IngressClassKind) {
+		// A class-less Ingress has the default IngressClass.
+		add(source.IngressClassKind, "")
+	}
+	namespaces := false
+	if routes && c.api.Reads(source.GatewayKind) {
+		// Routes publish through the kinds they depend on.
+		for _, k := range RouteContextKinds {
+			add(k, "")
+		}
+		namespaces = true
+	}
+	if !namespaces && c.cfg.Ownership == index.Delegated && c.api.Reads(source.NamespaceKind) {
+		// Namespaces carry their delegated domains.
+		add(source.NamespaceKind, "")
+	}
+	// The nameserver's own Services publish the NS names and their glue.
+	svc := source.KindByName("Service")
+	nsSources := c.cfg.Sources
+	if c.cfg.NameserverZones != nil {
+		nsSources.Zones = c.cfg.NameserverZones
+	}
+	for _, nsName := range c.cfg.Nameservers {
+		namespace, name, _ := strings.Cut(nsName, "/")
+		ws = append(ws, &Watched{
+			Kind:      svc,
+			Version:   svc,
+			Namespace: namespace,
+			Options:   func(o *metav1.ListOptions) { o.FieldSelector = "metadata.name=" + name },
+			key: func(o metav1.Object) string {
+				return c.cfg.Prefix + "Nameserver/" + o.GetNamespace() + "/" + o.GetName()
+			},
+			records:    func(obj any) source.Result { return source.NameserverRecords(obj.(*source.Service), &nsSources) },
+			Nameserver: true,
+		})
+	}
+	return ws
+}
+
+// countKinds returns how many kinds ws read: with the namespaces option a
+// kind has several informers.
+func countKinds(ws []*Watched) int {
+	names := map[string]bool{}
+	for _, w := range ws {
+		names[w.Kind.Name] = true
+	}
+	return len(names)
+}
