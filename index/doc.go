@@ -1,0 +1,20 @@
+// Package index holds the plugin's records: names to RRsets, per zone, as
+// immutable snapshots that queries read without locks.
+//
+// In: the records of one object key at a time (Update, UpdateClaim), with
+// the claim of its owner (a namespace and a creation time), and the domains
+// delegated to a namespace (SetDomains). The ownership policy (union, first,
+// delegated) decides which claims on a name win; merge unites or drops
+// records that several objects publish.
+//
+// Out: a Snapshot after each Flush, with Lookup (a result kind: answer,
+// delegation, CNAME, wildcard, NODATA, NXDOMAIN), the zone's records in
+// transfer order, and per-zone SOA serials that grow with each change.
+//
+// Callers: the plugin (which owns the index and reads snapshots) and the
+// watch layer's sinks (which write). Listener callbacks: SerialChanged and
+// Rejected run after the index's lock is released; Conflict and Conflicted
+// run under it and must not call back into the index.
+//
+// The package has no Kubernetes imports.
+package index
