@@ -1,6 +1,9 @@
 package gateway
 
 import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
 )
 
@@ -22,3 +25,53 @@ var (
 		"Counter of names that objects of several clusters publish with conflicting records, or that the ownership policy gave to another cluster's namespace, by zone.",
 		"zone")
 )
+
+// The metrics of the persist option.
+
+var copyWritten = metrics.GaugeVec("copy_written_timestamp_seconds",
+	"Unix time the copy of each zone on disk (persist) was written, as read at startup or last written.",
+	"zone")
+
+// Plugins with the persist option, for the copy metric.
+var persisting metrics.LiveSet[*Gateway, struct{}]
+
+// registerCopies adds g to the copy metric until the returned function is called.
+func registerCopies(g *Gateway) func() {
+	return persisting.Add(g, struct{}{})
+}
+
+// copyCollector exports, per zone, 1 while the zone is answered from its
+// copy on disk (before the informers sync, until the copy's SOA expire), else 0.
+type copyCollector struct{ desc *prometheus.Desc }
+
+func (c copyCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c copyCollector) Collect(ch chan<- prometheus.Metric) {
+	// A zone of two instances (during a reload) is answered from a copy
+	// when either answers from one.
+	answered := map[string]float64{}
+	persisting.Each(func(g *Gateway, _ struct{}) {
+		zc, now := g.copies.Load(), g.clock()
+		for zi, zone := range g.Zones {
+			v := 0.0
+			if !g.ready.Load() && zc != nil && zc.fresh(zi, now) {
+				v = 1
+			}
+			answered[zone] = max(answered[zone], v)
+		}
+	})
+	for zone, v := range answered {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, v, zone)
+	}
+}
+
+func init() {
+	prometheus.MustRegister(copyCollector{metrics.Desc("copy_answered",
+		"1 while a zone is answered from its copy on disk (persist): before the informers sync, until the copy's SOA expire.",
+		"zone")})
+}
+
+// copyWrittenAt sets the copy metric of zone: its copy was written at at.
+func copyWrittenAt(zone string, at time.Time) {
+	copyWritten.WithLabelValues(zone).Set(float64(at.Unix()))
+}
