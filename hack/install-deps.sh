@@ -15,6 +15,8 @@ declare -A want=(
 	[named-checkzone]=bind9-utils
 	[dnssec-keygen]=bind9-utils
 	[knotd]=knot
+	# DNS over TLS in the node stage (kdig +tls).
+	[kdig]=knot-dnsutils
 	[unbound]=unbound
 	# make bench: the load generator, and taskset to pin servers and load to CPUs.
 	[dnsperf]=dnsperf
