@@ -41,7 +41,13 @@ if ((${#missing[@]} == 0)); then
 	exit 0
 fi
 sudo=""
-if [[ $(id -u) -ne 0 ]]; then sudo=sudo; fi
+if [[ $(id -u) -ne 0 ]]; then
+	if ! command -v sudo >/dev/null 2>&1; then
+		echo "install-deps: missing Debian packages; as root, run: apt-get install ${missing[*]}" >&2
+		exit 1
+	fi
+	sudo=sudo
+fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
