@@ -16,6 +16,7 @@ build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BINARY) ./cmd/coredns
 
 ## test: everything CI runs: lint, unit tests (race), short fuzzing, end-to-end, on a real node, the fault suite
+## (the stages that need Debian packages install the missing ones first, as make demo does: see deps)
 test: lint unit fuzz e2e e2e-node chaos bench-smoke
 
 ## lint: gofmt and go vet
@@ -39,16 +40,16 @@ fuzz:
 	done
 
 ## e2e: the built binary against a real kube-apiserver and etcd (hack/cluster.sh), checked with dig
-e2e:
+e2e: deps
 	hack/gotest.sh $(GO) test -tags e2e -count=1 -timeout 60m -v ./test/e2e
 
 ## e2e-node: the image (Dockerfile, podman), the chart (helm) and the manifest as pods on a real node (needs root; hack/node.sh)
-e2e-node:
+e2e-node: deps
 	hack/gotest.sh $(GO) test -tags e2e -count=1 -timeout 30m -v ./test/node
 
 ## chaos: the fault suite: the built binary under query load while the control plane, RBAC, CRDs,
 ## the Corefile and the input break and recover (a control plane of its own); writes nothing
-chaos:
+chaos: deps
 	hack/gotest.sh $(GO) test -tags chaos -count=1 -timeout 15m -v ./test/chaos
 
 ## bench: k8s_gateway vs stock CoreDNS (file, whoami) and Knot with dnsperf at 1k/10k/100k names; writes docs/benchmarks.md
@@ -66,7 +67,7 @@ bench-smoke:
 demo:
 	hack/demo.sh
 
-## deps: install the Debian packages the tests need
+## deps: install the Debian packages the tests and the demo need (apt-get, with sudo unless root), when missing
 deps:
 	hack/install-deps.sh
 

@@ -5,6 +5,7 @@ package gateway
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -198,6 +199,17 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 	if zi < 0 {
 		return plugin.NextOrFailure(g.Name(), g.Next, ctx, w, r)
 	}
+	if moreThanOneOPT(r) {
+		// RFC 6891 §6.1.1: FORMERR. CoreDNS reads only the first OPT record.
+		// The reply carries no OPT, as Knot's and BIND's: which one would it
+		// echo? CoreDNS's writer adds the request's first OPT to a reply that
+		// has none, so the request loses its OPT records first.
+		m := new(dns.Msg)
+		m.SetRcode(r, dns.RcodeFormatError)
+		r.Extra = slices.DeleteFunc(r.Extra, func(rr dns.RR) bool { return rr.Header().Rrtype == dns.TypeOPT })
+		w.WriteMsg(m)
+		return dns.RcodeSuccess, nil // written: CoreDNS must not write another
+	}
 	if r.Opcode != dns.OpcodeQuery {
 		return dns.RcodeNotImplemented, nil
 	}
@@ -238,4 +250,15 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 	}
 	w.WriteMsg(m)
 	return dns.RcodeSuccess, nil
+}
+
+// moreThanOneOPT reports whether a request carries two OPT records or more.
+func moreThanOneOPT(r *dns.Msg) bool {
+	n := 0
+	for _, rr := range r.Extra {
+		if rr.Header().Rrtype == dns.TypeOPT {
+			n++
+		}
+	}
+	return n > 1
 }

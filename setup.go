@@ -219,7 +219,8 @@ func argCountErr(c *caddy.Controller, usage string, args []string) error {
 	return c.Err(usageErr(usage, args).Error())
 }
 
-// checkKubeconfig makes sure the file is a readable kubeconfig and has the context.
+// checkKubeconfig makes sure the file is a readable kubeconfig and has the
+// context (its current-context when context is empty).
 func checkKubeconfig(path, context string) error {
 	data, err := os.ReadFile(path) // the error names the file
 	if err != nil {
@@ -229,10 +230,23 @@ func checkKubeconfig(path, context string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if context != "" {
-		if _, ok := cfg.Contexts[context]; !ok {
-			return fmt.Errorf("context %q not found in %s", context, path)
+	// What client-go would reject later without naming the file ("no
+	// configuration has been provided, try setting KUBERNETES_MASTER ...").
+	name := context
+	if name == "" {
+		name = cfg.CurrentContext
+	}
+	switch {
+	case name == "" && len(cfg.Clusters) == 0 && len(cfg.Contexts) == 0 && len(cfg.AuthInfos) == 0:
+		return fmt.Errorf("%s is empty: no clusters, users or contexts", path)
+	case name == "":
+		return fmt.Errorf("%s has no current-context: name one, kubeconfig FILE CONTEXT", path)
+	}
+	if _, ok := cfg.Contexts[name]; !ok {
+		if context == "" {
+			return fmt.Errorf("current-context %q not found in %s", name, path)
 		}
+		return fmt.Errorf("context %q not found in %s", context, path)
 	}
 	return nil
 }

@@ -42,7 +42,7 @@ KCM_CONTROLLERS=${K8SGW_KCM_CONTROLLERS:-namespace-controller,garbage-collector-
 # With a node, pods need Deployments, ReplicaSets, the kube-root-ca.crt
 # ConfigMap of their token volumes, a node that loses its not-ready taint,
 # PodDisruptionBudgets and the removal of orphaned pods.
-NODE_KCM_CONTROLLERS=deployment-controller,replicaset-controller,root-ca-certificate-publisher-controller,node-lifecycle-controller,disruption-controller,pod-garbage-collector-controller
+NODE_KCM_CONTROLLERS=deployment-controller,replicaset-controller,root-ca-certificate-publisher-controller,node-lifecycle-controller,disruption-controller,pod-garbage-collector-controller,horizontal-pod-autoscaler-controller
 
 # shellcheck source=hack/node.sh
 source "$(dirname "${BASH_SOURCE[0]}")/node.sh"

@@ -15,6 +15,8 @@ declare -A want=(
 	[named-checkzone]=bind9-utils
 	[dnssec-keygen]=bind9-utils
 	[knotd]=knot
+	# DNS over TLS in the node stage (kdig +tls).
+	[kdig]=knot-dnsutils
 	[unbound]=unbound
 	# make bench: the load generator, and taskset to pin servers and load to CPUs.
 	[dnsperf]=dnsperf
@@ -39,7 +41,13 @@ if ((${#missing[@]} == 0)); then
 	exit 0
 fi
 sudo=""
-if [[ $(id -u) -ne 0 ]]; then sudo=sudo; fi
+if [[ $(id -u) -ne 0 ]]; then
+	if ! command -v sudo >/dev/null 2>&1; then
+		echo "install-deps: missing Debian packages; as root, run: apt-get install ${missing[*]}" >&2
+		exit 1
+	fi
+	sudo=sudo
+fi
 echo "install-deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq

@@ -52,6 +52,14 @@ var diffOddRequests = []diffOddRequest{
 		m.IsEdns0().SetVersion(1)
 		return m
 	}},
+	// RFC 6891 §6.1.1: more than one OPT record is FORMERR. CoreDNS reads
+	// only the first, so the plugin checks; both reply without OPT.
+	{name: "two OPT records", msg: func() *dns.Msg {
+		m := diffQuestion("www."+diffZone, dns.TypeA, dns.ClassINET)
+		m.SetEdns0(1232, false)
+		m.SetEdns0(1232, true)
+		return m
+	}},
 	{name: "no question", msg: func() *dns.Msg { m := new(dns.Msg); m.Id = dns.Id(); return m }},
 	{
 		name: "opcode IQUERY", msg: func() *dns.Msg {

@@ -331,7 +331,10 @@ or nothing.
 {{- fail (printf "zoneFiles[%d] (%s): its domains must be either all zones of `domain` (served after k8s_gateway, see fallthrough) or none of them (a server block of their own)" $i $zf.filename) }}
 {{- end }}
 {{- end -}}
-{{ range $zones }}{{ . }}:{{ $port }} {{ end }}{
+{{ include "k8s-gateway.serverKeys" . }} {
+{{- if include "k8s-gateway.encrypted" . }}
+    tls {{ include "k8s-gateway.tlsDir" . }}/tls.crt {{ include "k8s-gateway.tlsDir" . }}/tls.key
+{{- end }}
 {{- with .Values.multisocket }}
     multisocket {{ . }}
 {{- end }}
