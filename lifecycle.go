@@ -58,6 +58,8 @@ func (g *Gateway) controllerConfigOf(o *clusterOptions, zones []string, nameserv
 		Delegations:    o.delegations,
 		ZonesLabel:     strings.Join(zones, " "),
 		Timing:         watch.Timing{StartupWait: g.timing.startupWait, Reprobe: g.timing.reprobe, Guard: g.timing.guard},
+		// Refused before the index: told and counted as the index's rejections.
+		Refused: indexListener{g}.Rejected,
 	}
 	if nameservers {
 		cfg.Nameservers = g.nameserverServices()

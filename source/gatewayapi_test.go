@@ -24,7 +24,7 @@ var gwtZones = []string{"example.com.", "example.org."}
 
 func gwtConfig() *Config { return &Config{Zones: gwtZones, TTL: 60} }
 
-// gwtContext is a fake sourceContext: Gateways by namespace/name and the labels
+// gwtContext is a fake Context: Gateways by namespace/name and the labels
 // of the namespaces it knows.
 type gwtContext struct {
 	gateways     map[string]*gwv1.Gateway

@@ -61,6 +61,11 @@ type Config struct {
 type Result struct {
 	RRs      []dns.RR
 	Warnings []string
+	// Refused are the names the object may not publish for a reason found
+	// before its records reach the index: a ListenerSet's namespace outside
+	// the domains delegated at the name. They are reported as the index
+	// reports the claims its policy rejects.
+	Refused []string
 }
 
 func (r *Result) warnf(format string, args ...any) {

@@ -30,7 +30,7 @@ type Kind struct {
 	Transform func(any) (any, error)
 	// Records returns what an object publishes; nil for kinds read only as
 	// context of other kinds (Namespace).
-	Records func(obj any, c *Config, ctx sourceContext) Result
+	Records func(obj any, c *Config, ctx Context) Result
 	// Route converts an object of a Gateway API route kind.
 	Route func(obj any) *route
 	// ListenerSet converts a ListenerSet.
@@ -45,7 +45,7 @@ var Kinds = []*Kind{
 	{
 		Name: "Ingress", GroupVersion: "networking.k8s.io/v1", Resource: "ingresses",
 		Object: &Ingress{}, List: &IngressList{},
-		Records: func(obj any, c *Config, ctx sourceContext) Result {
+		Records: func(obj any, c *Config, ctx Context) Result {
 			if len(c.IngressClasses) == 0 {
 				return ingressRecords(obj.(*Ingress), c, "")
 			}
@@ -55,7 +55,7 @@ var Kinds = []*Kind{
 	{
 		Name: "Service", GroupVersion: "v1", Resource: "services",
 		Object: &Service{}, List: &ServiceList{},
-		Records: func(obj any, c *Config, _ sourceContext) Result {
+		Records: func(obj any, c *Config, _ Context) Result {
 			return serviceRecords(obj.(*Service), c)
 		},
 	},
@@ -63,7 +63,7 @@ var Kinds = []*Kind{
 		Name: "DNSEndpoint", GroupVersion: DNSEndpointResource.GroupVersion().String(), Resource: DNSEndpointResource.Resource,
 		Object: &unstructured.Unstructured{}, Dynamic: true,
 		Transform: slimDNSEndpoint,
-		Records: func(obj any, c *Config, _ sourceContext) Result {
+		Records: func(obj any, c *Config, _ Context) Result {
 			return dnsEndpointRecords(obj.(*dnsEndpoint), c)
 		},
 	},
@@ -80,7 +80,7 @@ var (
 		Name: "Gateway", GroupVersion: gwv1.GroupVersion.String(), Resource: "gateways",
 		Object: &gwv1.Gateway{}, List: &gwv1.GatewayList{},
 		Transform: slimGateway,
-		Records:   func(obj any, c *Config, _ sourceContext) Result { return gatewayRecords(obj.(*gwv1.Gateway), c) },
+		Records:   func(obj any, c *Config, _ Context) Result { return gatewayRecords(obj.(*gwv1.Gateway), c) },
 	}
 	ListenerSetKind = &Kind{
 		Name: "ListenerSet", GroupVersion: gwv1.GroupVersion.String(), Resource: "listenersets",
@@ -122,7 +122,7 @@ func routeKind(name, resource string, object, list runtime.Object, older ...*Kin
 		Object: object, List: list,
 		Transform: slimRoute,
 		Route:     asRoute,
-		Records:   func(obj any, c *Config, ctx sourceContext) Result { return routeRecords(asRoute(obj), ctx, c) },
+		Records:   func(obj any, c *Config, ctx Context) Result { return routeRecords(asRoute(obj), ctx, c) },
 	}
 	for _, o := range older {
 		v := *k
@@ -173,7 +173,7 @@ func KindByName(name string) *Kind {
 // Context gives the records functions the objects that other objects'
 // records depend on: routes publish through Gateways, which admit them by
 // the labels of their namespaces.
-type sourceContext interface {
+type Context interface {
 	// Gateway returns the Gateway namespace/name, or nil.
 	Gateway(namespace, name string) *gwv1.Gateway
 	// ListenerSet returns the ListenerSet namespace/name, or nil.

@@ -83,7 +83,7 @@ func (in *route) DeepCopyObject() runtime.Object {
 // attached to such a Gateway), the route's hostnames and hostname
 // annotations, intersected with those of the listeners the parentRef selects
 // and whose allowedRoutes admit the route, point at the parent's addresses.
-func routeRecords(rt *route, ctx sourceContext, c *Config) Result {
+func routeRecords(rt *route, ctx Context, c *Config) Result {
 	var r Result
 	if rt.ignored() {
 		return r
@@ -158,7 +158,7 @@ type parent struct {
 // listenerSetNames keeps the names that the ListenerSet's namespace may
 // publish at: a tenant's ListenerSet adds listeners to a shared Gateway only
 // for hostnames of its own, whatever the namespace of the route using them.
-func listenerSetNames(r *Result, names []string, p parent, ctx sourceContext) []string {
+func listenerSetNames(r *Result, names []string, p parent, ctx Context) []string {
 	kept := names[:0]
 	for _, name := range names {
 		if ctx.MayPublish(p.namespace, name) {
@@ -166,6 +166,9 @@ func listenerSetNames(r *Result, names []string, p parent, ctx sourceContext) []
 			continue
 		}
 		r.warnf("%s: not published through ListenerSet %s: outside the domains delegated to namespace %s", name, p.listenerSet, p.namespace)
+		if !slices.Contains(r.Refused, name) {
+			r.Refused = append(r.Refused, name)
+		}
 	}
 	return kept
 }
@@ -173,7 +176,7 @@ func listenerSetNames(r *Result, names []string, p parent, ctx sourceContext) []
 // resolveParent returns the parent a parentRef names, when it publishes the
 // route: a Gateway whose class passes the filter, or a ListenerSet attached
 // to such a Gateway, whose status.parents entry in the route says Accepted.
-func resolveParent(r *Result, rt *route, ref gwv1.ParentReference, accepted bool, ctx sourceContext, c *Config) (parent, bool) {
+func resolveParent(r *Result, rt *route, ref gwv1.ParentReference, accepted bool, ctx Context, c *Config) (parent, bool) {
 	ns := parentNamespace(ref, rt.GetNamespace())
 	switch {
 	case isGatewayRef(ref):
@@ -267,7 +270,7 @@ func listenerSelected(l *gwv1.Listener, ref gwv1.ParentReference) bool {
 
 // routeAllowed applies the listener's allowedRoutes to the route's namespace
 // and kind; namespace is that of the listener's Gateway or ListenerSet.
-func routeAllowed(l *gwv1.Listener, namespace string, rt *route, ctx sourceContext) bool {
+func routeAllowed(l *gwv1.Listener, namespace string, rt *route, ctx Context) bool {
 	from := gwv1.NamespacesFromSame
 	var selector *metav1.LabelSelector
 	var kinds []gwv1.RouteGroupKind

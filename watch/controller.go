@@ -56,6 +56,9 @@ type Config struct {
 	NameserverZones []string            // the zones of the nameservers' names: the block's
 	ZonesLabel      string              // the zones label of its metrics
 	Timing          Timing
+	// Refused, when set, hears of each name an object is newly refused
+	// before its records reach the index (source.Result.Refused).
+	Refused func(index.Rejection)
 }
 
 // Controller runs the informers of one cluster and puts the records of its
@@ -68,6 +71,7 @@ type Controller struct {
 
 	Mu        sync.Mutex
 	warnings  map[string]string        // object key → last warnings logged
+	refused   map[string][]string      // object key → names refused before the index (Result.Refused)
 	Informers map[InformerKey]*Watched // running informers (registry.go)
 	states    []*kindState             // of every informer started, for the cluster's health
 	StopCh    chan struct{}
@@ -108,6 +112,7 @@ func New(cfg Config, api API, out Sink) *Controller {
 		api:       api,
 		out:       out,
 		warnings:  map[string]string{},
+		refused:   map[string][]string{},
 		Informers: map[InformerKey]*Watched{},
 		syncedCh:  make(chan struct{}),
 	}
@@ -259,6 +264,7 @@ func (c *Controller) remove(w *Watched, obj any) {
 	if w.records != nil {
 		key := w.key(meta)
 		c.logWarnings(key, nil)
+		c.report(key, nil)
 		c.out.UpdateClaim(key, index.Claim{}, nil)
 	}
 	if w.Kind == source.NamespaceKind {
@@ -287,6 +293,7 @@ func (c *Controller) publish(w *Watched, meta metav1.Object, obj any) {
 	}
 	res := w.records(obj)
 	c.logWarnings(key, res.Warnings)
+	c.report(key, res.Refused)
 	if c.cfg.Reverse {
 		res.RRs = source.WithPTR(res.RRs)
 	}
@@ -312,6 +319,29 @@ func (c *Controller) logWarnings(key string, warnings []string) {
 	}
 	c.warnings[key] = text
 	log.Warningf("%s: %s", key, text)
+}
+
+// report tells cfg.Refused of the names an object is newly refused, as the
+// index tells its listener of the claims its policy rejects.
+func (c *Controller) report(key string, names []string) {
+	c.Mu.Lock()
+	old := c.refused[key]
+	if len(names) == 0 {
+		delete(c.refused, key)
+	} else {
+		c.refused[key] = slices.Clone(names)
+	}
+	c.Mu.Unlock()
+	if c.cfg.Refused == nil {
+		return
+	}
+	for _, name := range names {
+		zi := index.ZoneOf(c.cfg.Sources.Zones, name)
+		if zi < 0 || slices.Contains(old, name) {
+			continue
+		}
+		c.cfg.Refused(index.Rejection{Zone: c.cfg.Sources.Zones[zi], Name: name, Key: key, Reason: index.ReasonUndelegated})
+	}
 }
 
 // SinceContact is how long ago the controller's least stale informer heard

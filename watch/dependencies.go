@@ -116,7 +116,7 @@ func (c *Controller) listenerSets(index, value string) []string {
 	return keys
 }
 
-// ListenerSet implements sourceContext.
+// ListenerSet implements Context.
 func (c *Controller) ListenerSet(namespace, name string) *source.ListenerSet {
 	w, obj := c.getObject(source.ListenerSetKind.Name, namespace, name)
 	if _, ok := obj.(*gwv1.ListenerSet); !ok {
@@ -125,14 +125,14 @@ func (c *Controller) ListenerSet(namespace, name string) *source.ListenerSet {
 	return w.Version.ListenerSet(obj)
 }
 
-// Gateway implements sourceContext.
+// Gateway implements Context.
 func (c *Controller) Gateway(namespace, name string) *gwv1.Gateway {
 	_, obj := c.getObject(source.GatewayKind.Name, namespace, name)
 	gw, _ := obj.(*gwv1.Gateway)
 	return gw
 }
 
-// DefaultIngressClass implements sourceContext.
+// DefaultIngressClass implements Context.
 func (c *Controller) DefaultIngressClass() string {
 	w := c.informerFor(source.IngressClassKind.Name, "")
 	if w == nil {
@@ -147,7 +147,7 @@ func (c *Controller) DefaultIngressClass() string {
 	return source.DefaultIngressClass(classes)
 }
 
-// NamespaceLabels implements sourceContext.
+// NamespaceLabels implements Context.
 func (c *Controller) NamespaceLabels(name string) (map[string]string, bool) {
 	ns, ok := c.getNamespace(name).(*metav1.PartialObjectMetadata)
 	if !ok {

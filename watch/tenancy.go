@@ -42,7 +42,7 @@ func (c *Controller) delegate(meta metav1.Object, deleted bool) {
 	c.out.SetDomains(meta.GetName(), domains)
 }
 
-// MayPublish implements sourceContext: under the delegated policy, a
+// MayPublish implements Context: under the delegated policy, a
 // namespace may publish only at or below the domains the Corefile or its
 // Namespace's annotation gives it.
 func (c *Controller) MayPublish(namespace, name string) bool {
