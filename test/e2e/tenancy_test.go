@@ -74,10 +74,17 @@ type serviceEvent struct {
 // seen with kubectl get events, satisfies ok; what describes it on failure.
 func waitServiceEvent(t *testing.T, ns, name, reason, what string, ok func(serviceEvent) bool) {
 	t.Helper()
+	waitKindEvent(t, "Service", ns, name, reason, what, ok)
+}
+
+// waitKindEvent waits until an Event with reason on the object kind ns/name,
+// seen with kubectl get events, satisfies ok; what describes it on failure.
+func waitKindEvent(t *testing.T, kind, ns, name, reason, what string, ok func(serviceEvent) bool) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	var out string
 	for time.Now().Before(deadline) {
-		out = kubectl(t, "", "-n", ns, "get", "events", "--field-selector", "reason="+reason+",involvedObject.kind=Service,involvedObject.name="+name,
+		out = kubectl(t, "", "-n", ns, "get", "events", "--field-selector", "reason="+reason+",involvedObject.kind="+kind+",involvedObject.name="+name,
 			"-o", "jsonpath={range .items[*]}{.type}{\"\\t\"}{.count}{\"\\t\"}{.message}{\"\\n\"}{end}")
 		for _, line := range strings.Split(out, "\n") {
 			f := strings.SplitN(line, "\t", 3)
@@ -310,6 +317,10 @@ func TestTenancyDelegatedListenerSet(t *testing.T) {
 	s.eventually(t, 10*time.Second, own, dns.TypeA, gwapiA(own, "192.0.2.150"))
 	s.eventually(t, time.Second, through, dns.TypeA, nxdomain)
 	waitLog(t, s, 5*time.Second, through+": not published through ListenerSet "+tenant+"/broad: outside the domains delegated to namespace "+tenant)
+	// The route hears of it as of any refused claim.
+	waitKindEvent(t, "HTTPRoute", other, "through-tenant", "DNSNameRejected", "for "+through, func(e serviceEvent) bool {
+		return e.typ == "Warning" && strings.HasPrefix(e.message, "DNS name "+strings.TrimSuffix(through, ".")+" ")
+	})
 
 	// The administrator delegates the other tenant's domain to the
 	// ListenerSet's namespace too: the route publishes through it.
