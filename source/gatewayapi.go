@@ -12,11 +12,18 @@ import (
 // hostname annotations, pointing at its addresses, when the Gateway passes
 // the class filter and the labelSelector option. Listener hostnames are
 // published through the routes attached to them, not by the Gateway.
+//
+// The warnings name the Gateway's addresses of types other than IPAddress and
+// Hostname, which nothing publishes: the controller logs them once per
+// change of the Gateway's key, not once per route.
 func gatewayRecords(gw *gwv1.Gateway, c *Config) Result {
 	var r Result
+	if !gatewayClassAllowed(gw, c.GatewayClasses) {
+		return r
+	}
+	warnAddressTypes(&r, gw)
 	meta := apiMeta{&gw.ObjectMeta}
-	if meta.ignored() || !gatewayClassAllowed(gw, c.GatewayClasses) ||
-		c.GatewaySelector != nil && !c.GatewaySelector.Matches(labels.Set(gw.Labels)) {
+	if meta.ignored() || c.GatewaySelector != nil && !c.GatewaySelector.Matches(labels.Set(gw.Labels)) {
 		return r
 	}
 	names := annotationHostnames(&r, meta, c.Zones)
@@ -56,6 +63,17 @@ func gatewayTargets(r *Result, gw *gwv1.Gateway) targets {
 	return t
 }
 
+// warnAddressTypes warns of each status address of a type that is neither
+// IPAddress nor Hostname (NamedAddress, or a domain-prefixed type of an
+// implementation): such an address is ignored, the others are published.
+func warnAddressTypes(r *Result, gw *gwv1.Gateway) {
+	for _, a := range gw.Status.Addresses {
+		if a.Type != nil && *a.Type != gwv1.IPAddressType && *a.Type != gwv1.HostnameAddressType {
+			r.warnf("status.addresses: %q of type %s ignored: only IPAddress and Hostname addresses are published", a.Value, *a.Type)
+		}
+	}
+}
+
 func slimGateway(obj any) (any, error) {
 	gw, ok := obj.(*gwv1.Gateway)
 	if !ok {
@@ -66,6 +84,7 @@ func slimGateway(obj any) (any, error) {
 	out.Labels = gw.Labels
 	out.Spec.GatewayClassName = gw.Spec.GatewayClassName
 	out.Spec.AllowedListeners = gw.Spec.AllowedListeners
+	out.Spec.DefaultScope = gw.Spec.DefaultScope
 	for _, l := range gw.Spec.Listeners {
 		out.Spec.Listeners = append(out.Spec.Listeners, gwv1.Listener{
 			Name: l.Name, Hostname: l.Hostname, Port: l.Port, Protocol: l.Protocol, AllowedRoutes: l.AllowedRoutes,

@@ -18,12 +18,18 @@ import (
 // API type took three times the memory (BenchmarkCacheBytes).
 type route struct {
 	objectMeta
-	kind       string // HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute
-	hostnames  []gwv1.Hostname
+	kind      string // HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute
+	hostnames []gwv1.Hostname
+	// parentRefs are spec.parentRefs, followed by the default Gateways the
+	// route is bound to (see route_default.go).
 	parentRefs []gwv1.ParentReference
 	// accepted tells, for each parentRef, whether an entry of status.parents
 	// for it has an Accepted condition that is True.
 	accepted []bool
+	// defaultScope is spec.useDefaultGateways when the route is bound to
+	// default Gateways: the last defaults of parentRefs are those bindings.
+	defaultScope gwv1.GatewayDefaultScope
+	defaults     int
 }
 
 // asRoute returns the route an informer of a route kind stores.
@@ -39,7 +45,8 @@ var (
 
 // newRoute keeps of a route's metadata, hostnames, parentRefs and status
 // parents what a route holds.
-func newRoute(kind string, m *metav1.ObjectMeta, hostnames []gwv1.Hostname, refs []gwv1.ParentReference, parents []gwv1.RouteParentStatus) *route {
+func newRoute(kind string, m *metav1.ObjectMeta, hostnames []gwv1.Hostname, spec *gwv1.CommonRouteSpec, parents []gwv1.RouteParentStatus) *route {
+	refs := spec.ParentRefs
 	rt := &route{objectMeta: newObjectMeta(m), kind: kind, hostnames: slices.Clip(hostnames), parentRefs: slices.Clone(refs)}
 	if len(refs) > 0 {
 		rt.accepted = make([]bool, len(refs))
@@ -48,18 +55,30 @@ func newRoute(kind string, m *metav1.ObjectMeta, hostnames []gwv1.Hostname, refs
 		ref := &rt.parentRefs[i]
 		ns := parentNamespace(*ref, m.Namespace)
 		rt.accepted[i] = slices.ContainsFunc(parents, func(p gwv1.RouteParentStatus) bool {
-			return sameParent(p.ParentRef, *ref, m.Namespace, ns) && slices.ContainsFunc(p.Conditions, func(c metav1.Condition) bool {
-				return c.Type == string(gwv1.RouteConditionAccepted) && c.Status == metav1.ConditionTrue
-			})
+			return sameParent(p.ParentRef, *ref, m.Namespace, ns) && parentAccepted(p)
 		})
-		if ref.Group != nil && *ref.Group == parentGroupGateway {
-			ref.Group = &parentGroupGateway
-		}
-		if ref.Kind != nil && *ref.Kind == parentKindGateway {
-			ref.Kind = &parentKindGateway
-		}
+		shareGroupKind(ref)
 	}
+	rt.addDefaultParents(spec.UseDefaultGateways, parents)
 	return rt
+}
+
+// parentAccepted reports whether a status parent has Accepted=True.
+func parentAccepted(p gwv1.RouteParentStatus) bool {
+	return slices.ContainsFunc(p.Conditions, func(c metav1.Condition) bool {
+		return c.Type == string(gwv1.RouteConditionAccepted) && c.Status == metav1.ConditionTrue
+	})
+}
+
+// shareGroupKind points a parentRef's group and kind at the shared values
+// when they are the defaults.
+func shareGroupKind(ref *gwv1.ParentReference) {
+	if ref.Group != nil && *ref.Group == parentGroupGateway {
+		ref.Group = &parentGroupGateway
+	}
+	if ref.Kind != nil && *ref.Kind == parentKindGateway {
+		ref.Kind = &parentKindGateway
+	}
 }
 
 // DeepCopyObject implements runtime.Object.
@@ -68,6 +87,7 @@ func (in *route) DeepCopyObject() runtime.Object {
 	out.objectMeta = in.objectMeta.deepCopy()
 	out.hostnames = slices.Clone(in.hostnames)
 	out.accepted = slices.Clone(in.accepted)
+	// defaultScope and defaults are copied with out := *in.
 	if in.parentRefs != nil {
 		out.parentRefs = make([]gwv1.ParentReference, len(in.parentRefs))
 		for i := range in.parentRefs {
@@ -96,7 +116,7 @@ func routeRecords(rt *route, ctx Context, c *Config) Result {
 	var order []string
 	byName := map[string]*targets{}
 	for i, ref := range rt.parentRefs {
-		p, ok := resolveParent(&r, rt, ref, rt.accepted[i], ctx, c)
+		p, ok := resolveParent(&r, rt, ref, rt.accepted[i], rt.scopeOf(i), ctx, c)
 		if !ok || p.targets.empty() {
 			continue
 		}
@@ -176,16 +196,18 @@ func listenerSetNames(r *Result, names []string, p parent, ctx Context) []string
 // resolveParent returns the parent a parentRef names, when it publishes the
 // route: a Gateway whose class passes the filter, or a ListenerSet attached
 // to such a Gateway, whose status.parents entry in the route says Accepted.
-func resolveParent(r *Result, rt *route, ref gwv1.ParentReference, accepted bool, ctx Context, c *Config) (parent, bool) {
+// A default Gateway binding (scope not empty) needs a Gateway whose
+// defaultScope is scope.
+func resolveParent(r *Result, rt *route, ref gwv1.ParentReference, accepted bool, scope gwv1.GatewayDefaultScope, ctx Context, c *Config) (parent, bool) {
 	ns := parentNamespace(ref, rt.GetNamespace())
 	switch {
 	case isGatewayRef(ref):
 		gw := ctx.Gateway(ns, string(ref.Name))
-		if gw == nil || !gatewayClassAllowed(gw, c.GatewayClasses) || !accepted {
+		if gw == nil || !gatewayClassAllowed(gw, c.GatewayClasses) || !accepted || scope != "" && gw.Spec.DefaultScope != scope {
 			return parent{}, false
 		}
 		return parent{listeners: gw.Spec.Listeners, namespace: gw.Namespace, targets: gatewayTargets(r, gw)}, true
-	case isListenerSetRef(ref):
+	case isListenerSetRef(ref) && scope == "":
 		ls := ctx.ListenerSet(ns, string(ref.Name))
 		if ls == nil || !accepted {
 			return parent{}, false
@@ -328,25 +350,25 @@ func protocolRouteKinds(p gwv1.ProtocolType) []string {
 func slimRoute(obj any) (any, error) {
 	switch o := obj.(type) {
 	case *gwv1.HTTPRoute:
-		return newRoute("HTTPRoute", &o.ObjectMeta, o.Spec.Hostnames, o.Spec.ParentRefs, o.Status.Parents), nil
+		return newRoute("HTTPRoute", &o.ObjectMeta, o.Spec.Hostnames, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
 	case *gwv1.GRPCRoute:
-		return newRoute("GRPCRoute", &o.ObjectMeta, o.Spec.Hostnames, o.Spec.ParentRefs, o.Status.Parents), nil
+		return newRoute("GRPCRoute", &o.ObjectMeta, o.Spec.Hostnames, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
 	case *gwv1.TLSRoute:
-		return newRoute("TLSRoute", &o.ObjectMeta, o.Spec.Hostnames, o.Spec.ParentRefs, o.Status.Parents), nil
+		return newRoute("TLSRoute", &o.ObjectMeta, o.Spec.Hostnames, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
 	case *gwv1.TCPRoute:
-		return newRoute("TCPRoute", &o.ObjectMeta, nil, o.Spec.ParentRefs, o.Status.Parents), nil
+		return newRoute("TCPRoute", &o.ObjectMeta, nil, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
 	case *gwv1.UDPRoute:
-		return newRoute("UDPRoute", &o.ObjectMeta, nil, o.Spec.ParentRefs, o.Status.Parents), nil
+		return newRoute("UDPRoute", &o.ObjectMeta, nil, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
 	case *gwv1a2.GRPCRoute:
-		return newRoute("GRPCRoute", &o.ObjectMeta, o.Spec.Hostnames, o.Spec.ParentRefs, o.Status.Parents), nil
+		return newRoute("GRPCRoute", &o.ObjectMeta, o.Spec.Hostnames, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
 	case *gwv1a3.TLSRoute:
-		return newRoute("TLSRoute", &o.ObjectMeta, o.Spec.Hostnames, o.Spec.ParentRefs, o.Status.Parents), nil
+		return newRoute("TLSRoute", &o.ObjectMeta, o.Spec.Hostnames, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
 	case *gwv1a2.TLSRoute:
-		return newRoute("TLSRoute", &o.ObjectMeta, o.Spec.Hostnames, o.Spec.ParentRefs, o.Status.Parents), nil
+		return newRoute("TLSRoute", &o.ObjectMeta, o.Spec.Hostnames, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
 	case *gwv1a2.TCPRoute:
-		return newRoute("TCPRoute", &o.ObjectMeta, nil, o.Spec.ParentRefs, o.Status.Parents), nil
+		return newRoute("TCPRoute", &o.ObjectMeta, nil, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
 	case *gwv1a2.UDPRoute:
-		return newRoute("UDPRoute", &o.ObjectMeta, nil, o.Spec.ParentRefs, o.Status.Parents), nil
+		return newRoute("UDPRoute", &o.ObjectMeta, nil, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
 	}
 	return obj, nil
 }

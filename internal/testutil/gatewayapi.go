@@ -175,6 +175,7 @@ type Route struct {
 	refs        []gwv1.ParentReference
 	parents     []gwv1.RouteParentStatus // nil: Accepted=True for every ref, as written
 	noStatus    bool                     // no parent status at all
+	scope       gwv1.GatewayDefaultScope // spec.useDefaultGateways
 }
 
 // NewRoute is a route in namespace "default" with an Accepted status for every parentRef.
@@ -187,6 +188,9 @@ func (r Route) InNS(ns string) Route { r.ns = ns; return r }
 func (r Route) WithParents(ps ...gwv1.RouteParentStatus) Route { r.parents = ps; return r }
 
 func (r Route) WithoutStatus() Route { r.noStatus = true; return r }
+
+// UseDefaultGateways sets the route's spec.useDefaultGateways (GEP-3793).
+func (r Route) UseDefaultGateways(scope gwv1.GatewayDefaultScope) Route { r.scope = scope; return r }
 
 func (r Route) Annotated(kv ...string) Route {
 	r.annotations = map[string]string{"unrelated.example.com/x": "y"}
@@ -228,7 +232,7 @@ func (r Route) Object() any {
 	for _, h := range r.hostnames {
 		hosts = append(hosts, gwv1.Hostname(h))
 	}
-	common := gwv1.CommonRouteSpec{ParentRefs: r.refs}
+	common := gwv1.CommonRouteSpec{ParentRefs: r.refs, UseDefaultGateways: r.scope}
 	status := gwv1.RouteStatus{Parents: r.status()}
 	port := gwv1.PortNumber(8080)
 	backend := gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Name: "backend", Port: &port}}
