@@ -17,6 +17,7 @@ import (
 
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
 	"github.com/seed-e581d630/k8s_gateway/persist"
+	"github.com/seed-e581d630/k8s_gateway/source"
 
 	"github.com/coredns/coredns/plugin"
 	"github.com/coredns/coredns/plugin/pkg/fall"
@@ -70,10 +71,11 @@ type Gateway struct {
 	// clusterOptions are the block's: those of its one cluster, and the
 	// defaults of the clusters that cluster blocks name.
 	clusterOptions
-	ownership  index.Policy  // who may publish at a name
-	clusters   []clusterSpec // the cluster blocks, in order; none: the block reads one cluster
-	fleet      fleet.Fleet   // the clusters the plugin reads, by key prefix
-	persistDir string        // the persist option: the copies of the zones on disk; "" without
+	ownership  index.Policy         // who may publish at a name
+	addresses  source.AddressFilter // the include and exclude options
+	clusters   []clusterSpec        // the cluster blocks, in order; none: the block reads one cluster
+	fleet      fleet.Fleet          // the clusters the plugin reads, by key prefix
+	persistDir string               // the persist option: the copies of the zones on disk; "" without
 	// clusterAPI: the clusterapi option; discovery then finds clusters.
 	clusterAPI *clusterAPIConfig
 	discovery  *fleet.Discovery

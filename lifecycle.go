@@ -48,6 +48,7 @@ func (g *Gateway) controllerConfigOf(o *clusterOptions, zones []string, nameserv
 			IngressClasses:  o.ingressClasses,
 			GatewayClasses:  o.gatewayClasses,
 			GatewaySelector: gwSel,
+			Addresses:       &g.addresses,
 		},
 		Resources:      o.resources,
 		LabelSelector:  o.labelSelector,

@@ -193,6 +193,10 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 			return c.Errf("unknown ownership policy %q; supported: union, first, delegated", args[0])
 		}
 		g.ownership = p
+	case "include", "exclude":
+		if err := g.addresses.AddRanges(opt, args); err != nil {
+			return c.Err(err.Error())
+		}
 	case "persist":
 		if len(args) != 1 {
 			return argCountErr(c, "persist DIR", args)

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -65,6 +66,16 @@ type k8sSetupView struct {
 	Delegations    map[string][]string
 	Events         bool
 	Persist        string
+	Include        []string
+	Exclude        []string
+}
+
+func k8sRanges(ps []netip.Prefix) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.String())
+	}
+	return out
 }
 
 func k8sView(g *Gateway) k8sSetupView {
@@ -73,6 +84,7 @@ func k8sView(g *Gateway) k8sSetupView {
 		Resources: g.resources, IngressClasses: g.ingressClasses, GatewayClasses: g.gatewayClasses,
 		Selectors: g.labelSelectors, LabelSelector: g.labelSelector, Namespaces: g.namespaces, Kubeconfig: g.kubeconfig, Kubecontext: g.kubecontext, Fall: g.Fall.Zones,
 		Ownership: g.ownership.String(), Delegations: g.delegations, Events: g.emitEvents, Persist: g.persistDir,
+		Include: k8sRanges(g.addresses.Include), Exclude: k8sRanges(g.addresses.Exclude),
 	}
 }
 
@@ -207,6 +219,16 @@ func TestParse(t *testing.T) {
 		},
 
 		// Errors name the line of the Corefile.
+		{
+			name:     "include and exclude, repeated lines add up",
+			corefile: "k8s_gateway example.com {\n include 10.0.0.0/8 fd00::/8\n include 192.0.2.1\n exclude 10.9.0.0/16\n}",
+			want: func(v *k8sSetupView) {
+				v.Include = []string{"10.0.0.0/8", "fd00::/8", "192.0.2.1/32"}
+				v.Exclude = []string{"10.9.0.0/16"}
+			},
+		},
+		{name: "exclude without ranges", corefile: "k8s_gateway example.com {\n ttl 30\n exclude\n}", err: []string{"Testfile:3", "exclude CIDR..."}},
+		{name: "include with host bits", corefile: "k8s_gateway example.com {\n include 10.1.2.3/8\n}", err: []string{"Testfile:2", "did you mean 10.0.0.0/8"}},
 		{name: "unknown option", corefile: "k8s_gateway example.com {\n ttl 30\n foo bar\n}", err: []string{"Testfile:3", `unknown property "foo"`}},
 		{name: "ttl not a number", corefile: "k8s_gateway example.com {\n ttl ten\n}", err: []string{"Testfile:2", "ttl", `"ten"`}},
 		{name: "ttl negative", corefile: "k8s_gateway example.com {\n ttl -1\n}", err: []string{"Testfile:2", "ttl", `"-1"`}},

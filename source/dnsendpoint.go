@@ -84,12 +84,16 @@ func dnsEndpointRecords(e *dnsEndpoint, c *Config) Result {
 			rrtype = "A"
 		}
 		for _, target := range ep.Targets {
-			rr, err := endpointRecord(names[0], rrtype, target, t)
+			recs, err := endpointRecord(names[0], rrtype, target, t)
 			if err != nil {
 				r.warnf("%s: %s target %q: %v", origin, rrtype, target, err)
 				continue
 			}
-			r.RRs = append(r.RRs, rr...)
+			for _, rr := range recs {
+				if c.Addresses.keepsRecord(rr) {
+					r.RRs = append(r.RRs, rr)
+				}
+			}
 		}
 	}
 	return r

@@ -30,7 +30,7 @@ func gatewayRecords(gw *gwv1.Gateway, c *Config) Result {
 	if len(names) == 0 {
 		return r
 	}
-	r.publish(uniqueNames(names), gatewayTargets(&r, gw), objectTTL(&r, meta, c.TTL))
+	c.publish(&r, uniqueNames(names), gatewayTargets(&r, gw), objectTTL(&r, meta, c.TTL))
 	return r
 }
 

@@ -207,7 +207,7 @@ func ingressRecords(ing *Ingress, c *Config, defaultClass string) Result {
 		names = append(names, zoneNames(&r, h, c.Zones, false, origin)...)
 	}
 	names = append(names, annotationHostnames(&r, ing, c.Zones)...)
-	r.publish(uniqueNames(names), t, objectTTL(&r, ing, c.TTL))
+	c.publish(&r, uniqueNames(names), t, objectTTL(&r, ing, c.TTL))
 	return r
 }
 

@@ -55,6 +55,14 @@ type Config struct {
 	// GatewaySelector is the labelSelector option, which Gateways are not
 	// listed with (routes need them all) but which their own names obey.
 	GatewaySelector labels.Selector
+	// Addresses is the include and exclude options: the addresses kept.
+	Addresses *AddressFilter
+}
+
+// publish adds to r the records that point every name at the addresses of t
+// that the include and exclude options keep, or at its hostname.
+func (c *Config) publish(r *Result, names []string, t targets, ttl uint32) {
+	r.publish(names, c.Addresses.targets(t), ttl)
 }
 
 // Result collects what a source function makes of one object.

@@ -160,7 +160,7 @@ func routeRecords(rt *route, ctx Context, c *Config) Result {
 		groups[i] = append(groups[i], name)
 	}
 	for _, names := range groups {
-		r.publish(names, *byName[names[0]], ttl)
+		c.publish(&r, names, *byName[names[0]], ttl)
 	}
 	return r
 }

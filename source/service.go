@@ -244,13 +244,15 @@ func serviceRecords(svc *Service, c *Config) Result {
 	default:
 		return r
 	}
+	// Filtered first, so that the SRV records follow the addresses kept.
+	t = c.Addresses.targets(t)
 	if t.empty() {
 		return r
 	}
 	ttl := objectTTL(&r, svc, c.TTL)
 	own := serviceNames(&r, svc, c.Zones)
 	names := append(own, annotationHostnames(&r, svc, c.Zones)...)
-	r.publish(uniqueNames(names), t, ttl)
+	c.publish(&r, uniqueNames(names), t, ttl)
 	if svc.typ == loadBalancerService {
 		r.RRs = append(r.RRs, serviceSRV(&r, svc, own, t, c.Zones, ttl)...)
 	}
@@ -348,6 +350,6 @@ func NameserverRecords(svc *Service, c *Config) Result {
 		r.warnf("the nameserver's Service has only hostnames (%s): a nameserver name needs addresses, no glue published", strings.Join(t.hosts, ", "))
 	}
 	t.hosts = nil // glue must be addresses (RFC 2181 §10.3: an NS target is no alias)
-	r.publish(serviceNames(&r, svc, c.Zones), t, c.TTL)
+	c.publish(&r, serviceNames(&r, svc, c.Zones), t, c.TTL)
 	return r
 }
