@@ -41,11 +41,21 @@ func dnssecKey(t *testing.T, dir string) (key, ds string) {
 // primaryPort, trusting anchor.
 func startUnbound(t *testing.T, name string, primaryPort int, anchor string) *daemon {
 	t.Helper()
+	return startUnboundFrom(t, name, primaryPort, anchor, "")
+}
+
+// startUnboundFrom is startUnbound querying from the address source (a view's
+// client), or from the default address when source is empty.
+func startUnboundFrom(t *testing.T, name string, primaryPort int, anchor, source string) *daemon {
+	t.Helper()
 	dir, port := t.TempDir(), freePort(t)
 	conf := filepath.Join(dir, "unbound.conf")
 	text := renderConfig(t, "test/e2e/testdata/unbound.conf", map[string]string{
 		"DIR": dir, "PORT": strconv.Itoa(port), "PRIMARY_PORT": strconv.Itoa(primaryPort), "TRUST_ANCHOR": anchor,
 	})
+	if source != "" {
+		text = strings.Replace(text, "\nserver:\n", "\nserver:\n    outgoing-interface: "+source+"\n", 1)
+	}
 	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
