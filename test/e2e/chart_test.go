@@ -500,6 +500,10 @@ type chartCase struct {
 }
 
 func chartCases() []chartCase {
+	return append(chartCasesBase(), chartViewCases()...)
+}
+
+func chartCasesBase() []chartCase {
 	return []chartCase{
 		{
 			name:   "defaults",
@@ -1169,6 +1173,9 @@ zoneFiles: [{filename: db.mixed, domains: "example.com example.net", contents: "
 		{"memory-limit-unparsed", "domain: example.com\nresources: {limits: {memory: 0.5Gi}}\n", []string{
 			`resources.limits.memory "0.5Gi": cannot derive GOMEMLIMIT from it; set goRuntime.memLimit`}},
 		{"go-gc", "domain: example.com\ngoRuntime: {gc: fast}\n", []string{"at '/goRuntime/gc': 'fast' does not match pattern"}},
+		{"view-without-clients", "domain: example.com\nviews: [{name: lan, include: [10.0.0.0/8]}]\n", []string{"views[0] (lan): set clients or expr"}},
+		{"view-name-twice", "domain: example.com\nviews: [{name: lan, clients: [10.0.0.0/8]}, {name: lan, expr: \"true\"}]\n", []string{`views[1]: the name "lan" is used twice`}},
+		{"view-bad-range", "domain: example.com\ndefaultView: {exclude: [example.com]}\n", []string{"at '/defaultView/exclude/0': 'example.com' does not match pattern"}},
 		{"servicemonitor-without-prometheus", "domain: example.com\nextraZonePlugins: [{name: errors}]\nserviceMonitor: {enabled: true}\n", []string{
 			"serviceMonitor.enabled needs the prometheus plugin in extraZonePlugins"}},
 	} {

@@ -204,3 +204,14 @@ func execCommand(name string, args ...string) (string, error) {
 }
 
 func execDig(args ...string) (string, error) { return execCommand(digBin, args...) }
+
+// digRRs returns the records of dig's output, whitespace folded.
+func digRRs(out string) []string {
+	var rrs []string
+	for _, line := range strings.Split(out, "\n") {
+		if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, ";") {
+			rrs = append(rrs, strings.Join(strings.Fields(line), " "))
+		}
+	}
+	return rrs
+}
