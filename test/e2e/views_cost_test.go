@@ -1,0 +1,253 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	networkingv1 "k8s.io/api/networking/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// TestViewsCost measures what views of one cluster cost: resident memory,
+// Go heap, watches on the API server, time to ready and query rate, with 1,
+// 2 and 4 k8s_gateway blocks (views) over the same 10,000 single-host
+// Ingresses. It is a measurement, not a check: it runs only with
+// K8SGW_VIEWS_COST=1 (K8SGW_VIEWS_COST_NAMES changes the number of names)
+// and logs a table for docs/benchmarks.md.
+func TestViewsCost(t *testing.T) {
+	if os.Getenv("K8SGW_VIEWS_COST") == "" {
+		t.Skip("a measurement: set K8SGW_VIEWS_COST=1")
+	}
+	n := 10000
+	if v, err := strconv.Atoi(os.Getenv("K8SGW_VIEWS_COST_NAMES")); err == nil && v > 0 {
+		n = v
+	}
+	ns := "k8sgw-views-cost"
+	costIngresses(t, ns, n)
+	t.Cleanup(func() { kubectlErr("", "delete", "namespace", ns, "--wait=false") })
+	lines := []string{"| views | ready after | RSS | Go heap in use | watches opened | qps, first view | qps, default block |", "|---|---|---|---|---|---|---|"}
+	for _, views := range []int{1, 2, 4} {
+		r := costRun(t, ns, n, views)
+		lines = append(lines, fmt.Sprintf("| %d | %s | %.1f MiB | %.1f MiB | %s | %s | %s |", views, r.ready.Round(10*time.Millisecond),
+			float64(r.rss)/(1<<20), float64(r.heap)/(1<<20), r.watches, r.qpsFirst, r.qpsDefault))
+	}
+	t.Logf("%d names:\n%s", n, strings.Join(lines, "\n"))
+}
+
+// costIngresses creates n single-host Ingresses in ns (those missing), each
+// pointing at a private and a public address through the target annotation.
+func costIngresses(t *testing.T, ns string, n int) {
+	t.Helper()
+	kubectlErr("", "create", "namespace", ns)
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.QPS, cfg.Burst = 2000, 2000
+	client := kubernetes.NewForConfigOrDie(cfg)
+	start := time.Now()
+	work := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				ing := &networkingv1.Ingress{
+					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("i-%05d", i), Namespace: ns, Annotations: map[string]string{
+						"external-dns.kubernetes.io/target": fmt.Sprintf("10.%d.%d.1,198.51.%d.%d", i/250, i%250, i/250%256, i%250+1),
+					}},
+					Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{{Host: fmt.Sprintf("i-%05d.cost.example.com", i)}}},
+				}
+				_, err := client.NetworkingV1().Ingresses(ns).Create(context.Background(), ing, metav1.CreateOptions{})
+				if err != nil && !apierrors.IsAlreadyExists(err) {
+					mu.Lock()
+					firstErr = err
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range n {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if firstErr != nil {
+		t.Fatal(firstErr)
+	}
+	t.Logf("%d Ingresses in place after %s", n, time.Since(start).Round(time.Millisecond))
+}
+
+type costResult struct {
+	ready                           time.Duration
+	rss, heap                       int64
+	watches, qpsFirst, qpsDefault string
+}
+
+// costCorefile writes a Corefile of views blocks of example.com: views-1
+// view blocks for the clients 127.0.0.2, 127.0.0.3... and the default block.
+func costCorefile(t *testing.T, views, metricsPort int) string {
+	t.Helper()
+	var b strings.Builder
+	for i := range views {
+		b.WriteString("example.com:{$K8S_GATEWAY_PORT} {\n")
+		if i < views-1 {
+			fmt.Fprintf(&b, "    view v%d {\n        expr incidr(client_ip(), '127.0.0.%d/32')\n    }\n", i, i+2)
+		}
+		fmt.Fprintf(&b, "    bind 127.0.0.1\n    ready 127.0.0.1:{$K8S_GATEWAY_READY_PORT}\n    prometheus 127.0.0.1:%d\n", metricsPort)
+		b.WriteString("    k8s_gateway example.com {\n        kubeconfig {$KUBECONFIG}\n        ttl 30\n")
+		if i%2 == 0 {
+			b.WriteString("        include 10.0.0.0/8\n    }\n}\n")
+		} else {
+			b.WriteString("        exclude 10.0.0.0/8\n    }\n}\n")
+		}
+	}
+	path := filepath.Join(t.TempDir(), "Corefile")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(repoRoot, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rel
+}
+
+func costRun(t *testing.T, ns string, n, views int) costResult {
+	t.Helper()
+	metricsPort := freePort(t)
+	before := apiWatches(t)
+	start := time.Now()
+	s := startServer(t, costCorefile(t, views, metricsPort), kubeconfig)
+	var r costResult
+	r.ready = time.Since(start)
+	last := fmt.Sprintf("i-%05d.cost.example.com.", n-1)
+	s.eventuallyFrom(t, "127.0.0.1", 30*time.Second, last, dns.TypeA, positive(fmt.Sprintf("%s 30 IN A %s", last, costAddr(n-1, views == 1))))
+	if views > 1 {
+		s.eventuallyFrom(t, "127.0.0.2", 30*time.Second, last, dns.TypeA, positive(fmt.Sprintf("%s 30 IN A %s", last, costAddr(n-1, true))))
+	}
+	time.Sleep(3 * time.Second) // let the collector settle
+	r.watches = watchDelta(before, apiWatches(t))
+	pid := s.proc.Cmd.Process.Pid
+	r.rss = procMemory(t, pid, "VmRSS")
+	r.heap = int64(promValue(t, metricsPort, "go_memstats_heap_inuse_bytes"))
+	r.qpsDefault = dnsperfQPS(t, s.port, "127.0.0.1", n)
+	r.qpsFirst = r.qpsDefault
+	if views > 1 {
+		r.qpsFirst = dnsperfQPS(t, s.port, "127.0.0.2", n)
+	}
+	s.stop()
+	return r
+}
+
+// costAddr is the address name i answers with: its private one in a view
+// that includes 10/8, else its public one.
+func costAddr(i int, private bool) string {
+	if private {
+		return fmt.Sprintf("10.%d.%d.1", i/250, i%250)
+	}
+	return fmt.Sprintf("198.51.%d.%d", i/250%256, i%250+1)
+}
+
+func procMemory(t *testing.T, pid int, field string) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(field + `:\s+(\d+) kB`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("no %s in /proc/%d/status", field, pid)
+	}
+	kb, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return kb << 10
+}
+
+func promValue(t *testing.T, port int, name string) float64 {
+	t.Helper()
+	out, err := exec.Command("curl", "-s", fmt.Sprintf("http://127.0.0.1:%d/metrics", port)).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^` + name + ` (\S+)$`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("no %s in the metrics", name)
+	}
+	v, _ := strconv.ParseFloat(string(m[1]), 64)
+	return v
+}
+
+// apiWatches returns the API server's open watches by resource.
+func apiWatches(t *testing.T) map[string]int {
+	t.Helper()
+	out := kubectl(t, "", "get", "--raw", "/metrics")
+	re := regexp.MustCompile(`(?m)^apiserver_longrunning_requests\{([^}]*)\} (\d+)$`)
+	res := regexp.MustCompile(`resource="([^"]*)"`)
+	got := map[string]int{}
+	for _, m := range re.FindAllStringSubmatch(out, -1) {
+		if !strings.Contains(m[1], `verb="WATCH"`) {
+			continue
+		}
+		r := res.FindStringSubmatch(m[1])
+		v, _ := strconv.Atoi(m[2])
+		if r != nil {
+			got[r[1]] += v
+		}
+	}
+	return got
+}
+
+// watchDelta tells how many more watches each resource has, e.g. "ingresses 2, services 2".
+func watchDelta(before, after map[string]int) string {
+	total := 0
+	var per []string
+	for _, r := range []string{"ingresses", "services", "httproutes", "gateways", "namespaces"} {
+		d := after[r] - before[r]
+		per = append(per, fmt.Sprintf("%s %d", r, d))
+	}
+	for r, v := range after {
+		total += v - before[r]
+	}
+	return fmt.Sprintf("%d (%s)", total, strings.Join(per, ", "))
+}
+
+// dnsperfQPS runs dnsperf for 3 s from src over every name and returns the queries per second.
+func dnsperfQPS(t *testing.T, port int, src string, n int) string {
+	t.Helper()
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "i-%05d.cost.example.com A\n", i)
+	}
+	file := filepath.Join(t.TempDir(), "queries")
+	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("dnsperf", "-s", "127.0.0.1", "-p", strconv.Itoa(port), "-a", src, "-d", file,
+		"-c", "4", "-q", "100", "-l", "3").CombinedOutput()
+	if err != nil {
+		t.Fatalf("dnsperf: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`Queries per second:\s+(\S+)`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("dnsperf printed no rate:\n%s", out)
+	}
+	return string(m[1])
+}
