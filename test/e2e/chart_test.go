@@ -373,6 +373,9 @@ func chartLocalCorefile(t *testing.T, data map[string]string) string {
 			line = indent + name + " 127.0.0.1:" + strconv.Itoa(freePort(t)) + block
 		case name == "lameduck":
 			line = indent + "lameduck 100ms"
+		case name == "key" && strings.Contains(line, "/etc/k8s-gateway/dnssec/"):
+			key, _ := dnssecKey(t, dir) // dnssec.keySecret: a key of the test's own
+			line = indent + "key file " + key
 		case name == "persist":
 			line = indent + "persist " + filepath.Join(dir, "persist")
 		case name == "k8s_gateway" && block != "":

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+	appsv1 "k8s.io/api/apps/v1"
 )
 
 // chartViewCases: the views and defaultView values render one server block
@@ -30,6 +31,7 @@ views:
     exclude: [0.0.0.0/0, "::/0"]
 defaultView:
   exclude: [10.0.0.0/8, fc00::/7]
+dnssec: {keySecret: k8sgw-dnssec, keyName: Kexample.com.+013+01234}
 `,
 		check: func(t *testing.T, ns string, m chartManifest, cf chartCorefile) {
 			if len(cf) != 3 {
@@ -52,7 +54,10 @@ defaultView:
 				if got := sb.dirs["view"]; !reflect.DeepEqual(got, wantView[i]) {
 					t.Errorf("block %d view: got %q, want %q", i, got, wantView[i])
 				}
-				want := slices.Clone(chartDefaultPlugins)
+				want := append(slices.Clone(chartDefaultPlugins), "dnssec")
+				if got, want := sb.dirs["dnssec"], [][]string{{"dnssec", "example.com", "{"}, {"key", "file", "/etc/k8s-gateway/dnssec/Kexample.com.+013+01234"}, {"}"}}; !reflect.DeepEqual(got, want) {
+					t.Errorf("block %d dnssec: got %q, want %q", i, got, want)
+				}
 				if i < 2 {
 					want = append(want, "view")
 				}
@@ -70,11 +75,28 @@ defaultView:
 					}
 				}
 			}
+			d := chartGet[appsv1.Deployment](t, m, "Deployment", "k8s-gateway")
+			vols := d.Spec.Template.Spec.Volumes
+			if v := vols[len(vols)-1]; v.Name != "dnssec-key" || v.Secret == nil || v.Secret.SecretName != "k8sgw-dnssec" || len(v.Secret.Items) != 2 ||
+				v.Secret.Items[0].Path != "Kexample.com.+013+01234.key" || v.Secret.Items[1].Path != "Kexample.com.+013+01234.private" {
+				t.Errorf("the key's volume: %+v", v)
+			}
+			mounts := d.Spec.Template.Spec.Containers[0].VolumeMounts
+			if mt := mounts[len(mounts)-1]; mt.Name != "dnssec-key" || mt.MountPath != "/etc/k8s-gateway/dnssec" || !mt.ReadOnly {
+				t.Errorf("the key's mount: %+v", mt)
+			}
 		},
 		dns: func(t *testing.T, ns, other string, s *server) {
 			nsRR := positive("example.com. 60 IN NS k8s-gateway." + ns + ".example.com.")
 			for _, src := range []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"} {
 				s.eventuallyFrom(t, src, 5*time.Second, "example.com.", dns.TypeNS, nsRR)
+			}
+			// Every block signs: DNSKEY from each client's view.
+			for _, src := range []string{"127.0.0.1", "127.0.0.2", "127.0.0.3"} {
+				r, err := s.dig("example.com.", "DNSKEY", "-b", src, "+dnssec")
+				if err != nil || r.Rcode != "NOERROR" || len(r.Answer) != 2 {
+					t.Errorf("DNSKEY from %s: %s %v, want the key and its RRSIG", src, r, err)
+				}
 			}
 			// Only the internal view's transfer plugin lets 127.0.0.2 transfer.
 			if out := digAXFR(t, s, "127.0.0.2"); !slices.ContainsFunc(digRRs(out), func(rr string) bool { return rr == "example.com. 60 IN NS k8s-gateway."+ns+".example.com." }) {

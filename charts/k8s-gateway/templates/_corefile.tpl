@@ -55,6 +55,11 @@ ranges and plugins) or, without a name, the default block.
 {{- with .Values.multisocket }}
     multisocket {{ . }}
 {{- end }}
+{{- with .Values.dnssec }}{{ if .keySecret }}
+    dnssec {{ regexReplaceAll "\\.\\+.*$" (trimPrefix "K" .keyName) "" }} {
+        key file /etc/k8s-gateway/dnssec/{{ required "dnssec.keyName is required with dnssec.keySecret" .keyName }}
+    }
+{{- end }}{{ end }}
 {{- range concat .Values.extraZonePlugins ($view.plugins | default list) }}
     {{ .name }}{{ with .parameters }} {{ . }}{{ end }}{{ with .configBlock }} {
         {{- . | trim | nindent 8 }}
