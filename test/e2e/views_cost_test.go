@@ -97,8 +97,8 @@ func costIngresses(t *testing.T, ns string, n int) {
 }
 
 type costResult struct {
-	ready                           time.Duration
-	rss, heap                       int64
+	ready                         time.Duration
+	rss, heap                     int64
 	watches, qpsFirst, qpsDefault string
 }
 
