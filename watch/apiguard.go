@@ -71,21 +71,54 @@ type kindState struct {
 	watching    bool      // a watch is open
 	lastContact time.Time // last successful call or event
 	lists       int       // successful lists (the first one included)
+	// onChange, and the subscribers (one per controller sharing the
+	// informer), hear when the API server starts or stops refusing the kind.
 	onChange    func(allowed bool, err error)
+	subscribers map[*func(bool, error)]struct{}
 }
 
 func newKindState(onChange func(allowed bool, err error)) *kindState {
 	return &kindState{allowed: true, lastContact: time.Now(), onChange: onChange}
 }
 
+// subscribe adds fn to the callbacks of a change, until the returned
+// function is called.
+func (s *kindState) subscribe(fn func(allowed bool, err error)) func() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.subscribers == nil {
+		s.subscribers = map[*func(bool, error)]struct{}{}
+	}
+	s.subscribers[&fn] = struct{}{}
+	return func() {
+		s.mu.Lock()
+		delete(s.subscribers, &fn)
+		s.mu.Unlock()
+	}
+}
+
+// callbacksLocked returns onChange and the subscribers; s.mu is held.
+func (s *kindState) callbacksLocked() []func(bool, error) {
+	var cbs []func(bool, error)
+	if s.onChange != nil {
+		cbs = append(cbs, s.onChange)
+	}
+	for fn := range s.subscribers {
+		cbs = append(cbs, *fn)
+	}
+	return cbs
+}
+
 func (s *kindState) success(watching bool) {
 	s.mu.Lock()
 	changed := !s.allowed
 	s.allowed, s.watching, s.lastContact = true, watching, time.Now()
-	cb := s.onChange
+	cbs := s.callbacksLocked()
 	s.mu.Unlock()
-	if changed && cb != nil {
-		cb(true, nil)
+	if changed {
+		for _, cb := range cbs {
+			cb(true, nil)
+		}
 	}
 }
 
@@ -97,10 +130,12 @@ func (s *kindState) failure(err error) {
 		s.allowed = false
 	}
 	s.watching = false
-	cb := s.onChange
+	cbs := s.callbacksLocked()
 	s.mu.Unlock()
-	if changed && cb != nil {
-		cb(false, err)
+	if changed {
+		for _, cb := range cbs {
+			cb(false, err)
+		}
 	}
 }
 
@@ -281,11 +316,24 @@ func (g *apiGuard) tombstone(obj any) runtime.Object {
 	return o
 }
 
-// guard returns the apiGuard of informer w. Its state drives kind_enabled
-// (the nameservers' own Services excepted) and the contact metric.
+// guard returns the apiGuard of informer w, shared by the controllers that
+// share the informer. Its state drives each one's kind_enabled (see
+// guardChanged) and the contact metric.
 func (c *Controller) guard(w *Watched, list ListFunc, watchFn WatchFunc) *apiGuard {
+	return &apiGuard{
+		kind: w.Kind.Name, what: w.what(), list: list, watch: watchFn,
+		newObject: func() runtime.Object { return w.Version.Object.DeepCopyObject() },
+		timing:    c.cfg.Timing.Guard,
+		state:     newKindState(nil),
+	}
+}
+
+// guardChanged is what a controller does when the API server starts or
+// stops refusing the kind of its informer w: log it, and set kind_enabled
+// (the nameservers' own Services excepted).
+func (c *Controller) guardChanged(w *Watched) func(allowed bool, err error) {
 	zones := c.cfg.ZonesLabel
-	onChange := func(allowed bool, err error) {
+	return func(allowed bool, err error) {
 		if w.retired.Load() {
 			return // replaced by the informer of a newer version, which reports
 		}
@@ -298,20 +346,19 @@ func (c *Controller) guard(w *Watched, list ListFunc, watchFn WatchFunc) *apiGua
 			setKindEnabled(zones, w, w.Version.GroupVersion, map[bool]float64{true: 1, false: 0}[allowed])
 		}
 	}
-	return &apiGuard{
-		kind: w.Kind.Name, what: w.what(), list: list, watch: watchFn,
-		newObject: func() runtime.Object { return w.Version.Object.DeepCopyObject() },
-		timing:    c.cfg.Timing.Guard,
-		state:     newKindState(onChange),
-	}
 }
 
-// Guard states of every running informer, for the contact metric.
-var guards metrics.LiveSet[*kindState, [2]string] // state → zones, kind
+// Guard states of every running informer, for the contact metric: one
+// entry per controller using the informer, so that a shared informer counts
+// under the zones of each block until that block leaves.
+var guards metrics.LiveSet[*guardUse, [2]string] // use → zones, kind
+
+// guardUse is one controller's use of an informer's guard state.
+type guardUse struct{ state *kindState }
 
 // registerGuard adds s to the contact metric until the returned function is called.
 func registerGuard(s *kindState, zones, kind string) func() {
-	return guards.Add(s, [2]string{zones, kind})
+	return guards.Add(&guardUse{s}, [2]string{zones, kind})
 }
 
 // contactCollector exports the seconds since each informer's last contact
@@ -323,8 +370,8 @@ func (c contactCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 func (c contactCollector) Collect(ch chan<- prometheus.Metric) {
 	// Several informers of one kind (namespaces) report the stalest.
 	stalest := map[[2]string]float64{}
-	guards.Each(func(s *kindState, labels [2]string) {
-		stalest[labels] = max(stalest[labels], s.sinceContact().Seconds())
+	guards.Each(func(u *guardUse, labels [2]string) {
+		stalest[labels] = max(stalest[labels], u.state.sinceContact().Seconds())
 	})
 	for labels, v := range stalest {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, v, labels[0], labels[1])

@@ -98,9 +98,14 @@ func init() {
 
 // RestAPI reads the API server with one REST client per group version.
 type restAPI struct {
-	groups  map[string]groupClient // by group version, "v1" for the core group
-	Dynamic dynamic.Interface      // DNSEndpoints, whose types the plugin does not import
+	groups   map[string]groupClient // by group version, "v1" for the core group
+	Dynamic  dynamic.Interface      // DNSEndpoints, whose types the plugin does not import
+	shareKey string                 // the cluster and credentials, for shared informers
 }
+
+// ShareKey implements Sharer: controllers whose configurations read the
+// same cluster with the same credentials share their informers.
+func (a *restAPI) ShareKey() string { return a.shareKey }
 
 // groupClient reads one group version.
 type groupClient struct {
@@ -111,7 +116,7 @@ type groupClient struct {
 // NewRestAPI returns the clients for cfg. Built-in kinds are read as
 // protobuf, Gateway API kinds (CRDs) as JSON.
 func NewRestAPI(cfg *rest.Config) (*restAPI, error) {
-	api := &restAPI{groups: map[string]groupClient{}}
+	api := &restAPI{groups: map[string]groupClient{}, shareKey: shareKeyOf(cfg)}
 	for _, gv := range []struct {
 		path     string
 		version  runtime.Object // any object of the group version

@@ -13,8 +13,6 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -143,55 +141,17 @@ func (c *Controller) notServed(k *source.Kind, err error) error {
 	return fmt.Errorf("%w: API group %s is not installed", err, group)
 }
 
-// startInformer starts the informer of w and returns its synced function.
-// With register, lookups of the kind (Gateways, ListenerSets, Namespaces)
-// read its store from now on.
+// startInformer starts the informer of w, or joins the one another
+// controller runs for the same key (shared.go), and returns its synced
+// function. With register, lookups of the kind (Gateways, ListenerSets,
+// Namespaces) read its store from now on.
 func (c *Controller) startInformer(w *Watched, register bool) cache.InformerSynced {
-	list, watchFn := c.api.ListWatch(w.Version, w.Namespace)
-	guard := c.guard(w, list, watchFn)
-	w.api = guard.state
+	key, s := c.acquire(w)
+	inf, state := s.informer, s.guard.state
+	w.api = state
 	c.Mu.Lock()
-	c.states = append(c.states, guard.state)
+	c.states = append(c.states, state)
 	c.Mu.Unlock()
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			w.Options(&o)
-			return guard.List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			w.Options(&o)
-			return guard.Watch(ctx, o)
-		},
-	}
-	// Only the Gateway API kinds are looked up by namespace (see
-	// dependencies.go); for Ingresses and Services the index would be a
-	// set of every key per namespace, 160 bytes an object, for nothing.
-	indexers := cache.Indexers{}
-	if conv := w.Kind.Route; conv != nil {
-		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
-		indexers[gatewayIndex] = func(obj any) ([]string, error) { return source.RouteGateways(conv(obj)), nil }
-		indexers[listenerSetIndex] = func(obj any) ([]string, error) { return source.RouteListenerSets(conv(obj)), nil }
-	}
-	if conv := w.Version.ListenerSet; conv != nil {
-		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
-		indexers[gatewayIndex] = func(obj any) ([]string, error) {
-			if ns, name, ok := conv(obj).GatewayKey(); ok {
-				return []string{ns + "/" + name}, nil
-			}
-			return nil, nil
-		}
-	}
-	// Like the generated informers, tell the reflector whether the client
-	// supports WatchList: client-go's fake clients do not, and an informer
-	// that waits for WatchList's initial-events bookmark on them never syncs.
-	var client any = c.api
-	if w.Kind.ByName && w.Namespace != "" {
-		client = noWatchList{}
-	}
-	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, client),
-		w.Version.Object, cache.SharedIndexInformerOptions{Indexers: indexers})
-	_ = inf.SetTransform(w.Version.Transform)
-	guard.known = inf.GetStore().List
 	w.informer = inf
 	w.stop = make(chan struct{})
 	if register && !w.Nameserver {
@@ -205,24 +165,22 @@ func (c *Controller) startInformer(w *Watched, register bool) cache.InformerSync
 		UpdateFunc: func(_, obj any) { c.update(w, obj) },
 		DeleteFunc: func(obj any) { c.remove(w, obj) },
 	})
+	unsubscribe := state.subscribe(c.guardChanged(w))
 	unregister := func() {}
 	if !w.Nameserver {
-		unregister = registerGuard(guard.state, c.cfg.ZonesLabel, w.Kind.Name)
+		unregister = registerGuard(state, c.cfg.ZonesLabel, w.Kind.Name)
 	}
-	stop := make(chan struct{})
-	c.wg.Add(2)
+	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		defer close(stop)
 		select {
 		case <-c.StopCh:
 		case <-w.stop:
 		}
-	}()
-	go func() {
-		defer c.wg.Done()
-		defer unregister()
-		inf.Run(stop)
+		_ = inf.RemoveEventHandler(reg)
+		unsubscribe()
+		unregister()
+		release(key, s)
 	}()
 	return reg.HasSynced
 }

@@ -1,0 +1,184 @@
+package watch
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"sync"
+
+	"github.com/seed-e581d630/k8s_gateway/source"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Shared informers (issue 28). The controllers of the blocks that read one
+// cluster with the same credentials, such as the views of a split horizon,
+// share one informer, so one cache and one list and watch on the API server,
+// per kind version, namespace and server-side filter. Each controller adds
+// its own event handler, with its own zones, filters and index; a block that
+// joins a running informer gets its cache replayed, and is synced without a
+// list. The informer stops when its last controller leaves. On a Corefile
+// reload CoreDNS starts the new instance before it stops the old one, so the
+// new blocks join the running informers and nothing is listed again.
+
+// Sharer is implemented by an API whose informers other controllers may
+// share: ShareKey identifies the cluster and the credentials. APIs with the
+// same non-empty key read the same objects; "" shares nothing.
+type Sharer interface{ ShareKey() string }
+
+// sharedKey says which informers are one: the same cluster and credentials,
+// version of a kind (its object, transform and indexers), namespace, and
+// list options (the label and field selectors the API server applies).
+type sharedKey struct {
+	api       string
+	version   *source.Kind
+	namespace string
+	selectors string
+}
+
+// sharedInformer is one running informer and the controllers that use it.
+type sharedInformer struct {
+	informer cache.SharedIndexInformer
+	guard    *apiGuard
+	users    int
+	stop     chan struct{} // closed when the last user leaves
+	done     chan struct{} // closed once the informer has stopped
+}
+
+var shared = struct {
+	mu        sync.Mutex
+	informers map[sharedKey]*sharedInformer
+}{informers: map[sharedKey]*sharedInformer{}}
+
+// sharedKeyOf returns the key of w's informer. An API that does not share
+// gets a key of the controller's own.
+func (c *Controller) sharedKeyOf(w *Watched) sharedKey {
+	var o metav1.ListOptions
+	w.Options(&o)
+	api := fmt.Sprintf("controller %p", c)
+	if s, ok := c.api.(Sharer); ok && s.ShareKey() != "" {
+		api = s.ShareKey()
+	}
+	return sharedKey{api: api, version: w.Version, namespace: w.Namespace, selectors: o.LabelSelector + "\x00" + o.FieldSelector}
+}
+
+// acquire returns the running informer of w's key, starting it when none
+// runs; release must be called when w stops.
+func (c *Controller) acquire(w *Watched) (sharedKey, *sharedInformer) {
+	key := c.sharedKeyOf(w)
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	s := shared.informers[key]
+	if s == nil {
+		s = c.newSharedInformer(w)
+		shared.informers[key] = s
+		go func() {
+			defer close(s.done)
+			s.informer.Run(s.stop)
+		}()
+	}
+	s.users++
+	return key, s
+}
+
+// release leaves the informer of key; the last user stops it and waits
+// until it has stopped.
+func release(key sharedKey, s *sharedInformer) {
+	shared.mu.Lock()
+	s.users--
+	last := s.users == 0
+	if last {
+		delete(shared.informers, key)
+		close(s.stop)
+	}
+	shared.mu.Unlock()
+	if last {
+		<-s.done
+	}
+}
+
+// newSharedInformer makes the informer of w and its API guard.
+func (c *Controller) newSharedInformer(w *Watched) *sharedInformer {
+	list, watchFn := c.api.ListWatch(w.Version, w.Namespace)
+	guard := c.guard(w, list, watchFn)
+	options := w.Options
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			options(&o)
+			return guard.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			options(&o)
+			return guard.Watch(ctx, o)
+		},
+	}
+	// Like the generated informers, tell the reflector whether the client
+	// supports WatchList: client-go's fake clients do not, and an informer
+	// that waits for WatchList's initial-events bookmark on them never syncs.
+	var client any = c.api
+	if w.Kind.ByName && w.Namespace != "" {
+		client = noWatchList{}
+	}
+	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, client),
+		w.Version.Object, cache.SharedIndexInformerOptions{Indexers: indexers(w)})
+	_ = inf.SetTransform(w.Version.Transform)
+	guard.known = inf.GetStore().List
+	return &sharedInformer{informer: inf, guard: guard, stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// indexers are the indexes of w's informer. Only the Gateway API kinds are
+// looked up by namespace (see dependencies.go); for Ingresses and Services
+// the index would be a set of every key per namespace, 160 bytes an object,
+// for nothing.
+func indexers(w *Watched) cache.Indexers {
+	ix := cache.Indexers{}
+	if conv := w.Kind.Route; conv != nil {
+		ix[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
+		ix[gatewayIndex] = func(obj any) ([]string, error) { return source.RouteGateways(conv(obj)), nil }
+		ix[listenerSetIndex] = func(obj any) ([]string, error) { return source.RouteListenerSets(conv(obj)), nil }
+	}
+	if conv := w.Version.ListenerSet; conv != nil {
+		ix[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
+		ix[gatewayIndex] = func(obj any) ([]string, error) {
+			if ns, name, ok := conv(obj).GatewayKey(); ok {
+				return []string{ns + "/" + name}, nil
+			}
+			return nil, nil
+		}
+	}
+	return ix
+}
+
+// shareKeyOf identifies the cluster and the credentials of cfg, for
+// Sharer; "" for a configuration with a transport, dialer or wrapper of its
+// own, which no other may be assumed to equal.
+func shareKeyOf(cfg *rest.Config) string {
+	if cfg.Transport != nil || cfg.WrapTransport != nil || cfg.Dial != nil || cfg.Proxy != nil {
+		return ""
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "%q %q %q %q %q %q %q\n", cfg.Host, cfg.APIPath, cfg.Username, cfg.Password, cfg.BearerToken, cfg.BearerTokenFile, cfg.UserAgent)
+	fmt.Fprintf(h, "%+v\n", cfg.Impersonate)
+	t := cfg.TLSClientConfig
+	fmt.Fprintf(h, "%v %q %q %q %q %q %q %q\n", t.Insecure, t.ServerName, t.CertFile, t.KeyFile, t.CAFile, t.CertData, t.KeyData, t.CAData)
+	if cfg.ExecProvider != nil {
+		fmt.Fprintf(h, "exec %+v\n", *cfg.ExecProvider)
+	}
+	if cfg.AuthProvider != nil {
+		fmt.Fprintf(h, "auth %+v\n", *cfg.AuthProvider)
+	}
+	fmt.Fprintf(h, "%v %v %v\n", cfg.QPS, cfg.Burst, cfg.Timeout)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// SharedInformers returns how many informers run, shared or not.
+func SharedInformers() int {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	return len(shared.informers)
+}
