@@ -104,11 +104,14 @@ type costResult struct {
 
 // costCorefile writes a Corefile of views blocks of example.com: views-1
 // view blocks for the clients 127.0.0.2, 127.0.0.3... and the default block.
-func costCorefile(t *testing.T, views, metricsPort int) string {
+func costCorefile(t *testing.T, views, metricsPort, pprofPort int) string {
 	t.Helper()
 	var b strings.Builder
 	for i := range views {
 		b.WriteString("example.com:{$K8S_GATEWAY_PORT} {\n")
+		if i == 0 && pprofPort != 0 {
+			fmt.Fprintf(&b, "    pprof 127.0.0.1:%d\n", pprofPort)
+		}
 		if i < views-1 {
 			fmt.Fprintf(&b, "    view v%d {\n        expr incidr(client_ip(), '127.0.0.%d/32')\n    }\n", i, i+2)
 		}
@@ -133,10 +136,14 @@ func costCorefile(t *testing.T, views, metricsPort int) string {
 
 func costRun(t *testing.T, ns string, n, views int) costResult {
 	t.Helper()
-	metricsPort := freePort(t)
+	metricsPort, pprofPort := freePort(t), 0
+	profiles := os.Getenv("K8SGW_VIEWS_COST_PPROF") // a directory for heap profiles
+	if profiles != "" {
+		pprofPort = freePort(t)
+	}
 	before := apiWatches(t)
 	start := time.Now()
-	s := startServer(t, costCorefile(t, views, metricsPort), kubeconfig)
+	s := startServer(t, costCorefile(t, views, metricsPort, pprofPort), kubeconfig)
 	var r costResult
 	r.ready = time.Since(start)
 	last := fmt.Sprintf("i-%05d.cost.example.com.", n-1)
@@ -149,6 +156,12 @@ func costRun(t *testing.T, ns string, n, views int) costResult {
 	pid := s.proc.Cmd.Process.Pid
 	r.rss = procMemory(t, pid, "VmRSS")
 	r.heap = int64(promValue(t, metricsPort, "go_memstats_heap_inuse_bytes"))
+	if profiles != "" {
+		out := filepath.Join(profiles, fmt.Sprintf("heap-%d-views.pb.gz", views))
+		if b, err := exec.Command("curl", "-sf", "-o", out, fmt.Sprintf("http://127.0.0.1:%d/debug/pprof/heap?gc=1", pprofPort)).CombinedOutput(); err != nil {
+			t.Fatalf("heap profile: %v\n%s", err, b)
+		}
+	}
 	r.qpsDefault = dnsperfQPS(t, s.port, "127.0.0.1", n)
 	r.qpsFirst = r.qpsDefault
 	if views > 1 {
