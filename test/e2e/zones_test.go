@@ -211,9 +211,16 @@ func TestExampleCorefileZones(t *testing.T) {
 				fmt.Sprintf("K8S_GATEWAY_SECONDARY1=127.0.0.1:%d", freePort(t)),
 				fmt.Sprintf("K8S_GATEWAY_SECONDARY2=127.0.0.1:%d", freePort(t)),
 			}
-			if strings.HasSuffix(file, ".dnssec") {
+			if strings.HasSuffix(file, ".dnssec") || strings.HasSuffix(file, ".views") {
 				key, _ := dnssecKey(t, t.TempDir())
 				env = append(env, "K8S_GATEWAY_DNSSEC_KEY="+key)
+			}
+			if strings.HasSuffix(file, ".views") {
+				// The zone is checked from 127.0.0.1: the external view,
+				// whose transfer allows it (views_test.go checks both).
+				env = append(env, "K8S_GATEWAY_INTERNAL_CLIENTS=127.0.0.2/32",
+					fmt.Sprintf("K8S_GATEWAY_INTERNAL_SECONDARY=127.0.0.2:%d", freePort(t)),
+					fmt.Sprintf("K8S_GATEWAY_EXTERNAL_SECONDARY=127.0.0.1:%d", freePort(t)))
 			}
 			s := startServer(t, withTransfer(t, file), kubeconfig, env...)
 			for _, zone := range gatewayZones(t, file) {
