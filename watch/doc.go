@@ -12,8 +12,11 @@
 // the API guard that retries lists and watches and relists after an
 // outage (apiguard.go, relay.go); the dependency graph, so that a change of
 // a Gateway, ListenerSet or Namespace recomputes its routes
-// (dependencies.go); and delegation under the delegated ownership policy
-// (tenancy.go).
+// (dependencies.go); delegation under the delegated ownership policy
+// (tenancy.go); and the informers shared by the controllers that read one
+// cluster with the same credentials (shared.go): one cache and one watch
+// per kind version, namespace and server-side filter, each controller with
+// its own handler.
 //
 // Locks: Sink methods are called from informer handlers; those of the
 // Gateway API kinds hold the controller's route lock, so a Sink must not
