@@ -23,49 +23,7 @@ func TestGatewayAPIDefaultGateways(t *testing.T) {
 	infra, app := namespace(t), namespace(t)
 	gatewayClass(t, infra)
 	zone := infra + ".example.com"
-	kubectlRetry(t, 30*time.Second, fmt.Sprintf(`
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: edge, namespace: %[1]s}
-spec:
-  gatewayClassName: %[1]s
-  defaultScope: All
-  listeners:
-  - {name: http, protocol: HTTP, port: 80, hostname: "*.%[2]s", allowedRoutes: {namespaces: {from: All}}}
-  - {name: local, protocol: HTTP, port: 8080, hostname: "local-%[2]s"}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: Gateway
-metadata: {name: plain, namespace: %[1]s}
-spec:
-  gatewayClassName: %[1]s
-  listeners:
-  - {name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: web, namespace: %[3]s}
-spec:
-  useDefaultGateways: All
-  hostnames: ["web.%[2]s", "local-%[2]s"]
-  rules: [{backendRefs: [{name: web, port: 80}]}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: optout, namespace: %[3]s}
-spec:
-  useDefaultGateways: None
-  hostnames: ["optout.%[2]s"]
-  rules: [{backendRefs: [{name: web, port: 80}]}]
----
-apiVersion: gateway.networking.k8s.io/v1
-kind: HTTPRoute
-metadata: {name: plain, namespace: %[3]s}
-spec:
-  useDefaultGateways: All
-  hostnames: ["plain.%[2]s"]
-  rules: [{backendRefs: [{name: web, port: 80}]}]
-`, infra, zone, app), "apply", "-f", "-")
+	kubectlRetry(t, 30*time.Second, defaultGatewayObjects(infra, zone, app), "apply", "-f", "-")
 	// The API server kept the experimental field, and the routes have no parentRefs.
 	if got := kubectl(t, "", "-n", app, "get", "httproutes.gateway.networking.k8s.io", "web",
 		"-o", "jsonpath={.spec.useDefaultGateways}|{.spec.parentRefs}"); got != "All|" {
@@ -107,4 +65,55 @@ spec:
 	s.eventually(t, 5*time.Second, web, dns.TypeA, gwapiA(web, "192.0.2.142"))
 	setRouteStatus(t, app, "httproutes", "web", gwapiParent{gateway: "edge", namespace: infra, accepted: "False"})
 	s.eventually(t, 5*time.Second, web, dns.TypeA, nxdomain)
+}
+
+// defaultGatewayObjects are the objects of TestGatewayAPIDefaultGateways:
+// the default Gateway edge in infra (an HTTP listener for *.zone that admits
+// every namespace, and one for local-zone that admits its own), the Gateway
+// plain that is no default Gateway, and in app the routes web (default
+// Gateways, no parentRefs), optout (useDefaultGateways: None) and plain.
+func defaultGatewayObjects(infra, zone, app string) string {
+	return fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: edge, namespace: %[1]s}
+spec:
+  gatewayClassName: %[1]s
+  defaultScope: All
+  listeners:
+  - {name: http, protocol: HTTP, port: 80, hostname: "*.%[2]s", allowedRoutes: {namespaces: {from: All}}}
+  - {name: local, protocol: HTTP, port: 8080, hostname: "local-%[2]s"}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: plain, namespace: %[1]s}
+spec:
+  gatewayClassName: %[1]s
+  listeners:
+  - {name: http, protocol: HTTP, port: 80, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web, namespace: %[3]s}
+spec:
+  useDefaultGateways: All
+  hostnames: ["web.%[2]s", "local-%[2]s"]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: optout, namespace: %[3]s}
+spec:
+  useDefaultGateways: None
+  hostnames: ["optout.%[2]s"]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: plain, namespace: %[3]s}
+spec:
+  useDefaultGateways: All
+  hostnames: ["plain.%[2]s"]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+`, infra, zone, app)
 }

@@ -86,28 +86,9 @@ func TestSplitHorizonViews(t *testing.T) {
 		fmt.Sprintf("K8S_GATEWAY_INTERNAL_SECONDARY=%s:%d", internalClient, freePort(t)),
 		fmt.Sprintf("K8S_GATEWAY_EXTERNAL_SECONDARY=%s:%d", externalClient, freePort(t)))
 	nameserverService(t, "10.53.0.1", "198.51.100.53")
-	ns := namespace(t)
-	gatewayClass(t, ns)
-	all := "allowedRoutes: {namespaces: {from: All}}"
-	kubectl(t, manifests(
-		gateway{namespace: ns, name: "internal", class: ns, listeners: []listener{{"http", "HTTP", 80, "", all}}},
-		gateway{namespace: ns, name: "external", class: ns, listeners: []listener{{"http", "HTTP", 80, "", all}}},
-		gateway{namespace: ns, name: "dual", class: ns, listeners: []listener{{"http", "HTTP", 80, "", all}}},
-		route{kind: "HTTPRoute", namespace: ns, name: "web", parent: gwapiParent{gateway: "internal"},
-			hostnames: []string{"web." + ns + ".example.com"}, backend: "web", port: 80},
-		route{kind: "HTTPRoute", namespace: ns, name: "dual", parent: gwapiParent{gateway: "dual"},
-			hostnames: []string{"dual." + ns + ".example.com"}, backend: "web", port: 80},
-	), "apply", "-f", "-")
-	// The web route on both Gateways.
-	kubectl(t, "", "-n", ns, "patch", "httproutes.gateway.networking.k8s.io", "web", "--type=merge", "-p",
-		`{"spec":{"parentRefs":[{"name":"internal"},{"name":"external"}]}}`)
-	setGatewayAddresses(t, ns, "internal", "10.20.0.1", "fd00::1")
-	setGatewayAddresses(t, ns, "external", "203.0.113.1", "2001:db8::1")
-	setGatewayAddresses(t, ns, "dual", "192.168.7.7", "198.51.100.7")
-	setRouteStatus(t, ns, "httproutes", "web", gwapiParent{gateway: "internal", accepted: "True"}, gwapiParent{gateway: "external", accepted: "True"})
-	setRouteStatus(t, ns, "httproutes", "dual", gwapiParent{gateway: "dual", accepted: "True"})
-
+	ns := splitHorizonObjects(t)
 	web, dual := "web."+ns+".example.com.", "dual."+ns+".example.com."
+
 	glue := "dns1.kube-system.example.com."
 	views := []viewAddrs{
 		{client: internalClient, web: "10.20.0.1", web6: "fd00::1", dual: "192.168.7.7", glue: "10.53.0.1", otherWeb: "203.0.113.1", other6: "2001:db8::1"},
@@ -214,4 +195,34 @@ func digRRs(out string) []string {
 		}
 	}
 	return rrs
+}
+
+// splitHorizonObjects creates the objects of TestSplitHorizonViews in a new
+// namespace, which it returns: the Gateways internal (10.20.0.1, fd00::1),
+// external (203.0.113.1, 2001:db8::1) and dual (192.168.7.7 and
+// 198.51.100.7), the route web on internal and external, the route dual on
+// dual, each accepted.
+func splitHorizonObjects(t *testing.T) string {
+	t.Helper()
+	ns := namespace(t)
+	gatewayClass(t, ns)
+	all := "allowedRoutes: {namespaces: {from: All}}"
+	kubectl(t, manifests(
+		gateway{namespace: ns, name: "internal", class: ns, listeners: []listener{{"http", "HTTP", 80, "", all}}},
+		gateway{namespace: ns, name: "external", class: ns, listeners: []listener{{"http", "HTTP", 80, "", all}}},
+		gateway{namespace: ns, name: "dual", class: ns, listeners: []listener{{"http", "HTTP", 80, "", all}}},
+		route{kind: "HTTPRoute", namespace: ns, name: "web", parent: gwapiParent{gateway: "internal"},
+			hostnames: []string{"web." + ns + ".example.com"}, backend: "web", port: 80},
+		route{kind: "HTTPRoute", namespace: ns, name: "dual", parent: gwapiParent{gateway: "dual"},
+			hostnames: []string{"dual." + ns + ".example.com"}, backend: "web", port: 80},
+	), "apply", "-f", "-")
+	// The web route on both Gateways.
+	kubectl(t, "", "-n", ns, "patch", "httproutes.gateway.networking.k8s.io", "web", "--type=merge", "-p",
+		`{"spec":{"parentRefs":[{"name":"internal"},{"name":"external"}]}}`)
+	setGatewayAddresses(t, ns, "internal", "10.20.0.1", "fd00::1")
+	setGatewayAddresses(t, ns, "external", "203.0.113.1", "2001:db8::1")
+	setGatewayAddresses(t, ns, "dual", "192.168.7.7", "198.51.100.7")
+	setRouteStatus(t, ns, "httproutes", "web", gwapiParent{gateway: "internal", accepted: "True"}, gwapiParent{gateway: "external", accepted: "True"})
+	setRouteStatus(t, ns, "httproutes", "dual", gwapiParent{gateway: "dual", accepted: "True"})
+	return ns
 }
