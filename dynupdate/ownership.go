@@ -1,0 +1,65 @@
+package dynupdate
+
+import (
+	"github.com/seed-e581d630/k8s_gateway/index"
+)
+
+// Authorizer decides whether the keys of namespace may answer the ACME
+// challenge of name (at _acme-challenge.<name>) in zone. A refusal says why.
+type Authorizer interface {
+	MayChallenge(namespace, zone, name string) (ok bool, why string)
+}
+
+// AuthorizerFunc adapts a function to Authorizer.
+type AuthorizerFunc func(namespace, zone, name string) (bool, string)
+
+// MayChallenge implements Authorizer.
+func (f AuthorizerFunc) MayChallenge(namespace, zone, name string) (bool, string) {
+	return f(namespace, zone, name)
+}
+
+// Ownership applies the block's ownership policy to challenges. A challenge
+// at _acme-challenge.<name> proves control of <name> and of *.<name>, so
+// a namespace may answer it only where it may publish <name> and no other
+// namespace owns <name> or a name below it:
+//
+//   - union: anywhere in the zone (every key may get a certificate for every
+//     name: use it only when all keys are trusted alike);
+//   - first: when every owner of <name> and of the names below it is the
+//     namespace itself (names nobody owns are free);
+//   - delegated: inside the namespace's domains, with the rules of first.
+//
+// The zone apex belongs to the plugin under first and delegated.
+type Ownership struct {
+	Policy index.Policy
+	// Owners returns the namespaces owning name or a name below it, under the
+	// policy ("" for the plugin's own names).
+	Owners func(zone, name string) []string
+	// MayPublish reports whether namespace may publish name (delegated).
+	MayPublish func(namespace, name string) bool
+}
+
+// MayChallenge implements Authorizer.
+func (o Ownership) MayChallenge(namespace, zone, name string) (bool, string) {
+	if o.Policy == index.Union {
+		return true, ""
+	}
+	if name == zone {
+		return false, "the zone apex belongs to the DNS server"
+	}
+	if o.Policy == index.Delegated && (o.MayPublish == nil || !o.MayPublish(namespace, name)) {
+		return false, "outside the domains delegated to namespace " + namespace
+	}
+	if o.Owners == nil {
+		return true, ""
+	}
+	for _, owner := range o.Owners(zone, name) {
+		if owner == "" {
+			return false, "the name belongs to the DNS server"
+		}
+		if owner != namespace {
+			return false, "another namespace owns the name or a name below it"
+		}
+	}
+	return true, ""
+}

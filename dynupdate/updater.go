@@ -1,0 +1,293 @@
+package dynupdate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	clog "github.com/coredns/coredns/plugin/pkg/log"
+	"github.com/miekg/dns"
+)
+
+var log = clog.NewWithPlugin("k8s_gateway")
+
+// EditFunc turns the TXT values (and TTL) of one owner name into new ones.
+type EditFunc func(values []string, ttl uint32) ([]string, uint32, error)
+
+// Store keeps the challenges in the cluster (see DNSEndpoints).
+type Store interface {
+	// Edit changes the values of the plugin's object for name in namespace:
+	// edit gets its values (none when there is no object) and returns the new
+	// ones; none removes the object. keyName is recorded on the object.
+	Edit(ctx context.Context, namespace, name, keyName string, edit EditFunc) error
+}
+
+// Rejection is one refused update, for logs, metrics and Events.
+type Rejection struct {
+	Zone      string // "" when the zone section was not read
+	Name      string // the first owner name at fault, if any
+	Key       string // the key's name, "" when unsigned or unknown
+	Namespace string // the key's namespace
+	Source    string // where the key comes from (Key.Source)
+	Reason    string // a Reason* constant
+	Detail    string
+	Rcode     int
+}
+
+func (r Rejection) String() string {
+	return fmt.Sprintf("update refused (%s, %s): zone %q key %q namespace %q: %s",
+		dns.RcodeToString[r.Rcode], r.Reason, r.Zone, r.Key, r.Namespace, r.Detail)
+}
+
+// Config configures an Updater.
+type Config struct {
+	Zones      []string // canonical
+	Keys       *Keyring
+	Zone       Zone
+	Store      Store
+	Authorizer Authorizer
+	Limits     Limits
+	// Fudge is the largest time difference accepted, in seconds (RFC 8945
+	// recommends 300); a request's smaller fudge applies.
+	Fudge uint16
+	// RatePerMinute is the number of updates a key may send a minute.
+	RatePerMinute int
+	// OverlayHold is how long an update is answered from the overlay while
+	// the informer has not brought it back.
+	OverlayHold time.Duration
+	// Timeout bounds the API calls of one update.
+	Timeout  time.Duration
+	Now      func() time.Time
+	OnReject func(Rejection)
+	OnAccept func(zone, name, key, namespace string)
+}
+
+// Updater serves UPDATE messages (see the package doc).
+type Updater struct {
+	cfg     Config
+	overlay *Overlay
+	replays *replays
+	rate    *rateLimit
+	mu      sync.Mutex // one update at a time: prerequisites see the last one
+}
+
+// New returns an Updater; zero fields of cfg get defaults.
+func New(cfg Config) *Updater {
+	if cfg.Limits == (Limits{}) {
+		cfg.Limits = DefaultLimits
+	}
+	if cfg.Fudge == 0 {
+		cfg.Fudge = 300
+	}
+	if cfg.OverlayHold == 0 {
+		cfg.OverlayHold = 30 * time.Second
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Authorizer == nil {
+		cfg.Authorizer = AuthorizerFunc(func(string, string, string) (bool, string) { return false, "no ownership policy" })
+	}
+	return &Updater{cfg: cfg, overlay: NewOverlay(cfg.OverlayHold), replays: newReplays(1 << 16), rate: newRateLimit(cfg.RatePerMinute)}
+}
+
+// Answer returns the TXT records to answer for qname from the overlay (see
+// Overlay.Answer); zone holds the TXT records the index answers there.
+func (u *Updater) Answer(qname string, zone []dns.RR) ([]dns.RR, bool) {
+	return u.overlay.Answer(dns.CanonicalName(qname), zone, u.cfg.Now())
+}
+
+// ServeDNS answers an UPDATE message; it always writes the reply.
+func (u *Updater) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg) (int, error) {
+	now := u.cfg.Now()
+	reply := new(dns.Msg)
+	reply.SetReply(r)
+	reply.Answer, reply.Ns, reply.Extra = nil, nil, nil
+	for i, rr := range r.Extra {
+		if rr.Header().Rrtype == dns.TypeTSIG && i != len(r.Extra)-1 {
+			u.reject(Rejection{Reason: ReasonFormat, Detail: "TSIG not last", Rcode: dns.RcodeFormatError})
+			reply.Rcode = dns.RcodeFormatError
+			return dns.RcodeSuccess, w.WriteMsg(reply)
+		}
+	}
+	v := verifyTSIG(r, u.cfg.Keys, now, u.cfg.Fudge)
+	rej := Rejection{Key: v.key.Name, Namespace: v.key.Namespace, Source: v.key.Source, Reason: v.reason}
+	switch {
+	case v.tsig == nil:
+		rej.Rcode, rej.Detail = dns.RcodeRefused, "updates must be signed with TSIG"
+		u.reject(rej)
+		reply.Rcode = dns.RcodeRefused
+		return dns.RcodeSuccess, w.WriteMsg(reply)
+	case v.err != 0:
+		rej.Key = dns.CanonicalName(v.tsig.Hdr.Name)
+		rej.Rcode, rej.Detail = dns.RcodeNotAuth, "TSIG "+dns.RcodeToString[int(v.err)]
+		u.reject(rej)
+		reply.Rcode = dns.RcodeNotAuth
+		return u.write(w, reply, v, now)
+	case !u.replays.first(v, now, u.cfg.Fudge):
+		rej.Reason, rej.Rcode, rej.Detail = ReasonReplay, dns.RcodeRefused, "a message with this MAC was seen before"
+		u.reject(rej)
+		reply.Rcode = dns.RcodeRefused
+		return u.write(w, reply, v, now)
+	}
+	if f := u.process(ctx, r, v.key, &rej, now); f != nil {
+		rej.Reason, rej.Rcode, rej.Detail = f.reason, f.rcode, f.detail
+		u.reject(rej)
+		reply.Rcode = f.rcode
+	}
+	return u.write(w, reply, v, now)
+}
+
+// write sends the reply signed (see signReply).
+func (u *Updater) write(w dns.ResponseWriter, reply *dns.Msg, v verdict, now time.Time) (int, error) {
+	buf, err := signReply(reply, v, now)
+	if err != nil {
+		return dns.RcodeServerFailure, err
+	}
+	_, err = w.Write(buf)
+	return dns.RcodeSuccess, err
+}
+
+func (u *Updater) reject(r Rejection) {
+	log.Warning(r.String())
+	rejectedTotal.WithLabelValues(r.Zone, r.Reason).Inc()
+	if u.cfg.OnReject != nil {
+		u.cfg.OnReject(r)
+	}
+}
+
+// process checks and applies an authenticated update; nil means done.
+func (u *Updater) process(ctx context.Context, r *dns.Msg, key Key, rej *Rejection, now time.Time) *failure {
+	zone, f := zoneOf(r, u.cfg.Zones)
+	if f != nil {
+		return f
+	}
+	rej.Zone = zone
+	if r.Len() > u.cfg.Limits.MaxMessage {
+		return fail(dns.RcodeRefused, ReasonSize, "message too large")
+	}
+	if !u.rate.allow(key.Name, now) {
+		return fail(dns.RcodeRefused, ReasonRate, "rate limit of the key")
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	view := u.view(now)
+	if f := checkPrereqs(r.Answer, zone, view); f != nil {
+		return f
+	}
+	if f := prescan(r.Ns, zone); f != nil {
+		return f
+	}
+	ops, f := scope(r.Ns, zone, u.cfg.Limits)
+	if f != nil {
+		return f
+	}
+	var names []string
+	for _, o := range ops {
+		if !slices.Contains(names, o.name) {
+			names = append(names, o.name)
+		}
+	}
+	for _, name := range names {
+		base := name[len(ChallengeLabel)+1:]
+		if ok, why := u.cfg.Authorizer.MayChallenge(key.Namespace, zone, base); !ok {
+			rej.Name = name
+			return fail(dns.RcodeRefused, ReasonOwnership, why)
+		}
+	}
+	ctx, cancel := context.WithTimeout(ctx, u.cfg.Timeout)
+	defer cancel()
+	for _, name := range names {
+		rej.Name = name
+		if f := u.apply(ctx, zone, name, ops, key, view, now); f != nil {
+			return f
+		}
+	}
+	return nil
+}
+
+// apply writes the ops at one owner name and records the result in the overlay.
+func (u *Updater) apply(ctx context.Context, zone, name string, ops []op, key Key, view Zone, now time.Time) *failure {
+	max := u.cfg.Limits.MaxValues
+	edit := func(values []string, ttl uint32) ([]string, uint32, error) {
+		values, ttl = applyOps(values, ttl, name, ops)
+		if len(values) > max {
+			return nil, 0, fail(dns.RcodeRefused, ReasonSize, "too many values at "+name)
+		}
+		return values, ttl, nil
+	}
+	current := view.Records(name, dns.TypeTXT)
+	want, ttl, err := edit(txtValues(current), minTTL(current))
+	if err == nil {
+		err = u.cfg.Store.Edit(ctx, key.Namespace, name, key.Name, edit)
+	}
+	if err != nil {
+		var f *failure
+		if errors.As(err, &f) {
+			return f
+		}
+		return fail(dns.RcodeServerFailure, ReasonStorage, err.Error())
+	}
+	u.overlay.set(name, want, ttl, now)
+	appliedTotal.WithLabelValues(zone).Inc()
+	log.Infof("update applied: %s TXT %d value(s), key %s (namespace %s)", name, len(want), key.Name, key.Namespace)
+	if u.cfg.OnAccept != nil {
+		u.cfg.OnAccept(zone, name, key.Name, key.Namespace)
+	}
+	return nil
+}
+
+// applyOps applies the ops at name, in order, to values.
+func applyOps(values []string, ttl uint32, name string, ops []op) ([]string, uint32) {
+	values = slices.Clone(values)
+	for _, o := range ops {
+		if o.name != name {
+			continue
+		}
+		switch o.kind {
+		case opAdd:
+			if !slices.Contains(values, o.value) {
+				values = append(values, o.value)
+			}
+			ttl = o.ttl
+		case opDelete:
+			values = slices.DeleteFunc(values, func(v string) bool { return v == o.value })
+		case opDeleteSet:
+			values = nil
+		}
+	}
+	return values, ttl
+}
+
+func minTTL(rrs []dns.RR) uint32 {
+	if len(rrs) == 0 {
+		return 0
+	}
+	t := rrs[0].Header().Ttl
+	for _, rr := range rrs[1:] {
+		t = min(t, rr.Header().Ttl)
+	}
+	return t
+}
+
+// view returns the zone with the overlay's TXT RRsets in place of the index's.
+func (u *Updater) view(now time.Time) Zone {
+	return ZoneFunc(func(name string, t uint16) []dns.RR {
+		rrs := u.cfg.Zone.Records(name, t)
+		if t != dns.TypeTXT && t != dns.TypeANY {
+			return rrs
+		}
+		values, ttl, ok := u.overlay.values(name, now)
+		if !ok {
+			return rrs
+		}
+		rrs = slices.DeleteFunc(slices.Clone(rrs), func(rr dns.RR) bool { return rr.Header().Rrtype == dns.TypeTXT })
+		return append(rrs, txtRecords(name, values, ttl)...)
+	})
+}

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# hack/acme.sh - build and cache the ACME test tools of the dynamic-update
+# end-to-end tests (test/e2e/acme_*_test.go), from the Go module proxy only:
+#
+#   pebble  github.com/letsencrypt/pebble/v2/cmd/pebble   a small ACME CA
+#   acmeclient  hack/acmeclient: lego's library (github.com/go-acme/lego/v5)
+#           and its RFC 2136 (TSIG) DNS-01 provider behind a few flags
+#
+# Each is built in a module of its own (go install MODULE@VERSION), never
+# imported by the plugin, and cached in $K8SGW_CACHE/bin (default
+# ~/.cache/k8s_gateway/bin) with a version stamp: a second run costs nothing.
+#
+# Usage: hack/acme.sh build|path|certmanager-timing
+#   build               build what is missing; prints nothing on stdout
+#   path                print the directory holding the binaries
+#   certmanager-timing  time a build of cert-manager's controller (v1.21),
+#                       for the record only (see README, "Certificates")
+set -euo pipefail
+
+PEBBLE_VERSION=v2.10.1
+LEGO_VERSION=v5.6.0
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+CERTMANAGER_VERSION=v1.21.2
+
+CACHE=${K8SGW_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/k8s_gateway}
+BIN=$CACHE/bin
+
+log() { printf '[acme.sh] %s\n' "$*" >&2; }
+die() { printf '[acme.sh] ERROR: %s\n' "$*" >&2; exit 1; }
+
+setup_go() {
+	command -v go >/dev/null 2>&1 || PATH=/usr/local/go/bin:$PATH
+	command -v go >/dev/null 2>&1 || die "go not found"
+	export GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0 GOFLAGS="-mod=mod -buildvcs=false"
+}
+
+# build NAME PACKAGE@VERSION: go install into a temporary GOBIN, then move the
+# binary into $BIN atomically, with its stamp.
+build() {
+	local name=$1 pkg=$2 stamp="$2"
+	if [[ -x $BIN/$name && -f $BIN/.$name.version && "$(cat "$BIN/.$name.version")" == "$stamp" ]]; then
+		return 0
+	fi
+	mkdir -p "$BIN"
+	local tmp start
+	tmp=$(mktemp -d "$BIN/.acme-build.XXXXXX")
+	start=$(date +%s)
+	log "building $pkg (first time only)"
+	if ! GOBIN=$tmp go install -trimpath -ldflags '-s -w' "$pkg" >"$tmp/build.log" 2>&1; then
+		tail -n 30 "$tmp/build.log" >&2
+		rm -rf "$tmp"
+		die "go install $pkg failed"
+	fi
+	local out
+	out=$(find "$tmp" -maxdepth 1 -type f -perm -u+x | head -n 1)
+	[[ -n $out ]] || die "go install $pkg left no binary"
+	mv -f "$out" "$BIN/$name"
+	printf '%s' "$stamp" >"$BIN/.$name.version"
+	rm -rf "$tmp"
+	log "built $name in $(($(date +%s) - start)) s"
+}
+
+# build_acmeclient: hack/acmeclient (lego's library and RFC 2136 provider
+# behind a few flags) from a wrapper module of its own. lego's command
+# itself does not build from the module proxy: the SDKs of some of its DNS
+# providers are refused (403).
+build_acmeclient() {
+	local src stamp="lego=$LEGO_VERSION $(sha256sum "$HERE/acmeclient/main.go" | cut -c1-16)"
+	if [[ -x $BIN/acmeclient && -f $BIN/.acmeclient.version && "$(cat "$BIN/.acmeclient.version")" == "$stamp" ]]; then
+		return 0
+	fi
+	src=$CACHE/src/acmeclient
+	rm -rf "$src"
+	mkdir -p "$src" "$BIN"
+	cp "$HERE/acmeclient/main.go" "$src/"
+	local start
+	start=$(date +%s)
+	log "building the ACME client (lego $LEGO_VERSION library, first time only)"
+	(
+		cd "$src"
+		go mod init k8sgw.local/acmeclient >build.log 2>&1
+		go get "github.com/go-acme/lego/v5@$LEGO_VERSION" >>build.log 2>&1
+		go mod tidy >>build.log 2>&1
+		go build -trimpath -ldflags '-s -w' -o "$BIN/.acmeclient.tmp" . >>build.log 2>&1
+	) || { tail -n 30 "$src/build.log" >&2; die "building the ACME client failed"; }
+	mv -f "$BIN/.acmeclient.tmp" "$BIN/acmeclient"
+	printf '%s' "$stamp" >"$BIN/.acmeclient.version"
+	log "built acmeclient in $(($(date +%s) - start)) s"
+}
+
+certmanager_timing() {
+	# cert-manager's controller lives in its own module (cmd/controller) that
+	# replaces the main module by a relative path, so go install refuses it:
+	# build it from a wrapper module, as hack/cluster.sh does for etcd.
+	local dir start
+	dir=$(mktemp -d)
+	trap 'rm -rf "$dir"' RETURN
+	start=$(date +%s)
+	(
+		cd "$dir"
+		go mod init k8sgw.local/certmanager-timing >/dev/null 2>&1
+		cat >main.go <<'GO'
+package main
+
+import (
+	"github.com/cert-manager/cert-manager/pkg/controller"
+	_ "github.com/cert-manager/cert-manager/pkg/controller/certificates/issuing"
+	_ "github.com/cert-manager/cert-manager/pkg/issuer/acme/dns"
+)
+
+func main() { _ = controller.Known() }
+GO
+		go get "github.com/cert-manager/cert-manager@$CERTMANAGER_VERSION" >get.log 2>&1 || { tail get.log >&2; exit 1; }
+		go mod tidy >>get.log 2>&1 || { tail get.log >&2; exit 1; }
+		log "modules resolved in $(($(date +%s) - start)) s"
+		go build -o /dev/null . 2>&1 | tail -n 20 >&2
+	)
+	log "cert-manager controller packages built in $(($(date +%s) - start)) s (download + compile)"
+}
+
+main() {
+	setup_go
+	case ${1:-build} in
+	build)
+		build pebble "github.com/letsencrypt/pebble/v2/cmd/pebble@$PEBBLE_VERSION"
+		build_acmeclient
+		;;
+	path) printf '%s\n' "$BIN" ;;
+	certmanager-timing) certmanager_timing ;;
+	*) die "usage: $0 build|path|certmanager-timing" ;;
+	esac
+}
+
+main "$@"
