@@ -1,0 +1,163 @@
+package dynupdate
+
+import (
+	"context"
+	"net"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+const (
+	testZone    = "example.com."
+	secretA     = "c2VjcmV0LW9mLXRlYW0tYS0zMi1ieXRlcy1sb25nISE="
+	secretB     = "c2VjcmV0LW9mLXRlYW0tYi0zMi1ieXRlcy1sb25nISE="
+	keyA, keyB  = "team-a.", "team-b."
+	challengeA  = "_acme-challenge.team-a.example.com."
+	acmeValue   = "LoqXcYV8q5ONbJQxbmR7SCTNo3tiAXDfowyjxAjEuX0"
+	acmeValue2  = "9ihDbjxnXgkvKX2exTmU3vL7YKjZF_2EubGdKj1SyuM"
+	testTimeout = 5 * time.Second
+)
+
+// recorder is a dns.ResponseWriter keeping what was written.
+type recorder struct {
+	buf []byte
+	msg *dns.Msg
+}
+
+func (r *recorder) LocalAddr() net.Addr       { return &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 53} }
+func (r *recorder) RemoteAddr() net.Addr      { return &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000} }
+func (r *recorder) WriteMsg(m *dns.Msg) error { r.msg = m; var err error; r.buf, err = m.Pack(); return err }
+func (r *recorder) Write(b []byte) (int, error) {
+	r.buf = slices.Clone(b)
+	r.msg = new(dns.Msg)
+	return len(b), r.msg.Unpack(b)
+}
+func (r *recorder) Close() error        { return nil }
+func (r *recorder) TsigStatus() error   { return nil }
+func (r *recorder) TsigTimersOnly(bool) {}
+func (r *recorder) Hijack()             {}
+
+// memStore is a Store in memory, by namespace and name.
+type memStore struct {
+	mu   sync.Mutex
+	objs map[string][]string
+	ttl  map[string]uint32
+	fail error
+}
+
+func newMemStore() *memStore { return &memStore{objs: map[string][]string{}, ttl: map[string]uint32{}} }
+
+func (s *memStore) Edit(_ context.Context, ns, name, _ string, edit EditFunc) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail != nil {
+		return s.fail
+	}
+	k := ns + "/" + name
+	v, ttl, err := edit(s.objs[k], s.ttl[k])
+	if err != nil {
+		return err
+	}
+	if len(v) == 0 {
+		delete(s.objs, k)
+		return nil
+	}
+	s.objs[k], s.ttl[k] = v, ttl
+	return nil
+}
+
+func (s *memStore) values(ns, name string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.objs[ns+"/"+name])
+}
+
+// memZone is a Zone of fixed records.
+type memZone []dns.RR
+
+func (z memZone) Records(name string, t uint16) []dns.RR {
+	var out []dns.RR
+	for _, rr := range z {
+		if dns.CanonicalName(rr.Header().Name) == name && (t == dns.TypeANY || rr.Header().Rrtype == t) {
+			out = append(out, rr)
+		}
+	}
+	return out
+}
+
+func mustRR(t testing.TB, s string) dns.RR {
+	t.Helper()
+	rr, err := dns.NewRR(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rr
+}
+
+// testUpdater returns an Updater for testZone with the keys of team-a and
+// team-b, under a first-like policy: team-b owns b.example.com.
+func testUpdater(t testing.TB, zone memZone) (*Updater, *memStore, *[]Rejection) {
+	t.Helper()
+	ka, err := NewKey(keyA, "hmac-sha256", secretA, "team-a", "Corefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := NewKey(keyB, "hmac-sha512", secretB, "team-b", "Corefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := newMemStore()
+	var rejected []Rejection
+	u := New(Config{
+		Zones: []string{testZone}, Keys: NewKeyring([]Key{ka, kb}), Zone: zone, Store: store,
+		Authorizer: AuthorizerFunc(func(ns, zone, name string) (bool, string) {
+			if dns.IsSubDomain("team-a.example.com.", name) {
+				return ns == "team-a", "owned by team-a"
+			}
+			return true, ""
+		}),
+		RatePerMinute: 1000,
+		OnReject:      func(r Rejection) { rejected = append(rejected, r) },
+	})
+	return u, store, &rejected
+}
+
+// signed packs m signed with key (name, algorithm, secret) at time ts, and
+// returns the wire and the request MAC.
+func signed(t testing.TB, m *dns.Msg, name, alg, secret string, ts time.Time) ([]byte, string) {
+	t.Helper()
+	m.SetTsig(name, alg, 300, ts.Unix())
+	buf, mac, err := dns.TsigGenerate(m, secret, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return buf, mac
+}
+
+// serve sends wire to u as the server would (unpacked) and returns the reply.
+func serve(t testing.TB, u *Updater, wire []byte) (*dns.Msg, []byte) {
+	t.Helper()
+	r := new(dns.Msg)
+	if err := r.Unpack(wire); err != nil {
+		t.Fatal(err)
+	}
+	w := &recorder{}
+	if _, err := u.ServeDNS(context.Background(), w, r); err != nil {
+		t.Fatal(err)
+	}
+	if w.msg == nil {
+		t.Fatal("no reply written")
+	}
+	return w.msg, w.buf
+}
+
+func updateMsg(zone string) *dns.Msg {
+	m := new(dns.Msg)
+	m.SetUpdate(zone)
+	m.Id = 4242
+	return m
+}
