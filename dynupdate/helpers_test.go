@@ -28,9 +28,16 @@ type recorder struct {
 	msg *dns.Msg
 }
 
-func (r *recorder) LocalAddr() net.Addr       { return &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 53} }
-func (r *recorder) RemoteAddr() net.Addr      { return &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000} }
-func (r *recorder) WriteMsg(m *dns.Msg) error { r.msg = m; var err error; r.buf, err = m.Pack(); return err }
+func (r *recorder) LocalAddr() net.Addr { return &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 53} }
+func (r *recorder) RemoteAddr() net.Addr {
+	return &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
+}
+func (r *recorder) WriteMsg(m *dns.Msg) error {
+	r.msg = m
+	var err error
+	r.buf, err = m.Pack()
+	return err
+}
 func (r *recorder) Write(b []byte) (int, error) {
 	r.buf = slices.Clone(b)
 	r.msg = new(dns.Msg)

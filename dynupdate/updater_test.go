@@ -57,7 +57,9 @@ func TestUpdate(t *testing.T) {
 		{name: "wildcard base", build: func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, "_acme-challenge.*.example.com.", 60, "x")}) }, rcode: dns.RcodeRefused, reason: ReasonScope},
 		{name: "delete name", build: func(m *dns.Msg) { m.RemoveName([]dns.RR{txt(t, challengeA, 0, "x")}) }, rcode: dns.RcodeRefused, reason: ReasonScope},
 		{name: "ttl too high", build: func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, challengeA, 86400, acmeValue)}) }, rcode: dns.RcodeRefused, reason: ReasonScope},
-		{name: "txt too long", build: func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, challengeA, 60, strings.Repeat("a", 200)+"\" \""+strings.Repeat("b", 100))}) }, rcode: dns.RcodeRefused, reason: ReasonScope},
+		{name: "txt too long", build: func(m *dns.Msg) {
+			m.Insert([]dns.RR{txt(t, challengeA, 60, strings.Repeat("a", 200)+"\" \""+strings.Repeat("b", 100))})
+		}, rcode: dns.RcodeRefused, reason: ReasonScope},
 		{name: "update class CH", build: func(m *dns.Msg) {
 			rr := txt(t, challengeA, 60, acmeValue)
 			rr.Header().Class = dns.ClassCHAOS
@@ -203,7 +205,9 @@ func TestDeletes(t *testing.T) {
 		reply, _ := serve(t, u, wire)
 		return reply.Rcode
 	}
-	send(func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue), txt(t, challengeA, 60, acmeValue2)}) })
+	send(func(m *dns.Msg) {
+		m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue), txt(t, challengeA, 60, acmeValue2)})
+	})
 	if rc := send(func(m *dns.Msg) { m.Remove([]dns.RR{txt(t, challengeA, 0, acmeValue)}) }); rc != dns.RcodeSuccess {
 		t.Fatal(dns.RcodeToString[rc])
 	}

@@ -92,9 +92,10 @@ certmanager_timing() {
 	# cert-manager's controller lives in its own module (cmd/controller) that
 	# replaces the main module by a relative path, so go install refuses it:
 	# build it from a wrapper module, as hack/cluster.sh does for etcd.
-	local dir start
-	dir=$(mktemp -d)
-	trap 'rm -rf "$dir"' RETURN
+	local start
+	CM_DIR=$(mktemp -d)
+	trap 'rm -rf "$CM_DIR"' EXIT
+	local dir=$CM_DIR
 	start=$(date +%s)
 	(
 		cd "$dir"
