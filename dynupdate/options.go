@@ -1,0 +1,112 @@
+package dynupdate
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Options are those of the Corefile's updates block:
+//
+//	updates {
+//	    key NAME ALGORITHM FILE NAMESPACE
+//	    secrets [NAMESPACE]
+//	    expire DURATION
+//	    maxttl SECONDS
+//	    rate N
+//	    fudge SECONDS
+//	}
+type Options struct {
+	Keys []Key
+	// Secrets: keys from labelled Secrets; SecretsNamespace limits them to one.
+	Secrets          bool
+	SecretsNamespace string
+	Expire           time.Duration
+	Limits           Limits
+	RatePerMinute    int
+	Fudge            uint16
+}
+
+// NewOptions returns the defaults.
+func NewOptions() *Options {
+	l := DefaultLimits
+	l.MaxTTL = 300
+	return &Options{Expire: time.Hour, Limits: l, RatePerMinute: 30, Fudge: 300}
+}
+
+// Set applies one line of the block.
+func (o *Options) Set(opt string, args []string) error {
+	one := func(usage string) error {
+		if len(args) != 1 {
+			return fmt.Errorf("%s: want %s, got %d argument(s)", opt, usage, len(args))
+		}
+		return nil
+	}
+	number := func(usage string, lo, hi int) (int, error) {
+		if err := one(usage); err != nil {
+			return 0, err
+		}
+		n, err := strconv.Atoi(args[0])
+		if err != nil || n < lo || n > hi {
+			return 0, fmt.Errorf("%s must be an integer from %d to %d, got %q", opt, lo, hi, args[0])
+		}
+		return n, nil
+	}
+	var err error
+	var n int
+	switch opt {
+	case "key":
+		if len(args) != 4 {
+			return fmt.Errorf("key: want key NAME ALGORITHM FILE NAMESPACE, got %d argument(s)", len(args))
+		}
+		secret, err := ReadSecretFile(args[2])
+		if err != nil {
+			return fmt.Errorf("key %s: %v", args[0], err)
+		}
+		k, err := NewKey(args[0], args[1], secret, args[3], "Corefile")
+		if err != nil {
+			return err
+		}
+		for _, other := range o.Keys {
+			if other.Name == k.Name {
+				return fmt.Errorf("key %s is given twice", k.Name)
+			}
+		}
+		o.Keys = append(o.Keys, k)
+	case "secrets":
+		if len(args) > 1 {
+			return fmt.Errorf("secrets: want secrets [NAMESPACE]")
+		}
+		o.Secrets = true
+		if len(args) == 1 {
+			o.SecretsNamespace = args[0]
+		}
+	case "expire":
+		if err = one("DURATION"); err == nil {
+			o.Expire, err = time.ParseDuration(args[0])
+			if err == nil && o.Expire < time.Minute {
+				err = fmt.Errorf("expire: at least 1m, got %s", args[0])
+			}
+		}
+	case "maxttl":
+		n, err = number("SECONDS", 0, 86400)
+		o.Limits.MaxTTL = uint32(n) // #nosec G115 -- checked
+	case "rate":
+		n, err = number("N", 1, 100000)
+		o.RatePerMinute = n
+	case "fudge":
+		n, err = number("SECONDS", 1, 3600)
+		o.Fudge = uint16(n) // #nosec G115 -- checked
+	default:
+		return fmt.Errorf("unknown updates property %q", opt)
+	}
+	return err
+}
+
+// Check reports an unusable configuration.
+func (o *Options) Check() error {
+	if len(o.Keys) == 0 && !o.Secrets {
+		return fmt.Errorf("updates: no key: give key lines or secrets")
+	}
+	return nil
+}

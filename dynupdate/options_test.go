@@ -1,0 +1,58 @@
+package dynupdate
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestOptions(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain.key")
+	bind := filepath.Join(dir, "bind.key")
+	if err := os.WriteFile(plain, []byte(secretA+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bind, []byte("key \"b\" {\n\talgorithm hmac-sha512;\n\tsecret \""+secretB+"\";\n};\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		line string
+		err  string
+	}{
+		{"key team-a hmac-sha256 " + plain + " team-a", ""},
+		{"key team-b. HMAC-SHA512. " + bind + " team-b", ""},
+		{"key team-a hmac-sha256 " + plain + " team-a", "given twice"},
+		{"key x hmac-sha1 " + plain + " x", "unsupported TSIG algorithm"},
+		{"key x hmac-sha256 " + filepath.Join(dir, "missing") + " x", "no such file"},
+		{"key x hmac-sha256 " + plain, "want key NAME"},
+		{"secrets", ""},
+		{"secrets a b", "want secrets"},
+		{"expire 2h", ""},
+		{"expire 1s", "at least"},
+		{"maxttl 120", ""},
+		{"maxttl -1", "integer from 0"},
+		{"rate 10", ""},
+		{"fudge 0", "integer from 1"},
+		{"frobnicate", "unknown updates property"},
+	}
+	o := NewOptions()
+	for _, tc := range cases {
+		f := strings.Fields(tc.line)
+		err := o.Set(f[0], f[1:])
+		if (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%q: error %v, want %q", tc.line, err, tc.err)
+		}
+	}
+	if len(o.Keys) != 2 || o.Keys[0].Name != "team-a." || o.Keys[1].Algorithm != "hmac-sha512." || o.Keys[1].Secret != secretB {
+		t.Fatalf("keys %+v", o.Keys)
+	}
+	if !o.Secrets || o.Expire != 2*time.Hour || o.Limits.MaxTTL != 120 || o.RatePerMinute != 10 {
+		t.Fatalf("options %+v", o)
+	}
+	if err := NewOptions().Check(); err == nil {
+		t.Fatal("no keys accepted")
+	}
+}
