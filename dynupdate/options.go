@@ -82,21 +82,28 @@ func (o *Options) Set(opt string, args []string) error {
 			o.SecretsNamespace = args[0]
 		}
 	case "expire":
+		var d time.Duration
 		if err = one("DURATION"); err == nil {
-			o.Expire, err = time.ParseDuration(args[0])
-			if err == nil && o.Expire < time.Minute {
-				err = fmt.Errorf("expire: at least 1m, got %s", args[0])
-			}
+			d, err = time.ParseDuration(args[0])
+		}
+		if err == nil && d < time.Minute {
+			err = fmt.Errorf("expire: at least 1m, got %s", args[0])
+		}
+		if err == nil {
+			o.Expire = d
 		}
 	case "maxttl":
-		n, err = number("SECONDS", 0, 86400)
-		o.Limits.MaxTTL = uint32(n) // #nosec G115 -- checked
+		if n, err = number("SECONDS", 0, 86400); err == nil {
+			o.Limits.MaxTTL = uint32(n) // #nosec G115 -- checked
+		}
 	case "rate":
-		n, err = number("N", 1, 100000)
-		o.RatePerMinute = n
+		if n, err = number("N", 1, 100000); err == nil {
+			o.RatePerMinute = n
+		}
 	case "fudge":
-		n, err = number("SECONDS", 1, 3600)
-		o.Fudge = uint16(n) // #nosec G115 -- checked
+		if n, err = number("SECONDS", 1, 3600); err == nil {
+			o.Fudge = uint16(n) // #nosec G115 -- checked
+		}
 	default:
 		return fmt.Errorf("unknown updates property %q", opt)
 	}

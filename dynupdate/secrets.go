@@ -49,7 +49,7 @@ func WatchSecrets(client kubernetes.Interface, namespace string, kr *Keyring, st
 		}
 		log.Infof("%s: TSIG key %s for namespace %s", src, k.Name, k.Namespace)
 	}
-	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    set,
 		UpdateFunc: func(_, obj any) { set(obj) },
 		DeleteFunc: func(obj any) {
@@ -61,6 +61,10 @@ func WatchSecrets(client kubernetes.Interface, namespace string, kr *Keyring, st
 			}
 		},
 	})
+	if err != nil {
+		log.Errorf("TSIG keys from Secrets: %v", err)
+		return
+	}
 	f.Start(stop)
-	f.WaitForCacheSync(stop)
+	cache.WaitForCacheSync(stop, reg.HasSynced) // the handler has seen every Secret listed
 }
