@@ -1,0 +1,117 @@
+package dynupdate
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/miekg/dns"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+)
+
+// IndexZone is the Zone of the plugin's index: snapshot returns the
+// snapshot answering zone zi (nil when there is none yet). Names covered
+// only by a wildcard look as if they existed: the index does not tell
+// synthesized answers apart.
+func IndexZone(zones []string, snapshot func(zi int) *index.Snapshot) Zone {
+	return ZoneFunc(func(name string, t uint16) []dns.RR {
+		zi := index.ZoneOf(zones, name)
+		if zi < 0 {
+			return nil
+		}
+		snap := snapshot(zi)
+		if snap == nil {
+			return nil
+		}
+		answer, _, _, res := snap.Lookup(zi, name, t)
+		if res != index.Success {
+			return nil
+		}
+		var out []dns.RR
+		for _, rr := range answer {
+			if h := rr.Header(); strings.EqualFold(h.Name, name) && (t == dns.TypeANY || h.Rrtype == t) {
+				out = append(out, rr)
+			}
+		}
+		return out
+	})
+}
+
+// Service is what the plugin runs for an updates block: the Updater, the
+// Secrets' keys and the janitor of expired challenges.
+type Service struct {
+	*Updater
+	opts   *Options
+	keys   *Keyring
+	store  *DNSEndpoints
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// Wiring is what the plugin gives a Service.
+type Wiring struct {
+	Zones      []string
+	Zone       Zone
+	Authorizer Authorizer
+	OnReject   func(Rejection)
+}
+
+// NewService returns the Service of opts; Start connects it to the cluster.
+func NewService(opts *Options, w Wiring) *Service {
+	keys := NewKeyring(opts.Keys)
+	store := &DNSEndpoints{Expire: opts.Expire}
+	u := New(Config{
+		Zones: w.Zones, Keys: keys, Zone: w.Zone, Store: store, Authorizer: w.Authorizer,
+		Limits: opts.Limits, Fudge: opts.Fudge, RatePerMinute: opts.RatePerMinute, OnReject: w.OnReject,
+	})
+	return &Service{Updater: u, opts: opts, keys: keys, store: store}
+}
+
+// Start connects the store to the cluster of cfg, starts the janitor and,
+// with the secrets option, waits for the Secrets' keys to be listed.
+func (s *Service) Start(cfg *rest.Config) error {
+	dyn, err := dynamic.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("updates: %w", err)
+	}
+	s.store.Client = dyn
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancel, s.done = cancel, make(chan struct{})
+	if s.opts.Secrets {
+		cs, err := kubernetes.NewForConfig(cfg)
+		if err != nil {
+			cancel()
+			return fmt.Errorf("updates: %w", err)
+		}
+		synced := make(chan struct{})
+		go func() {
+			WatchSecrets(cs, s.opts.SecretsNamespace, s.keys, ctx.Done())
+			close(synced)
+		}()
+		select {
+		case <-synced:
+		case <-time.After(10 * time.Second):
+			log.Warning("updates: the Secrets holding TSIG keys have not been listed yet; their keys come when they are")
+		}
+	}
+	interval := min(max(s.opts.Expire/4, 10*time.Second), 5*time.Minute)
+	go func() {
+		defer close(s.done)
+		s.store.Janitor(ctx, "", interval)
+	}()
+	log.Infof("updates: accepting RFC 2136 updates of _acme-challenge TXT records for %s with %d key(s)", strings.Join(s.Updater.cfg.Zones, " "), s.keys.Len())
+	return nil
+}
+
+// Stop stops the janitor and the Secrets' informer.
+func (s *Service) Stop() {
+	if s.cancel != nil {
+		s.cancel()
+		<-s.done
+	}
+}
