@@ -1,4 +1,4 @@
-package dynupdate
+package acmeupdate
 
 import (
 	"github.com/seed-e581d630/k8s_gateway/index"

@@ -1,4 +1,4 @@
-package dynupdate
+package acmeupdate
 
 import (
 	"context"
@@ -20,7 +20,7 @@ const (
 	// WrittenByLabel marks an object as the plugin's: it changes and deletes
 	// no other.
 	WrittenByLabel = "k8s-gateway.dns/written-by"
-	writtenByValue = "dynupdate"
+	writtenByValue = "acmeupdate"
 	// NameAnnotation holds the owner name the object is for.
 	NameAnnotation = "k8s-gateway.dns/challenge"
 	// KeyAnnotation holds the name of the key of the last update.

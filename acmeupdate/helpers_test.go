@@ -1,4 +1,4 @@
-package dynupdate
+package acmeupdate
 
 import (
 	"context"

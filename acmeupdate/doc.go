@@ -1,4 +1,4 @@
-// Package dynupdate accepts RFC 2136 dynamic updates for ACME DNS-01
+// Package acmeupdate accepts RFC 2136 dynamic updates for ACME DNS-01
 // challenges, authenticated with TSIG (RFC 8945), checked against the
 // tenancy policy of the zone, and stored in the cluster as external-dns
 // DNSEndpoint objects.
@@ -69,4 +69,4 @@
 // replayed to another replica within the window is applied there again;
 // with ACME's values (one per challenge) that re-adds a value its owner may
 // have removed, which the janitor removes after Config.Expire.
-package dynupdate
+package acmeupdate
