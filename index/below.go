@@ -1,0 +1,34 @@
+package index
+
+import (
+	"slices"
+
+	"github.com/miekg/dns"
+)
+
+// OwnersBelow returns the namespaces of the claims the policy admits at name
+// and at the names below it, sorted, with "" for the plugin's own records.
+// It walks every object: it is for rare callers (dynamic updates deciding
+// who may prove control of a name), never for the query path.
+func (ix *Index) OwnersBelow(name string) []string {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	var out []string
+	for i := range ix.objs {
+		o := &ix.objs[i]
+		if o.wire == nil {
+			continue
+		}
+		forWireNames(o.wire, func(n string) {
+			if !dns.IsSubDomain(name, n) || slices.Contains(out, o.claim.Namespace) {
+				return
+			}
+			if slices.ContainsFunc(ix.rejections[n], func(r Rejection) bool { return r.Key == o.key }) {
+				return
+			}
+			out = append(out, o.claim.Namespace)
+		})
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,36 @@
+package index
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/miekg/dns"
+)
+
+func TestOwnersBelow(t *testing.T) {
+	ix := New(Config{Zones: []string{"example.com."}, SOA: func(zone string, serial uint32) *dns.SOA {
+		return &dns.SOA{Hdr: dns.RR_Header{Name: zone, Rrtype: dns.TypeSOA, Class: dns.ClassINET}, Ns: "ns." + zone, Mbox: "h." + zone, Serial: serial}
+	}, Policy: First})
+	rr := func(s string) []dns.RR {
+		r, err := dns.NewRR(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []dns.RR{r}
+	}
+	ix.UpdateClaim("Service/team-a/www", Claim{Namespace: "team-a", Created: 1}, rr("www.team-a.example.com. 60 IN A 192.0.2.1"))
+	ix.UpdateClaim("Service/team-b/www", Claim{Namespace: "team-b", Created: 2}, rr("www.team-a.example.com. 60 IN A 192.0.2.2"))
+	ix.UpdateClaim("Service/team-b/b", Claim{Namespace: "team-b", Created: 2}, rr("b.example.com. 60 IN A 192.0.2.3"))
+	ix.Flush()
+	cases := map[string][]string{
+		"team-a.example.com.":     {"team-a"}, // team-b's claim below is rejected
+		"www.team-a.example.com.": {"team-a"},
+		"example.com.":            {"team-a", "team-b"},
+		"c.example.com.":          nil,
+	}
+	for name, want := range cases {
+		if got := ix.OwnersBelow(name); !slices.Equal(got, want) {
+			t.Errorf("OwnersBelow(%s) = %q, want %q", name, got, want)
+		}
+	}
+}
