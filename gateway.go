@@ -26,6 +26,7 @@ import (
 
 	"github.com/miekg/dns"
 
+	"github.com/seed-e581d630/k8s_gateway/acmeupdate"
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
@@ -93,6 +94,9 @@ type Gateway struct {
 	copies atomic.Pointer[zoneCopies]
 	// unregisterCopies takes the plugin off the copy metric; nil when not on it.
 	unregisterCopies func()
+	// updateOpts, updates: the updates option (update.go); nil without.
+	updateOpts *acmeupdate.Options
+	updates    *acmeupdate.Service
 }
 
 // newGateway returns a Gateway with the defaults of the original plugin.
@@ -212,6 +216,9 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 		w.WriteMsg(m)
 		return dns.RcodeSuccess, nil // written: CoreDNS must not write another
 	}
+	if r.Opcode == dns.OpcodeUpdate {
+		return g.serveUpdate(ctx, w, r)
+	}
 	if r.Opcode != dns.OpcodeQuery {
 		return dns.RcodeNotImplemented, nil
 	}
@@ -229,6 +236,9 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 	}
 
 	answer, ns, extra, res := snap.Lookup(zi, qname, qtype)
+	if qtype == dns.TypeTXT {
+		answer, ns, res = g.overlayTXT(snap, zi, qname, answer, ns, res)
+	}
 	switch res {
 	case index.ServerFailure:
 		return dns.RcodeServerFailure, nil

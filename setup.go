@@ -46,6 +46,7 @@ func setup(c *caddy.Controller) error {
 		return plugin.Error(metrics.Plugin, err)
 	}
 	g.init()
+	g.setupUpdates(c)
 	if err := g.addClusters(kubeconfigAPI); err != nil {
 		return plugin.Error(metrics.Plugin, err)
 	}
@@ -153,8 +154,11 @@ func parse(c *caddy.Controller) (*Gateway, error) {
 
 func parseOption(c *caddy.Controller, g *Gateway) error {
 	opt := c.Val()
-	if opt == "cluster" {
+	switch opt {
+	case "cluster":
 		return parseCluster(c, g)
+	case "updates":
+		return parseUpdates(c, g)
 	}
 	args := c.RemainingArgs()
 	switch opt {

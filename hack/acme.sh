@@ -60,6 +60,19 @@ build() {
 	log "built $name in $(($(date +%s) - start)) s"
 }
 
+# pebble_certs: Pebble's test TLS certificate (for localhost and 127.0.0.1)
+# and the CA that signed it, from the module, into $BIN/pebble-certs.
+pebble_certs() {
+	[[ -f $BIN/pebble-certs/.version && "$(cat "$BIN/pebble-certs/.version")" == "$PEBBLE_VERSION" ]] && return 0
+	local dir
+	dir=$(cd "$CACHE" && go mod download -json "github.com/letsencrypt/pebble/v2@$PEBBLE_VERSION" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+	[[ -d $dir/test/certs ]] || die "Pebble's test certificates not found in the module ($dir)"
+	mkdir -p "$BIN/pebble-certs"
+	cp "$dir/test/certs/pebble.minica.pem" "$dir/test/certs/localhost/cert.pem" "$dir/test/certs/localhost/key.pem" "$BIN/pebble-certs/"
+	chmod 644 "$BIN/pebble-certs/"*
+	printf '%s' "$PEBBLE_VERSION" >"$BIN/pebble-certs/.version"
+}
+
 # build_acmeclient: hack/acmeclient (lego's library and RFC 2136 provider
 # behind a few flags) from a wrapper module of its own. lego's command
 # itself does not build from the module proxy: the SDKs of some of its DNS
@@ -124,6 +137,7 @@ main() {
 	case ${1:-build} in
 	build)
 		build pebble "github.com/letsencrypt/pebble/v2/cmd/pebble@$PEBBLE_VERSION"
+		pebble_certs
 		build_acmeclient
 		;;
 	path) printf '%s\n' "$BIN" ;;

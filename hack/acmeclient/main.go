@@ -36,9 +36,9 @@ type user struct {
 	reg *acme.ExtendedAccount
 }
 
-func (u *user) GetEmail() string                        { return "" }
+func (u *user) GetEmail() string                       { return "" }
 func (u *user) GetRegistration() *acme.ExtendedAccount { return u.reg }
-func (u *user) GetPrivateKey() crypto.Signer            { return u.key }
+func (u *user) GetPrivateKey() crypto.Signer           { return u.key }
 
 func main() {
 	dir := flag.String("ca", "https://127.0.0.1:14000/dir", "ACME directory URL")

@@ -1,0 +1,173 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/coredns/caddy"
+	"github.com/coredns/coredns/core/dnsserver"
+	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/acmeupdate"
+	"github.com/seed-e581d630/k8s_gateway/index"
+)
+
+// The updates option: RFC 2136 UPDATE of ACME DNS-01 challenges (package
+// acmeupdate). This file is all the plugin adds for it, besides a field of
+// Gateway, a case of parseOption, a call in setup and two in ServeDNS.
+
+// eventUpdateRefused is the reason of the Event a refused update gives.
+const eventUpdateRefused = "DNSUpdateRefused"
+
+// parseUpdates reads the updates block; its options are one a line.
+func parseUpdates(c *caddy.Controller, g *Gateway) error {
+	if g.updateOpts != nil {
+		return c.Err("updates is given twice")
+	}
+	if !c.NextArg() || c.Val() != "{" {
+		return c.Err("updates: want updates { ... } with its options inside the braces")
+	}
+	opts := acmeupdate.NewOptions()
+	var line []string
+	at := 0
+	flush := func() error {
+		if len(line) == 0 {
+			return nil
+		}
+		if err := opts.Set(line[0], line[1:]); err != nil {
+			return fmt.Errorf("%s:%d - Error during parsing: updates: %v", c.File(), at, err)
+		}
+		line = nil
+		return nil
+	}
+	for c.Next() {
+		switch tok := c.Val(); {
+		case tok == "}":
+			if err := flush(); err != nil {
+				return err
+			}
+			if err := opts.Check(); err != nil {
+				return c.Err(err.Error())
+			}
+			g.updateOpts = opts
+			return nil
+		case tok == "{":
+			return c.Err("updates: a nested block is not allowed")
+		case len(line) > 0 && c.Line() == at:
+			line = append(line, tok)
+		default:
+			if err := flush(); err != nil {
+				return err
+			}
+			line, at = []string{tok}, c.Line()
+		}
+	}
+	return c.Err("updates block not closed: missing }")
+}
+
+// setupUpdates lets UPDATE messages reach the plugin and runs the updates
+// service with the plugin, when the option is on.
+func (g *Gateway) setupUpdates(c *caddy.Controller) {
+	if g.updateOpts == nil {
+		return
+	}
+	dnsserver.GetConfig(c).AllowOpcode(dns.OpcodeUpdate)
+	g.updates = acmeupdate.NewService(g.updateOpts, acmeupdate.Wiring{
+		Zones: g.Zones,
+		Zone:  acmeupdate.IndexZone(g.Zones, g.snapshot),
+		Authorizer: acmeupdate.Ownership{
+			Policy:     g.ownership,
+			Owners:     func(_, name string) []string { return g.index.OwnersBelow(name) },
+			MayPublish: g.mayPublishLocal,
+		},
+		OnReject: g.updateRefused,
+	})
+	c.OnStartup(func() error {
+		cfg, err := restConfig(g.kubeconfig, g.kubecontext)
+		if err != nil {
+			return fmt.Errorf("updates: %w", err)
+		}
+		return g.updates.Start(cfg)
+	})
+	c.OnShutdown(func() error {
+		g.updates.Stop()
+		return nil
+	})
+}
+
+// localCluster returns the cluster of the block's own kubeconfig: the
+// unnamed one, else the first.
+func (g *Gateway) localCluster() *cluster {
+	clusters := g.fleet.list()
+	for _, cl := range clusters {
+		if cl.name == "" {
+			return cl
+		}
+	}
+	if len(clusters) > 0 {
+		return clusters[0]
+	}
+	return nil
+}
+
+// mayPublishLocal asks the local cluster's controller whether namespace may
+// publish name (the delegated policy).
+func (g *Gateway) mayPublishLocal(namespace, name string) bool {
+	cl := g.localCluster()
+	return cl != nil && cl.ctrl != nil && cl.ctrl.mayPublish(namespace, name)
+}
+
+// updateRefused gives the tenant an Event (with the events option) on the
+// Secret of its key, or its Namespace for a Corefile key.
+func (g *Gateway) updateRefused(r acmeupdate.Rejection) {
+	if r.Namespace == "" {
+		return // no key: no tenant to tell
+	}
+	cl := g.localCluster()
+	if cl == nil {
+		return
+	}
+	e := cl.events.Load()
+	if e == nil {
+		return
+	}
+	ref := objectRef{apiVersion: "v1", kind: "Namespace", namespace: r.Namespace, name: r.Namespace}
+	if name, ok := strings.CutPrefix(r.Source, "Secret/"+r.Namespace+"/"); ok {
+		ref = objectRef{apiVersion: "v1", kind: "Secret", namespace: r.Namespace, name: name}
+	}
+	msg := fmt.Sprintf("DNS update with key %s refused (%s): %s", strings.TrimSuffix(r.Key, "."), dns.RcodeToString[r.Rcode], r.Detail)
+	if r.Name != "" {
+		msg = fmt.Sprintf("DNS update of %s with key %s refused (%s): %s", strings.TrimSuffix(r.Name, "."), strings.TrimSuffix(r.Key, "."), dns.RcodeToString[r.Rcode], r.Detail)
+	}
+	e.writer.emit(ref, eventWarning, eventUpdateRefused, msg)
+}
+
+// serveUpdate answers an UPDATE: NOTIMP without the updates option.
+func (g *Gateway) serveUpdate(ctx context.Context, w dns.ResponseWriter, r *dns.Msg) (int, error) {
+	if g.updates == nil {
+		return dns.RcodeNotImplemented, nil
+	}
+	return g.updates.ServeDNS(ctx, w, r)
+}
+
+// overlayTXT puts the challenges this replica took, and the informer has not
+// brought back yet, into a TXT answer (see acmeupdate.Overlay).
+func (g *Gateway) overlayTXT(snap *index.Snapshot, zi int, qname string, answer, ns []dns.RR, res index.Result) ([]dns.RR, []dns.RR, index.Result) {
+	if g.updates == nil || res == index.Delegation || res == index.ServerFailure {
+		return answer, ns, res
+	}
+	rrs, ok := g.updates.Answer(qname, answer)
+	if !ok {
+		return answer, ns, res
+	}
+	if len(rrs) > 0 {
+		return rrs, nil, index.Success
+	}
+	if res != index.Success {
+		return answer, ns, res // gone, and the zone agrees there is no TXT
+	}
+	// Deleted here, still in the zone: NODATA with the zone's SOA.
+	soa, _, _, _ := snap.Lookup(zi, g.Zones[zi], dns.TypeSOA)
+	return nil, soa, index.NoData
+}
