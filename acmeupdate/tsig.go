@@ -38,9 +38,8 @@ type verdict struct {
 
 // verifyTSIG checks the TSIG of r (RFC 8945 §5.2) against the keyring, with
 // the server's clock now and its largest fudge. The dns package gives the
-// handler a parsed message: the MAC is checked over the message packed again,
-// compressed as most clients send it (BIND's nsupdate), then uncompressed (the
-// dns package's clients); a MAC over bytes that neither gives is BADSIG.
+// handler a parsed message: the MAC is checked over the encodings it may have
+// had on the wire (see wireEncodings).
 func verifyTSIG(r *dns.Msg, kr *Keyring, now time.Time, maxFudge uint16) verdict {
 	t := r.IsTsig()
 	if t == nil {
@@ -65,26 +64,16 @@ func verifyTSIG(r *dns.Msg, kr *Keyring, now time.Time, maxFudge uint16) verdict
 	return v
 }
 
-// macMatches reports whether the MAC of r's TSIG is right for secret.
+// macMatches reports whether the MAC of r's TSIG is right for secret, over
+// one of the encodings r may have had (see wireEncodings).
 func macMatches(r *dns.Msg, secret string) bool {
-	m := wireCopy(r)
-	for _, compress := range []bool{true, false} {
-		m.Compress = compress
-		buf, err := m.Pack()
-		if err != nil {
-			return false
-		}
+	return wireEncodings(r, func(buf []byte) bool {
 		// The dns package checks the time too, with the wall clock: the MAC
 		// is right when that is the only complaint (the caller checks the
 		// time with its own clock).
-		switch err := dns.TsigVerify(buf, secret, "", false); {
-		case err == nil, errors.Is(err, dns.ErrTime):
-			return true
-		case !errors.Is(err, dns.ErrSig):
-			return false
-		}
-	}
-	return false
+		err := dns.TsigVerify(buf, secret, "", false)
+		return err == nil || errors.Is(err, dns.ErrTime)
+	})
 }
 
 // wireCopy returns a shallow copy of r whose records without RDATA (the
