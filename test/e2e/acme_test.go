@@ -1,0 +1,215 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"crypto/x509"
+	"encoding/pem"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+)
+
+// acmeSetup starts the plugin with the updates option: team-a's Corefile key
+// (file), the namespaces of team-a and team-b, and the DNSEndpoint CRD.
+func acmeSetup(t *testing.T) (s *server, nsA, nsB string, coreA tsigKey, env []string) {
+	t.Helper()
+	chartEnsureCRDs(t, []string{"dnsendpoints.externaldns.k8s.io"}, false, filepath.Join(repoRoot, "test/e2e/testdata/dnsendpoint-crd.yaml"))
+	nsA, nsB = namespace(t), namespace(t)
+	coreA = tsigKey{name: "core-a.example.", alg: "hmac-sha256", secret: newSecret(t)}
+	keyFile := filepath.Join(t.TempDir(), "core-a.key")
+	// A BIND key file, as tsig-keygen writes it.
+	bind := fmt.Sprintf("key \"core-a.example\" {\n\talgorithm hmac-sha256;\n\tsecret %q;\n};\n", coreA.secret)
+	if err := os.WriteFile(keyFile, []byte(bind), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// team-a owns team-a.example.com's names: it publishes www below it.
+	claimingService(t, nsA, "web", "www.team-a.example.com", "192.0.2.10")
+	env = []string{"ACME_KEY_FILE=" + keyFile, "ACME_NS_A=" + nsA}
+	s = startServer(t, "test/e2e/testdata/Corefile.acme", kubeconfig, env...)
+	waitFor(t, 10*time.Second, func() bool {
+		r, err := s.query("www.team-a.example.com", dns.TypeA)
+		return err == nil && len(r.Answer) == 1
+	})
+	return s, nsA, nsB, coreA, env
+}
+
+func waitFor(t *testing.T, timeout time.Duration, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("condition not met after %s", timeout)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// endpointTargets returns the TXT values the plugin's DNSEndpoints in ns hold.
+func endpointTargets(t *testing.T, ns string) []string {
+	t.Helper()
+	out := kubectl(t, "", "-n", ns, "get", "dnsendpoints", "-l", "k8s-gateway.dns/written-by=acmeupdate", "-o", "jsonpath={.items[*].spec.endpoints[*].targets[*]}")
+	f := strings.Fields(out)
+	sort.Strings(f)
+	return f
+}
+
+// TestACMEUpdateProtocol drives the plugin with nsupdate: TSIG failures,
+// prerequisites, the scope, deletes, and replays (with the Go client).
+func TestACMEUpdateProtocol(t *testing.T) {
+	s, nsA, nsB, coreA, _ := acmeSetup(t)
+	name := "_acme-challenge.team-a.example.com"
+	wrongSecret := coreA
+	wrongSecret.secret = newSecret(t)
+	unknown := tsigKey{name: "nobody.example.", alg: "hmac-sha256", secret: coreA.secret}
+	keyB := keySecret(t, nsB, "acme", "hmac-sha512")
+	time.Sleep(500 * time.Millisecond) // the Secret's informer
+
+	cases := []struct {
+		name string
+		key  tsigKey
+		cmds []string
+		want string // "" for success, else a fragment of nsupdate's output
+	}{
+		{"add", coreA, []string{"update add " + name + " 60 TXT v1"}, ""},
+		{"unsigned", tsigKey{}, []string{"update add " + name + " 60 TXT x"}, "REFUSED"},
+		{"wrong secret", wrongSecret, []string{"update add " + name + " 60 TXT x"}, "NOTAUTH"},
+		{"unknown key", unknown, []string{"update add " + name + " 60 TXT x"}, "NOTAUTH"},
+		{"wrong type", coreA, []string{"check-names no", "update add " + name + " 60 A 192.0.2.1"}, "REFUSED"},
+		{"other owner", coreA, []string{"update add www.team-a.example.com 60 TXT x"}, "REFUSED"},
+		{"delete the name", coreA, []string{"update delete " + name}, "REFUSED"},
+		{"ttl above maxttl", coreA, []string{"update add " + name + " 86400 TXT x"}, "REFUSED"},
+		{"other zone", coreA, []string{"update add _acme-challenge.example.org 60 TXT x"}, "NOTZONE"},
+		{"prereq nxrrset", coreA, []string{"prereq nxrrset " + name + " TXT", "update add " + name + " 60 TXT x"}, "YXRRSET"},
+		{"prereq yxdomain", coreA, []string{"prereq yxdomain nope.example.com", "update add " + name + " 60 TXT x"}, "NXDOMAIN"},
+		{"prereq nxdomain", coreA, []string{"prereq nxdomain www.team-a.example.com", "update add " + name + " 60 TXT x"}, "YXDOMAIN"},
+		{"prereq yxrrset value", coreA, []string{"prereq yxrrset " + name + " TXT v1", "update add " + name + " 60 TXT v2"}, ""},
+		{"prereq yxrrset wrong value", coreA, []string{"prereq yxrrset " + name + " TXT nope", "update add " + name + " 60 TXT x"}, "NXRRSET"},
+		{"team-b for team-a", keyB, []string{"update add " + name + " 60 TXT stolen"}, "REFUSED"},
+		{"team-b own name", keyB, []string{"update add _acme-challenge.team-b.example.com 60 TXT b1"}, ""},
+		{"delete one value", coreA, []string{"update delete " + name + " TXT v1"}, ""},
+	}
+	for _, tc := range cases {
+		out, err := nsupdate(t, s, tc.key, tc.cmds...)
+		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(out, tc.want)) {
+			t.Errorf("%s: nsupdate err=%v, want %q:\n%s", tc.name, err, tc.want, out)
+		}
+	}
+	// What stayed: v2 only, on this replica at once and in the cluster.
+	if got := s.txtValues(t, name); !slices.Equal(got, []string{"v2"}) {
+		t.Errorf("TXT %s = %q, want [v2]", name, got)
+	}
+	if got := endpointTargets(t, nsA); !slices.Equal(got, []string{"v2"}) {
+		t.Errorf("team-a's DNSEndpoints hold %q, want [v2]", got)
+	}
+	if got := endpointTargets(t, nsB); !slices.Equal(got, []string{"b1"}) {
+		t.Errorf("team-b's DNSEndpoints hold %q, want [b1]", got)
+	}
+	// The refusal of team-b's update is an Event on its key's Secret.
+	waitFor(t, 10*time.Second, func() bool {
+		out, _ := kubectlErr("", "-n", nsB, "get", "events", "--field-selector", "reason=DNSUpdateRefused", "-o", "jsonpath={.items[*].message}")
+		return strings.Contains(out, "team-a.example.com")
+	})
+
+	// A replayed message is refused and changes nothing, even after its
+	// value was deleted; a message signed too long ago is BADTIME.
+	add := signedUpdate(t, coreA, name+".", "replayed", time.Now())
+	if r := sendRaw(t, s, add); r.Rcode != dns.RcodeSuccess {
+		t.Fatalf("first send: %s", dns.RcodeToString[r.Rcode])
+	}
+	if out, err := nsupdate(t, s, coreA, "update delete "+name+" TXT replayed"); err != nil {
+		t.Fatalf("delete: %v\n%s", err, out)
+	}
+	if r := sendRaw(t, s, add); r.Rcode != dns.RcodeRefused {
+		t.Errorf("replay: %s, want REFUSED", dns.RcodeToString[r.Rcode])
+	}
+	old := signedUpdate(t, coreA, name+".", "old", time.Now().Add(-10*time.Minute))
+	if r := sendRaw(t, s, old); r.Rcode != dns.RcodeNotAuth || r.IsTsig() == nil || r.IsTsig().Error != dns.RcodeBadTime {
+		t.Errorf("old message: %v, want NOTAUTH with BADTIME", r)
+	}
+	if got := endpointTargets(t, nsA); !slices.Equal(got, []string{"v2"}) {
+		t.Errorf("after the replay team-a's DNSEndpoints hold %q, want [v2]", got)
+	}
+}
+
+// TestACMECertificate issues a wildcard certificate with Pebble through the
+// RFC 2136 client and a Secret's key, and checks that team-b's key gets none
+// for team-a's name.
+func TestACMECertificate(t *testing.T) {
+	tools := buildACMETools(t)
+	s, nsA, nsB, _, _ := acmeSetup(t)
+	keyA := keySecret(t, nsA, "acme", "hmac-sha256")
+	keyB := keySecret(t, nsB, "acme", "hmac-sha256")
+	time.Sleep(500 * time.Millisecond) // the Secrets' informer
+	dirURL := startPebble(t, tools, s)
+
+	start := time.Now()
+	certPEM, out, err := obtain(t, tools, dirURL, s, keyA, "*.team-a.example.com")
+	if err != nil {
+		t.Fatalf("team-a's certificate: %v\n%s", err, out)
+	}
+	t.Logf("wildcard certificate issued in %s", time.Since(start).Round(time.Millisecond))
+	block, _ := pem.Decode([]byte(certPEM))
+	if block == nil {
+		t.Fatalf("no PEM:\n%s", certPEM)
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cert.DNSNames, []string{"*.team-a.example.com"}) {
+		t.Fatalf("certificate names %q", cert.DNSNames)
+	}
+	// The client removed its challenge: no TXT value is left.
+	waitFor(t, 10*time.Second, func() bool { return len(endpointTargets(t, nsA)) == 0 })
+
+	_, out, err = obtain(t, tools, dirURL, s, keyB, "*.team-a.example.com")
+	if err == nil {
+		t.Fatalf("team-b got a certificate for team-a's name:\n%s", out)
+	}
+	if !strings.Contains(out, "REFUSED") {
+		t.Errorf("team-b's failure does not say REFUSED:\n%s", out)
+	}
+	if got := endpointTargets(t, nsB); len(got) != 0 {
+		t.Errorf("team-b's refused update left DNSEndpoints: %q", got)
+	}
+	if !strings.Contains(s.output(), "update refused (REFUSED, ownership)") {
+		t.Errorf("the refusal is not logged:\n%s", s.output())
+	}
+}
+
+// TestACMETwoReplicas sends updates to one replica and measures when the
+// other answers them (through the DNSEndpoint and its informer).
+func TestACMETwoReplicas(t *testing.T) {
+	s1, _, _, coreA, env := acmeSetup(t)
+	s2 := startServer(t, "test/e2e/testdata/Corefile.acme", kubeconfig, env...)
+	name := "_acme-challenge.team-a.example.com"
+	var delays []time.Duration
+	for i := range 10 {
+		value := fmt.Sprintf("replica-%d-%d", i, time.Now().UnixNano())
+		out, err := nsupdate(t, s1, coreA, "update add "+name+" 60 TXT "+value)
+		if err != nil {
+			t.Fatalf("update: %v\n%s", err, out)
+		}
+		replied := time.Now()
+		if got := s1.txtValues(t, name); !slices.Contains(got, value) {
+			t.Fatalf("replica 1 does not answer its own update at once: %q", got)
+		}
+		waitFor(t, 10*time.Second, func() bool { return slices.Contains(s2.txtValues(t, name), value) })
+		delays = append(delays, time.Since(replied))
+		if out, err := nsupdate(t, s1, coreA, "update delete "+name+" TXT "+value); err != nil {
+			t.Fatalf("delete: %v\n%s", err, out)
+		}
+		waitFor(t, 10*time.Second, func() bool { return !slices.Contains(s2.txtValues(t, name), value) })
+	}
+	slices.Sort(delays)
+	t.Logf("update reply → answer on the other replica over %d updates: min %s, median %s, max %s",
+		len(delays), delays[0].Round(time.Millisecond), delays[len(delays)/2].Round(time.Millisecond), delays[len(delays)-1].Round(time.Millisecond))
+}
