@@ -10,7 +10,9 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/seed-e581d630/k8s_gateway/acmeupdate"
+	"github.com/seed-e581d630/k8s_gateway/fleet"
 	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/watch"
 )
 
 // The updates option: RFC 2136 UPDATE of ACME DNS-01 challenges (package
@@ -84,7 +86,7 @@ func (g *Gateway) setupUpdates(c *caddy.Controller) {
 		OnReject: g.updateRefused,
 	})
 	c.OnStartup(func() error {
-		cfg, err := restConfig(g.kubeconfig, g.kubecontext)
+		cfg, err := watch.RestConfig(g.kubeconfig, g.kubecontext)
 		if err != nil {
 			return fmt.Errorf("updates: %w", err)
 		}
@@ -98,10 +100,10 @@ func (g *Gateway) setupUpdates(c *caddy.Controller) {
 
 // localCluster returns the cluster of the block's own kubeconfig: the
 // unnamed one, else the first.
-func (g *Gateway) localCluster() *cluster {
-	clusters := g.fleet.list()
+func (g *Gateway) localCluster() *fleet.Cluster {
+	clusters := g.fleet.List()
 	for _, cl := range clusters {
-		if cl.name == "" {
+		if cl.Name == "" {
 			return cl
 		}
 	}
@@ -115,7 +117,7 @@ func (g *Gateway) localCluster() *cluster {
 // publish name (the delegated policy).
 func (g *Gateway) mayPublishLocal(namespace, name string) bool {
 	cl := g.localCluster()
-	return cl != nil && cl.ctrl != nil && cl.ctrl.mayPublish(namespace, name)
+	return cl != nil && cl.Controller != nil && cl.Controller.MayPublish(namespace, name)
 }
 
 // updateRefused gives the tenant an Event (with the events option) on the
@@ -128,19 +130,19 @@ func (g *Gateway) updateRefused(r acmeupdate.Rejection) {
 	if cl == nil {
 		return
 	}
-	e := cl.events.Load()
+	e := cl.Events.Load()
 	if e == nil {
 		return
 	}
-	ref := objectRef{apiVersion: "v1", kind: "Namespace", namespace: r.Namespace, name: r.Namespace}
+	ref := watch.ObjectRef{ApiVersion: "v1", Kind: "Namespace", Namespace: r.Namespace, Name: r.Namespace}
 	if name, ok := strings.CutPrefix(r.Source, "Secret/"+r.Namespace+"/"); ok {
-		ref = objectRef{apiVersion: "v1", kind: "Secret", namespace: r.Namespace, name: name}
+		ref = watch.ObjectRef{ApiVersion: "v1", Kind: "Secret", Namespace: r.Namespace, Name: name}
 	}
 	msg := fmt.Sprintf("DNS update with key %s refused (%s): %s", strings.TrimSuffix(r.Key, "."), dns.RcodeToString[r.Rcode], r.Detail)
 	if r.Name != "" {
 		msg = fmt.Sprintf("DNS update of %s with key %s refused (%s): %s", strings.TrimSuffix(r.Name, "."), strings.TrimSuffix(r.Key, "."), dns.RcodeToString[r.Rcode], r.Detail)
 	}
-	e.writer.emit(ref, eventWarning, eventUpdateRefused, msg)
+	e.Warning(ref, eventUpdateRefused, msg)
 }
 
 // serveUpdate answers an UPDATE: NOTIMP without the updates option.
