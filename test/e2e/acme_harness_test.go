@@ -64,15 +64,15 @@ stringData: {secret: %q, algorithm: %q}
 	return k
 }
 
-// nsupdate runs Debian's nsupdate against s with the commands given (server
-// and send are added), signed with k unless k.name is empty.
-func nsupdate(t *testing.T, s *server, k tsigKey, commands ...string) (string, error) {
+// nsupdate runs Debian's nsupdate against s for zone with the commands
+// given (server, zone and send are added), signed with k unless k.name is empty.
+func nsupdate(t *testing.T, s *server, zone string, k tsigKey, commands ...string) (string, error) {
 	t.Helper()
 	args := []string{"-t", "5"}
 	if k.name != "" {
 		args = append(args, "-y", k.alg+":"+k.name+":"+k.secret)
 	}
-	script := fmt.Sprintf("server 127.0.0.1 %d\nzone example.com\n%s\nsend\n", s.port, strings.Join(commands, "\n"))
+	script := fmt.Sprintf("server 127.0.0.1 %d\nzone %s\n%s\nsend\n", s.port, zone, strings.Join(commands, "\n"))
 	cmd := exec.Command("nsupdate", args...)
 	cmd.Stdin = strings.NewReader(script)
 	out, err := cmd.CombinedOutput()
@@ -97,11 +97,11 @@ func (s *server) txtValues(t *testing.T, name string) []string {
 	return out
 }
 
-// signedUpdate returns an UPDATE adding value at name, signed with k at ts.
-func signedUpdate(t *testing.T, k tsigKey, name, value string, ts time.Time) []byte {
+// signedUpdate returns an UPDATE of zone adding value at name, signed with k at ts.
+func signedUpdate(t *testing.T, zone string, k tsigKey, name, value string, ts time.Time) []byte {
 	t.Helper()
 	m := new(dns.Msg)
-	m.SetUpdate("example.com.")
+	m.SetUpdate(zone)
 	rr, err := dns.NewRR(fmt.Sprintf("%s 60 IN TXT %q", name, value))
 	if err != nil {
 		t.Fatal(err)
@@ -180,11 +180,11 @@ func startPebble(t *testing.T, tools acmeTools, s *server) string {
 
 // obtain runs the ACME client for domains with key k against Pebble and s;
 // it returns the certificate (PEM) and the client's output.
-func obtain(t *testing.T, tools acmeTools, dirURL string, s *server, k tsigKey, domains ...string) (string, string, error) {
+func obtain(t *testing.T, tools acmeTools, dirURL string, s *server, zone string, k tsigKey, domains ...string) (string, string, error) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "cert.pem")
 	cmd := exec.Command(tools.client, "-ca", dirURL, "-ca-cert", filepath.Join(tools.certs, "pebble.minica.pem"),
-		"-nameserver", "127.0.0.1:"+strconv.Itoa(s.port), "-zone", "example.com.",
+		"-nameserver", "127.0.0.1:"+strconv.Itoa(s.port), "-zone", zone,
 		"-tsig-key", k.name, "-tsig-secret", k.secret, "-tsig-algorithm", dns.CanonicalName(k.alg),
 		"-domains", strings.Join(domains, ","), "-out", out, "-timeout", "90s")
 	output, err := cmd.CombinedOutput()

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,28 +18,41 @@ import (
 	"github.com/miekg/dns"
 )
 
-// acmeSetup starts the plugin with the updates option: team-a's Corefile key
-// (file), the namespaces of team-a and team-b, and the DNSEndpoint CRD.
-func acmeSetup(t *testing.T) (s *server, nsA, nsB string, coreA tsigKey, env []string) {
+// acme is the setup of an ACME test: the plugin with the updates option for
+// a zone of the test's own, team-a's Corefile key (from a file), and the
+// namespaces of team-a and team-b.
+type acme struct {
+	s                *server
+	zone             string // fully qualified
+	domainA, domainB string // team-a.<zone>, team-b.<zone>, without the dot
+	nsA, nsB         string
+	coreA            tsigKey
+	env              []string
+}
+
+func acmeSetup(t *testing.T) acme {
 	t.Helper()
+	var a acme
+	a.zone = fmt.Sprintf("z%d.example.com.", rand.IntN(1_000_000))
+	a.domainA, a.domainB = "team-a."+strings.TrimSuffix(a.zone, "."), "team-b."+strings.TrimSuffix(a.zone, ".")
 	chartEnsureCRDs(t, []string{"dnsendpoints.externaldns.k8s.io"}, false, filepath.Join(repoRoot, "test/e2e/testdata/dnsendpoint-crd.yaml"))
-	nsA, nsB = namespace(t), namespace(t)
-	coreA = tsigKey{name: "core-a.example.", alg: "hmac-sha256", secret: newSecret(t)}
+	a.nsA, a.nsB = namespace(t), namespace(t)
+	a.coreA = tsigKey{name: "core-a.example.", alg: "hmac-sha256", secret: newSecret(t)}
 	keyFile := filepath.Join(t.TempDir(), "core-a.key")
 	// A BIND key file, as tsig-keygen writes it.
-	bind := fmt.Sprintf("key \"core-a.example\" {\n\talgorithm hmac-sha256;\n\tsecret %q;\n};\n", coreA.secret)
+	bind := fmt.Sprintf("key \"core-a.example\" {\n\talgorithm hmac-sha256;\n\tsecret %q;\n};\n", a.coreA.secret)
 	if err := os.WriteFile(keyFile, []byte(bind), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// team-a owns team-a.example.com's names: it publishes www below it.
-	claimingService(t, nsA, "web", "www.team-a.example.com", "192.0.2.10")
-	env = []string{"ACME_KEY_FILE=" + keyFile, "ACME_NS_A=" + nsA}
-	s = startServer(t, "test/e2e/testdata/Corefile.acme", kubeconfig, env...)
+	// team-a owns team-a.<zone>'s names: it publishes www below it.
+	claimingService(t, a.nsA, "web", "www."+a.domainA, "192.0.2.10")
+	a.env = []string{"ACME_KEY_FILE=" + keyFile, "ACME_NS_A=" + a.nsA, "ACME_ZONE=" + a.zone}
+	a.s = startServer(t, "test/e2e/testdata/Corefile.acme", kubeconfig, a.env...)
 	waitFor(t, 10*time.Second, func() bool {
-		r, err := s.query("www.team-a.example.com", dns.TypeA)
+		r, err := a.s.query("www."+a.domainA, dns.TypeA)
 		return err == nil && len(r.Answer) == 1
 	})
-	return s, nsA, nsB, coreA, env
+	return a
 }
 
 func waitFor(t *testing.T, timeout time.Duration, ok func() bool) {
@@ -64,8 +78,9 @@ func endpointTargets(t *testing.T, ns string) []string {
 // TestACMEUpdateProtocol drives the plugin with nsupdate: TSIG failures,
 // prerequisites, the scope, deletes, and replays (with the Go client).
 func TestACMEUpdateProtocol(t *testing.T) {
-	s, nsA, nsB, coreA, _ := acmeSetup(t)
-	name := "_acme-challenge.team-a.example.com"
+	a := acmeSetup(t)
+	s, nsA, nsB, coreA := a.s, a.nsA, a.nsB, a.coreA
+	name := "_acme-challenge." + a.domainA
 	wrongSecret := coreA
 	wrongSecret.secret = newSecret(t)
 	unknown := tsigKey{name: "nobody.example.", alg: "hmac-sha256", secret: coreA.secret}
@@ -83,21 +98,21 @@ func TestACMEUpdateProtocol(t *testing.T) {
 		{"wrong secret", wrongSecret, []string{"update add " + name + " 60 TXT x"}, "NOTAUTH"},
 		{"unknown key", unknown, []string{"update add " + name + " 60 TXT x"}, "NOTAUTH"},
 		{"wrong type", coreA, []string{"check-names no", "update add " + name + " 60 A 192.0.2.1"}, "REFUSED"},
-		{"other owner", coreA, []string{"update add www.team-a.example.com 60 TXT x"}, "REFUSED"},
+		{"other owner", coreA, []string{"update add www." + a.domainA + " 60 TXT x"}, "REFUSED"},
 		{"delete the name", coreA, []string{"update delete " + name}, "REFUSED"},
 		{"ttl above maxttl", coreA, []string{"update add " + name + " 86400 TXT x"}, "REFUSED"},
 		{"other zone", coreA, []string{"update add _acme-challenge.example.org 60 TXT x"}, "NOTZONE"},
 		{"prereq nxrrset", coreA, []string{"prereq nxrrset " + name + " TXT", "update add " + name + " 60 TXT x"}, "YXRRSET"},
-		{"prereq yxdomain", coreA, []string{"prereq yxdomain nope.example.com", "update add " + name + " 60 TXT x"}, "NXDOMAIN"},
-		{"prereq nxdomain", coreA, []string{"prereq nxdomain www.team-a.example.com", "update add " + name + " 60 TXT x"}, "YXDOMAIN"},
+		{"prereq yxdomain", coreA, []string{"prereq yxdomain nope." + a.zone, "update add " + name + " 60 TXT x"}, "NXDOMAIN"},
+		{"prereq nxdomain", coreA, []string{"prereq nxdomain www." + a.domainA, "update add " + name + " 60 TXT x"}, "YXDOMAIN"},
 		{"prereq yxrrset value", coreA, []string{"prereq yxrrset " + name + " TXT v1", "update add " + name + " 60 TXT v2"}, ""},
 		{"prereq yxrrset wrong value", coreA, []string{"prereq yxrrset " + name + " TXT nope", "update add " + name + " 60 TXT x"}, "NXRRSET"},
 		{"team-b for team-a", keyB, []string{"update add " + name + " 60 TXT stolen"}, "REFUSED"},
-		{"team-b own name", keyB, []string{"update add _acme-challenge.team-b.example.com 60 TXT b1"}, ""},
+		{"team-b own name", keyB, []string{"update add _acme-challenge." + a.domainB + " 60 TXT b1"}, ""},
 		{"delete one value", coreA, []string{"update delete " + name + " TXT v1"}, ""},
 	}
 	for _, tc := range cases {
-		out, err := nsupdate(t, s, tc.key, tc.cmds...)
+		out, err := nsupdate(t, s, a.zone, tc.key, tc.cmds...)
 		if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(out, tc.want)) {
 			t.Errorf("%s: nsupdate err=%v, want %q:\n%s", tc.name, err, tc.want, out)
 		}
@@ -115,22 +130,22 @@ func TestACMEUpdateProtocol(t *testing.T) {
 	// The refusal of team-b's update is an Event on its key's Secret.
 	waitFor(t, 10*time.Second, func() bool {
 		out, _ := kubectlErr("", "-n", nsB, "get", "events", "--field-selector", "reason=DNSUpdateRefused", "-o", "jsonpath={.items[*].message}")
-		return strings.Contains(out, "team-a.example.com")
+		return strings.Contains(out, a.domainA)
 	})
 
 	// A replayed message is refused and changes nothing, even after its
 	// value was deleted; a message signed too long ago is BADTIME.
-	add := signedUpdate(t, coreA, name+".", "replayed", time.Now())
+	add := signedUpdate(t, a.zone, coreA, name+".", "replayed", time.Now())
 	if r := sendRaw(t, s, add); r.Rcode != dns.RcodeSuccess {
 		t.Fatalf("first send: %s", dns.RcodeToString[r.Rcode])
 	}
-	if out, err := nsupdate(t, s, coreA, "update delete "+name+" TXT replayed"); err != nil {
+	if out, err := nsupdate(t, s, a.zone, coreA, "update delete "+name+" TXT replayed"); err != nil {
 		t.Fatalf("delete: %v\n%s", err, out)
 	}
 	if r := sendRaw(t, s, add); r.Rcode != dns.RcodeRefused {
 		t.Errorf("replay: %s, want REFUSED", dns.RcodeToString[r.Rcode])
 	}
-	old := signedUpdate(t, coreA, name+".", "old", time.Now().Add(-10*time.Minute))
+	old := signedUpdate(t, a.zone, coreA, name+".", "old", time.Now().Add(-10*time.Minute))
 	if r := sendRaw(t, s, old); r.Rcode != dns.RcodeNotAuth || r.IsTsig() == nil || r.IsTsig().Error != dns.RcodeBadTime {
 		t.Errorf("old message: %v, want NOTAUTH with BADTIME", r)
 	}
@@ -144,14 +159,16 @@ func TestACMEUpdateProtocol(t *testing.T) {
 // for team-a's name.
 func TestACMECertificate(t *testing.T) {
 	tools := buildACMETools(t)
-	s, nsA, nsB, _, _ := acmeSetup(t)
+	a := acmeSetup(t)
+	s, nsA, nsB := a.s, a.nsA, a.nsB
+	wildcard := "*." + a.domainA
 	keyA := keySecret(t, nsA, "acme", "hmac-sha256")
 	keyB := keySecret(t, nsB, "acme", "hmac-sha256")
 	time.Sleep(500 * time.Millisecond) // the Secrets' informer
 	dirURL := startPebble(t, tools, s)
 
 	start := time.Now()
-	certPEM, out, err := obtain(t, tools, dirURL, s, keyA, "*.team-a.example.com")
+	certPEM, out, err := obtain(t, tools, dirURL, s, a.zone, keyA, wildcard)
 	if err != nil {
 		t.Fatalf("team-a's certificate: %v\n%s", err, out)
 	}
@@ -164,13 +181,13 @@ func TestACMECertificate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(cert.DNSNames, []string{"*.team-a.example.com"}) {
+	if !slices.Equal(cert.DNSNames, []string{wildcard}) {
 		t.Fatalf("certificate names %q", cert.DNSNames)
 	}
 	// The client removed its challenge: no TXT value is left.
 	waitFor(t, 10*time.Second, func() bool { return len(endpointTargets(t, nsA)) == 0 })
 
-	_, out, err = obtain(t, tools, dirURL, s, keyB, "*.team-a.example.com")
+	_, out, err = obtain(t, tools, dirURL, s, a.zone, keyB, wildcard)
 	if err == nil {
 		t.Fatalf("team-b got a certificate for team-a's name:\n%s", out)
 	}
@@ -188,14 +205,15 @@ func TestACMECertificate(t *testing.T) {
 // TestACMETwoReplicas sends updates to one replica and measures when the
 // other answers them (through the DNSEndpoint and its informer).
 func TestACMETwoReplicas(t *testing.T) {
-	s1, _, _, coreA, env := acmeSetup(t)
-	s2 := startServer(t, "test/e2e/testdata/Corefile.acme", kubeconfig, env...)
-	name := "_acme-challenge.team-a.example.com"
+	a := acmeSetup(t)
+	s1, coreA := a.s, a.coreA
+	s2 := startServer(t, "test/e2e/testdata/Corefile.acme", kubeconfig, a.env...)
+	name := "_acme-challenge." + a.domainA
 	var delays []time.Duration
 	for i := range 20 {
 		value := fmt.Sprintf("replica-%d-%d", i, time.Now().UnixNano())
 		// The Go client: the time of the reply is known to the microsecond.
-		if r := sendRaw(t, s1, signedUpdate(t, coreA, name+".", value, time.Now())); r.Rcode != dns.RcodeSuccess {
+		if r := sendRaw(t, s1, signedUpdate(t, a.zone, coreA, name+".", value, time.Now())); r.Rcode != dns.RcodeSuccess {
 			t.Fatalf("update: %s", dns.RcodeToString[r.Rcode])
 		}
 		replied := time.Now()
@@ -204,7 +222,7 @@ func TestACMETwoReplicas(t *testing.T) {
 		if got := s1.txtValues(t, name); !slices.Contains(got, value) {
 			t.Fatalf("replica 1 does not answer its own update: %q", got)
 		}
-		if out, err := nsupdate(t, s1, coreA, "update delete "+name+" TXT "+value); err != nil {
+		if out, err := nsupdate(t, s1, a.zone, coreA, "update delete "+name+" TXT "+value); err != nil {
 			t.Fatalf("delete: %v\n%s", err, out)
 		}
 		waitFor(t, 10*time.Second, func() bool { return !slices.Contains(s2.txtValues(t, name), value) })
