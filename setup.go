@@ -46,7 +46,9 @@ func setup(c *caddy.Controller) error {
 		return plugin.Error(metrics.Plugin, err)
 	}
 	g.init()
-	g.setupUpdates(c)
+	if err := g.setupUpdates(c); err != nil {
+		return plugin.Error(metrics.Plugin, err)
+	}
 	if err := g.addClusters(kubeconfigAPI); err != nil {
 		return plugin.Error(metrics.Plugin, err)
 	}

@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/coredns/caddy"
@@ -70,9 +72,12 @@ func parseUpdates(c *caddy.Controller, g *Gateway) error {
 
 // setupUpdates lets UPDATE messages reach the plugin and runs the updates
 // service with the plugin, when the option is on.
-func (g *Gateway) setupUpdates(c *caddy.Controller) {
+func (g *Gateway) setupUpdates(c *caddy.Controller) error {
 	if g.updateOpts == nil {
-		return
+		return nil
+	}
+	if !slices.Contains(g.resources, "DNSEndpoint") {
+		return errors.New("updates: the challenges are DNSEndpoints: add DNSEndpoint to resources")
 	}
 	dnsserver.GetConfig(c).AllowOpcode(dns.OpcodeUpdate)
 	g.updates = acmeupdate.NewService(g.updateOpts, acmeupdate.Wiring{
@@ -96,6 +101,7 @@ func (g *Gateway) setupUpdates(c *caddy.Controller) {
 		g.updates.Stop()
 		return nil
 	})
+	return nil
 }
 
 // localCluster returns the cluster of the block's own kubeconfig: the

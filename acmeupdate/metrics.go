@@ -1,17 +1,12 @@
 package acmeupdate
 
-import (
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/promauto"
-)
+import "github.com/seed-e581d630/k8s_gateway/internal/metrics"
 
 var (
-	rejectedTotal = promauto.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "coredns", Subsystem: "k8s_gateway", Name: "update_rejected_total",
-		Help: "Counter of refused RFC 2136 updates, by zone (\"\" before the zone section is read) and reason.",
-	}, []string{"zone", "reason"})
-	appliedTotal = promauto.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "coredns", Subsystem: "k8s_gateway", Name: "update_applied_total",
-		Help: "Counter of owner names changed by accepted RFC 2136 updates, by zone.",
-	}, []string{"zone"})
+	rejectedTotal = metrics.CounterVec("update_rejected_total",
+		"Counter of refused RFC 2136 updates, by zone (\"\" before the zone section is read) and reason.",
+		"zone", "reason")
+	appliedTotal = metrics.CounterVec("update_applied_total",
+		"Counter of owner names changed by accepted RFC 2136 updates, by zone.",
+		"zone")
 )

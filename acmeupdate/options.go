@@ -2,6 +2,7 @@ package acmeupdate
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -10,7 +11,7 @@ import (
 //
 //	updates {
 //	    key NAME ALGORITHM FILE NAMESPACE
-//	    secrets [NAMESPACE]
+//	    secrets [NAMESPACES...]
 //	    expire DURATION
 //	    maxttl SECONDS
 //	    rate N
@@ -18,13 +19,14 @@ import (
 //	}
 type Options struct {
 	Keys []Key
-	// Secrets: keys from labelled Secrets; SecretsNamespace limits them to one.
-	Secrets          bool
-	SecretsNamespace string
-	Expire           time.Duration
-	Limits           Limits
-	RatePerMinute    int
-	Fudge            uint16
+	// Secrets: keys from labelled Secrets; SecretsNamespaces limits them to
+	// those namespaces (and the janitor too, with the Corefile keys' ones).
+	Secrets           bool
+	SecretsNamespaces []string
+	Expire            time.Duration
+	Limits            Limits
+	RatePerMinute     int
+	Fudge             uint16
 }
 
 // NewOptions returns the defaults.
@@ -74,13 +76,8 @@ func (o *Options) Set(opt string, args []string) error {
 		}
 		o.Keys = append(o.Keys, k)
 	case "secrets":
-		if len(args) > 1 {
-			return fmt.Errorf("secrets: want secrets [NAMESPACE]")
-		}
 		o.Secrets = true
-		if len(args) == 1 {
-			o.SecretsNamespace = args[0]
-		}
+		o.SecretsNamespaces = append(o.SecretsNamespaces, args...)
 	case "expire":
 		var d time.Duration
 		if err = one("DURATION"); err == nil {
@@ -108,6 +105,27 @@ func (o *Options) Set(opt string, args []string) error {
 		return fmt.Errorf("unknown updates property %q", opt)
 	}
 	return err
+}
+
+// Namespaces returns the namespaces the plugin writes and expires challenges
+// in: every one ("") when keys come from the Secrets of every namespace,
+// else those of the Corefile's keys and of the secrets line.
+func (o *Options) Namespaces() []string {
+	if o.Secrets && len(o.SecretsNamespaces) == 0 {
+		return []string{""}
+	}
+	var out []string
+	for _, k := range o.Keys {
+		if !slices.Contains(out, k.Namespace) {
+			out = append(out, k.Namespace)
+		}
+	}
+	for _, ns := range o.SecretsNamespaces {
+		if !slices.Contains(out, ns) {
+			out = append(out, ns)
+		}
+	}
+	return out
 }
 
 // Check reports an unusable configuration.

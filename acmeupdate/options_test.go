@@ -3,6 +3,7 @@ package acmeupdate
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +30,7 @@ func TestOptions(t *testing.T) {
 		{"key x hmac-sha256 " + filepath.Join(dir, "missing") + " x", "no such file"},
 		{"key x hmac-sha256 " + plain, "want key NAME"},
 		{"secrets", ""},
-		{"secrets a b", "want secrets"},
+		{"secrets a b", ""},
 		{"expire 2h", ""},
 		{"expire 1s", "at least"},
 		{"maxttl 120", ""},
@@ -49,8 +50,11 @@ func TestOptions(t *testing.T) {
 	if len(o.Keys) != 2 || o.Keys[0].Name != "team-a." || o.Keys[1].Algorithm != "hmac-sha512." || o.Keys[1].Secret != secretB {
 		t.Fatalf("keys %+v", o.Keys)
 	}
-	if !o.Secrets || o.Expire != 2*time.Hour || o.Limits.MaxTTL != 120 || o.RatePerMinute != 10 {
+	if !o.Secrets || !slices.Equal(o.SecretsNamespaces, []string{"a", "b"}) || o.Expire != 2*time.Hour || o.Limits.MaxTTL != 120 || o.RatePerMinute != 10 {
 		t.Fatalf("options %+v", o)
+	}
+	if got := o.Namespaces(); !slices.Equal(got, []string{"team-a", "team-b", "a", "b"}) {
+		t.Fatalf("namespaces %q", got)
 	}
 	if err := NewOptions().Check(); err == nil {
 		t.Fatal("no keys accepted")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/miekg/dns"
@@ -83,28 +84,50 @@ func (s *Service) Start(cfg *rest.Config) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel, s.done = cancel, make(chan struct{})
 	if s.opts.Secrets {
-		cs, err := kubernetes.NewForConfig(cfg)
-		if err != nil {
+		if err := s.watchSecrets(ctx, cfg); err != nil {
 			cancel()
-			return fmt.Errorf("updates: %w", err)
-		}
-		synced := make(chan struct{})
-		go func() {
-			WatchSecrets(cs, s.opts.SecretsNamespace, s.keys, ctx.Done())
-			close(synced)
-		}()
-		select {
-		case <-synced:
-		case <-time.After(10 * time.Second):
-			log.Warning("updates: the Secrets holding TSIG keys have not been listed yet; their keys come when they are")
+			return err
 		}
 	}
 	interval := min(max(s.opts.Expire/4, 10*time.Second), 5*time.Minute)
+	namespaces := s.opts.Namespaces()
 	go func() {
 		defer close(s.done)
-		s.store.Janitor(ctx, "", interval)
+		s.store.Janitor(ctx, namespaces, interval)
 	}()
 	log.Infof("updates: accepting RFC 2136 updates of _acme-challenge TXT records for %s with %d key(s)", strings.Join(s.Updater.cfg.Zones, " "), s.keys.Len())
+	return nil
+}
+
+// watchSecrets starts the informers of the Secrets holding keys, one per
+// namespace of the secrets line (or one for all), and waits a while for them.
+func (s *Service) watchSecrets(ctx context.Context, cfg *rest.Config) error {
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return fmt.Errorf("updates: %w", err)
+	}
+	namespaces := s.opts.SecretsNamespaces
+	if len(namespaces) == 0 {
+		namespaces = []string{""}
+	}
+	var wg sync.WaitGroup
+	for _, ns := range namespaces {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			WatchSecrets(cs, ns, s.keys, ctx.Done())
+		}()
+	}
+	synced := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(synced)
+	}()
+	select {
+	case <-synced:
+	case <-time.After(10 * time.Second):
+		log.Warning("updates: the Secrets holding TSIG keys have not been listed yet; their keys come when they are")
+	}
 	return nil
 }
 

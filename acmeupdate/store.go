@@ -145,8 +145,8 @@ func endpointValues(obj *unstructured.Unstructured) ([]string, uint32) {
 	return targets, uint32(min(max(ttl, 0), 1<<31-1))
 }
 
-// Expire deletes the plugin's DNSEndpoints whose time is up, in every
-// namespace it can list (namespace "" for all), and returns how many.
+// ExpireNow deletes the plugin's DNSEndpoints whose time is up in namespace
+// ("" for all), and returns how many.
 func (s *DNSEndpoints) ExpireNow(ctx context.Context, namespace string) (int, error) {
 	c := s.Client.Resource(dnsEndpoints).Namespace(namespace)
 	list, err := c.List(ctx, metav1.ListOptions{LabelSelector: WrittenByLabel + "=" + writtenByValue})
@@ -171,13 +171,16 @@ func (s *DNSEndpoints) ExpireNow(ctx context.Context, namespace string) (int, er
 	return n, nil
 }
 
-// Janitor calls ExpireNow every interval until ctx ends.
-func (s *DNSEndpoints) Janitor(ctx context.Context, namespace string, interval time.Duration) {
+// Janitor calls ExpireNow in each namespace ("" for all) every interval
+// until ctx ends.
+func (s *DNSEndpoints) Janitor(ctx context.Context, namespaces []string, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		if _, err := s.ExpireNow(ctx, namespace); err != nil && ctx.Err() == nil {
-			log.Warningf("challenge janitor: %v", err)
+		for _, ns := range namespaces {
+			if _, err := s.ExpireNow(ctx, ns); err != nil && ctx.Err() == nil {
+				log.Warningf("challenge janitor (namespace %q): %v", ns, err)
+			}
 		}
 		select {
 		case <-ctx.Done():

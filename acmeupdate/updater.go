@@ -10,9 +10,10 @@ import (
 
 	clog "github.com/coredns/coredns/plugin/pkg/log"
 	"github.com/miekg/dns"
+	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
 )
 
-var log = clog.NewWithPlugin("k8s_gateway")
+var log = clog.NewWithPlugin(metrics.Plugin)
 
 // EditFunc turns the TXT values (and TTL) of one owner name into new ones.
 type EditFunc func(values []string, ttl uint32) ([]string, uint32, error)
