@@ -110,6 +110,7 @@ ranges and plugins) or, without a name, the default block.
         {{- if .Values.persistence.enabled }}
         persist {{ .Values.persistence.mountPath }}{{ with $view.name }}/{{ . }}{{ end }}
         {{- end }}
+        {{- include "k8s-gateway.acmeUpdates" . }}
         {{- with .Values.fleet }}
         {{- if .clusterAPI.enabled }}
         clusterapi{{ range .clusterAPI.namespaces }} {{ . }}{{ end }}

@@ -309,3 +309,62 @@ or nothing.
 {{- end -}}
 {{- end -}}
 {{- end -}}
+
+{{/*
+acmeUpdates: the updates block of the acme values (plugin README:
+Certificates (ACME DNS-01)), and the checks that make it usable.
+*/}}
+{{- define "k8s-gateway.acmeUpdates" -}}
+{{- with .Values.acme }}
+{{- if .enabled }}
+{{- if not (has "DNSEndpoint" $.Values.watchedResources) }}
+{{- fail "acme.enabled needs DNSEndpoint in watchedResources: the challenges are DNSEndpoints" }}
+{{- end }}
+{{- if not (or .keys .secretKeys) }}
+{{- fail "acme.enabled needs keys: acme.secretKeys or acme.keys" }}
+{{- end }}
+{{- range .keys }}
+{{- if and $.Values.acme.namespaces (not (has .namespace $.Values.acme.namespaces)) }}
+{{- fail (printf "acme.keys %s: its namespace %s is not in acme.namespaces, where the chart grants the writes" .name .namespace) }}
+{{- end }}
+{{- end }}
+        updates {
+            {{- range .keys }}
+            key {{ .name }} {{ .algorithm | default "hmac-sha256" }} /etc/k8s-gateway/tsig/{{ .secretName }}/{{ .key | default "secret" }} {{ .namespace }}
+            {{- end }}
+            {{- if .secretKeys }}
+            secrets{{ range .namespaces }} {{ . }}{{ end }}
+            {{- end }}
+            expire {{ .expire }}
+            maxttl {{ .maxTTL }}
+            rate {{ .rate }}
+        }
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+acmeRules: what the updates option needs: the plugin's DNSEndpoints (get,
+create, update, delete; list and watch for the janitor), and with
+acme.secretKeys the Secrets holding keys (RBAC cannot narrow them to a label).
+*/}}
+{{- define "k8s-gateway.acmeRules" -}}
+- apiGroups: ["externaldns.k8s.io"]
+  resources: ["dnsendpoints"]
+  verbs: ["get", "list", "watch", "create", "update", "delete"]
+{{- if .Values.acme.secretKeys }}
+- apiGroups: [""]
+  resources: ["secrets"]
+  verbs: ["list", "watch"]
+{{- end }}
+{{- end }}
+
+{{/*
+acmeKeySecrets: the Secrets of the release's namespace holding the
+Corefile's keys, each mounted once.
+*/}}
+{{- define "k8s-gateway.acmeKeySecrets" -}}
+{{- $out := list }}
+{{- range .Values.acme.keys }}{{ $out = append $out .secretName }}{{ end }}
+{{- $out | uniq | toJson }}
+{{- end }}
