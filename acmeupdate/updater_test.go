@@ -27,18 +27,21 @@ func existing(t testing.TB) memZone {
 	}
 }
 
-func TestUpdate(t *testing.T) {
-	now := time.Now()
-	cases := []struct {
-		name    string
-		build   func(m *dns.Msg)
-		key     string // keyA (default), keyB, "none", "unknown", "badsecret", "badalg"
-		at      time.Time
-		rcode   int
-		tsigErr uint16
-		reason  string
-		stored  []string // the values of team-a at challengeA afterwards
-	}{
+// updateCase is one update, how it is signed, and what must follow.
+type updateCase struct {
+	name    string
+	build   func(m *dns.Msg)
+	key     string // keyA (default), keyB, "none", "unknown", "badsecret", "badalg"
+	at      time.Time
+	rcode   int
+	tsigErr uint16
+	reason  string
+	stored  []string // the values of team-a at challengeA afterwards
+}
+
+// updateCases are the cases of TestUpdate; now is the time of signing.
+func updateCases(t *testing.T, now time.Time) []updateCase {
+	return []updateCase{
 		{name: "add", build: func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)}) }, stored: []string{acmeValue}},
 		{name: "add two values", build: func(m *dns.Msg) {
 			m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue), txt(t, challengeA, 60, acmeValue2)})
@@ -87,6 +90,11 @@ func TestUpdate(t *testing.T) {
 		{name: "prereq outside zone", build: func(m *dns.Msg) { m.NameUsed([]dns.RR{txt(t, "www.example.org.", 0, "x")}) }, rcode: dns.RcodeNotZone, reason: ReasonNotZone},
 		{name: "prereq with ttl", build: func(m *dns.Msg) { m.Answer = append(m.Answer, mustRR(t, "www.example.com. 5 IN A 192.0.2.1")) }, rcode: dns.RcodeFormatError, reason: ReasonFormat},
 	}
+}
+
+func TestUpdate(t *testing.T) {
+	now := time.Now()
+	cases := updateCases(t, now)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			u, store, rejected := testUpdater(t, existing(t))
