@@ -10,11 +10,12 @@
 # imported by the plugin, and cached in $K8SGW_CACHE/bin (default
 # ~/.cache/k8s_gateway/bin) with a version stamp: a second run costs nothing.
 #
-# Usage: hack/acme.sh build|path|certmanager-timing
+# Usage: hack/acme.sh build|certmanager|path|certmanager-timing
 #   build               build what is missing; prints nothing on stdout
 #   path                print the directory holding the binaries
-#   certmanager-timing  time a build of cert-manager's controller (v1.21),
-#                       for the record only (see README, "Certificates")
+#   certmanager         build cert-manager's controllers (hack/certmanager,
+#                       cert-manager v1.21) and copy its CRDs: several minutes
+#   certmanager-timing  time a build of cert-manager's controller packages
 set -euo pipefail
 
 PEBBLE_VERSION=v2.10.1
@@ -101,6 +102,36 @@ build_acmeclient() {
 	log "built acmeclient in $(($(date +%s) - start)) s"
 }
 
+# build_certmanager: hack/certmanager (cert-manager's controllers, from its
+# main module: its command is a module the proxy does not serve) and its CRDs
+# (deploy/crds of the module) into $BIN/cert-manager-crds.
+build_certmanager() {
+	local src stamp="cert-manager=$CERTMANAGER_VERSION $(sha256sum "$HERE/certmanager/main.go" | cut -c1-16)"
+	if [[ -x $BIN/certmanager && -f $BIN/.certmanager.version && "$(cat "$BIN/.certmanager.version")" == "$stamp" ]]; then
+		return 0
+	fi
+	src=$CACHE/src/certmanager
+	rm -rf "$src"
+	mkdir -p "$src" "$BIN/cert-manager-crds"
+	cp "$HERE/certmanager/main.go" "$src/"
+	local start dir
+	start=$(date +%s)
+	log "building cert-manager's controllers ($CERTMANAGER_VERSION, first time only: several minutes)"
+	(
+		cd "$src"
+		go mod init k8sgw.local/certmanager >build.log 2>&1
+		go get "github.com/cert-manager/cert-manager@$CERTMANAGER_VERSION" >>build.log 2>&1
+		go mod tidy >>build.log 2>&1
+		go build -trimpath -ldflags '-s -w' -o "$BIN/.certmanager.tmp" . >>build.log 2>&1
+	) || { tail -n 30 "$src/build.log" >&2; die "building cert-manager's controllers failed"; }
+	dir=$(cd "$src" && go list -m -f '{{.Dir}}' github.com/cert-manager/cert-manager)
+	cp "$dir"/deploy/crds/*.yaml "$BIN/cert-manager-crds/"
+	chmod 644 "$BIN/cert-manager-crds/"*.yaml
+	mv -f "$BIN/.certmanager.tmp" "$BIN/certmanager"
+	printf '%s' "$stamp" >"$BIN/.certmanager.version"
+	log "built certmanager in $(($(date +%s) - start)) s"
+}
+
 certmanager_timing() {
 	# cert-manager's controller lives in its own module (cmd/controller) that
 	# replaces the main module by a relative path, so go install refuses it:
@@ -140,9 +171,10 @@ main() {
 		pebble_certs
 		build_acmeclient
 		;;
+	certmanager) build_certmanager ;;
 	path) printf '%s\n' "$BIN" ;;
 	certmanager-timing) certmanager_timing ;;
-	*) die "usage: $0 build|path|certmanager-timing" ;;
+	*) die "usage: $0 build|certmanager|path|certmanager-timing" ;;
 	esac
 }
 
