@@ -1,12 +1,17 @@
 package acmeupdate
 
 import (
+	"context"
+	"encoding/base64"
+	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	kwatch "k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 )
 
@@ -16,48 +21,61 @@ import (
 // (default hmac-sha256).
 const SecretLabel = "k8s-gateway.dns/tsig-key"
 
+// secretsResource is read with the dynamic client: the plugin's binary links
+// neither client-go's clientset nor the types of k8s.io/api.
+var secretsResource = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+
 // SecretKey returns the key a Secret holds, or why it holds none.
-func SecretKey(s *corev1.Secret) (Key, error) {
-	alg := string(s.Data["algorithm"])
+func SecretKey(u *unstructured.Unstructured) (Key, error) {
+	data := func(k string) (string, error) {
+		s, _, _ := unstructured.NestedString(u.Object, "data", k)
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err != nil {
+			return "", fmt.Errorf("data %s is not base64: %v", k, err)
+		}
+		return string(b), nil
+	}
+	alg, err := data("algorithm")
+	if err != nil {
+		return Key{}, err
+	}
 	if alg == "" {
 		alg = "hmac-sha256"
 	}
-	return NewKey(s.Name+"."+s.Namespace+".", alg, string(s.Data["secret"]), s.Namespace, "Secret/"+s.Namespace+"/"+s.Name)
+	secret, err := data("secret")
+	if err != nil {
+		return Key{}, err
+	}
+	ns, name := u.GetNamespace(), u.GetName()
+	return NewKey(name+"."+ns+".", alg, secret, ns, "Secret/"+ns+"/"+name)
 }
 
 // WatchSecrets keeps kr in step with the labelled Secrets of namespace (""
 // for all) until stop closes; it returns once the informer has synced.
-func WatchSecrets(client kubernetes.Interface, namespace string, kr *Keyring, stop <-chan struct{}) {
-	f := informers.NewSharedInformerFactoryWithOptions(client, 10*time.Minute,
-		informers.WithNamespace(namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = SecretLabel + "=true" }))
-	inf := f.Core().V1().Secrets().Informer()
-	set := func(obj any) {
-		s, ok := obj.(*corev1.Secret)
-		if !ok {
-			return
-		}
-		src := "Secret/" + s.Namespace + "/" + s.Name
-		k, err := SecretKey(s)
-		if err == nil {
-			err = kr.Set(src, k)
-		}
-		if err != nil {
-			kr.Remove(src)
-			log.Warningf("%s: no TSIG key: %v", src, err)
-			return
-		}
-		log.Infof("%s: TSIG key %s for namespace %s", src, k.Name, k.Namespace)
+func WatchSecrets(client dynamic.Interface, namespace string, kr *Keyring, stop <-chan struct{}) {
+	c := client.Resource(secretsResource).Namespace(namespace)
+	selector := SecretLabel + "=true"
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			o.LabelSelector = selector
+			return c.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (kwatch.Interface, error) {
+			o.LabelSelector = selector
+			return c.Watch(ctx, o)
+		},
 	}
+	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, client),
+		&unstructured.Unstructured{}, cache.SharedIndexInformerOptions{ResyncPeriod: 10 * time.Minute, ObjectDescription: "TSIG key Secrets"})
 	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    set,
-		UpdateFunc: func(_, obj any) { set(obj) },
+		AddFunc:    func(obj any) { setSecretKey(kr, obj) },
+		UpdateFunc: func(_, obj any) { setSecretKey(kr, obj) },
 		DeleteFunc: func(obj any) {
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
 			}
-			if s, ok := obj.(*corev1.Secret); ok {
-				kr.Remove("Secret/" + s.Namespace + "/" + s.Name)
+			if u, ok := obj.(*unstructured.Unstructured); ok {
+				kr.Remove("Secret/" + u.GetNamespace() + "/" + u.GetName())
 			}
 		},
 	})
@@ -65,6 +83,25 @@ func WatchSecrets(client kubernetes.Interface, namespace string, kr *Keyring, st
 		log.Errorf("TSIG keys from Secrets: %v", err)
 		return
 	}
-	f.Start(stop)
+	go inf.Run(stop)
 	cache.WaitForCacheSync(stop, reg.HasSynced) // the handler has seen every Secret listed
+}
+
+// setSecretKey puts the key of a Secret in kr, or logs why there is none.
+func setSecretKey(kr *Keyring, obj any) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	src := "Secret/" + u.GetNamespace() + "/" + u.GetName()
+	k, err := SecretKey(u)
+	if err == nil {
+		err = kr.Set(src, k)
+	}
+	if err != nil {
+		kr.Remove(src)
+		log.Warningf("%s: no TSIG key: %v", src, err)
+		return
+	}
+	log.Infof("%s: TSIG key %s for namespace %s", src, k.Name, k.Namespace)
 }

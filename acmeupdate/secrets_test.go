@@ -2,23 +2,32 @@ package acmeupdate
 
 import (
 	"context"
+	"encoding/base64"
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynfake "k8s.io/client-go/dynamic/fake"
 )
 
 func TestWatchSecrets(t *testing.T) {
-	secret := func(ns, name, value string, labelled bool) *corev1.Secret {
-		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, Data: map[string][]byte{"secret": []byte(value)}}
+	secret := func(ns, name, value string, labelled bool) runtime.Object {
+		u := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "v1", "kind": "Secret",
+			"data": map[string]any{"secret": base64.StdEncoding.EncodeToString([]byte(value))},
+		}}
+		u.SetNamespace(ns)
+		u.SetName(name)
 		if labelled {
-			s.Labels = map[string]string{SecretLabel: "true"}
+			u.SetLabels(map[string]string{SecretLabel: "true"})
 		}
-		return s
+		return u
 	}
-	client := fake.NewClientset(secret("team-a", "acme", secretA, true), secret("team-b", "other", secretB, false), secret("team-c", "bad", "not base64!", true))
+	client := dynfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{secretsResource: "SecretList"},
+		secret("team-a", "acme", secretA, true), secret("team-b", "other", secretB, false), secret("team-c", "bad", "not base64!", true))
 	core, _ := NewKey("core.", "hmac-sha256", secretB, "team-b", "Corefile")
 	kr := NewKeyring([]Key{core})
 	stop := make(chan struct{})
@@ -34,7 +43,7 @@ func TestWatchSecrets(t *testing.T) {
 		t.Fatalf("%d keys, want 2", kr.Len())
 	}
 	ctx := context.Background()
-	if err := client.CoreV1().Secrets("team-a").Delete(ctx, "acme", metav1.DeleteOptions{}); err != nil {
+	if err := client.Resource(secretsResource).Namespace("team-a").Delete(ctx, "acme", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.Now().Add(testTimeout)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/miekg/dns"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
@@ -84,10 +83,7 @@ func (s *Service) Start(cfg *rest.Config) error {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel, s.done = cancel, make(chan struct{})
 	if s.opts.Secrets {
-		if err := s.watchSecrets(ctx, cfg); err != nil {
-			cancel()
-			return err
-		}
+		s.watchSecrets(ctx)
 	}
 	interval := min(max(s.opts.Expire/4, 10*time.Second), 5*time.Minute)
 	namespaces := s.opts.Namespaces()
@@ -101,11 +97,7 @@ func (s *Service) Start(cfg *rest.Config) error {
 
 // watchSecrets starts the informers of the Secrets holding keys, one per
 // namespace of the secrets line (or one for all), and waits a while for them.
-func (s *Service) watchSecrets(ctx context.Context, cfg *rest.Config) error {
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return fmt.Errorf("updates: %w", err)
-	}
+func (s *Service) watchSecrets(ctx context.Context) {
 	namespaces := s.opts.SecretsNamespaces
 	if len(namespaces) == 0 {
 		namespaces = []string{""}
@@ -115,7 +107,7 @@ func (s *Service) watchSecrets(ctx context.Context, cfg *rest.Config) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			WatchSecrets(cs, ns, s.keys, ctx.Done())
+			WatchSecrets(s.store.Client, ns, s.keys, ctx.Done())
 		}()
 	}
 	synced := make(chan struct{})
@@ -128,7 +120,6 @@ func (s *Service) watchSecrets(ctx context.Context, cfg *rest.Config) error {
 	case <-time.After(10 * time.Second):
 		log.Warning("updates: the Secrets holding TSIG keys have not been listed yet; their keys come when they are")
 	}
-	return nil
 }
 
 // Stop stops the janitor and the Secrets' informer.
