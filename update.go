@@ -81,14 +81,10 @@ func (g *Gateway) setupUpdates(c *caddy.Controller) error {
 	}
 	dnsserver.GetConfig(c).AllowOpcode(dns.OpcodeUpdate)
 	g.updates = acmeupdate.NewService(g.updateOpts, acmeupdate.Wiring{
-		Zones: g.Zones,
-		Zone:  acmeupdate.IndexZone(g.Zones, g.snapshot),
-		Authorizer: acmeupdate.Ownership{
-			Policy:     g.ownership,
-			Owners:     func(_, name string) []string { return g.index.OwnersBelow(name) },
-			MayPublish: g.mayPublishLocal,
-		},
-		OnReject: g.updateRefused,
+		Zones:      g.Zones,
+		Zone:       acmeupdate.IndexZone(g.Zones, g.snapshot),
+		Authorizer: acmeupdate.AuthorizerFunc(g.mayChallenge),
+		OnReject:   g.updateRefused,
 	})
 	c.OnStartup(func() error {
 		cfg, err := watch.RestConfig(g.kubeconfig, g.kubecontext)
@@ -119,11 +115,27 @@ func (g *Gateway) localCluster() *fleet.Cluster {
 	return nil
 }
 
-// mayPublishLocal asks the local cluster's controller whether namespace may
-// publish name (the delegated policy).
-func (g *Gateway) mayPublishLocal(namespace, name string) bool {
+// mayChallenge applies the ownership policy to a challenge of a key's
+// namespace (acmeupdate.Ownership). The keys' namespaces are those of the
+// local cluster: with cluster blocks, the index knows them by the cluster's
+// name, "<cluster>/<namespace>".
+func (g *Gateway) mayChallenge(namespace, zone, name string) (bool, string) {
 	cl := g.localCluster()
-	return cl != nil && cl.Controller != nil && cl.Controller.MayPublish(namespace, name)
+	if cl == nil || cl.Controller == nil {
+		return false, "the cluster is not read yet"
+	}
+	prefix := ""
+	if cl.Name != "" {
+		prefix = cl.Name + "/"
+	}
+	own := acmeupdate.Ownership{
+		Policy: g.ownership,
+		Owners: func(_, name string) []string { return g.index.OwnersBelow(name) },
+		MayPublish: func(ns, name string) bool {
+			return cl.Controller.MayPublish(strings.TrimPrefix(ns, prefix), name)
+		},
+	}
+	return own.MayChallenge(prefix+namespace, zone, name)
 }
 
 // updateRefused gives the tenant an Event (with the events option) on the

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 func txt(t testing.TB, name string, ttl int, value string) dns.RR {
@@ -195,7 +196,11 @@ func TestReplay(t *testing.T) {
 	if reply, _ := serve(t, u, dw); reply.Rcode != dns.RcodeSuccess {
 		t.Fatalf("delete: %s", dns.RcodeToString[reply.Rcode])
 	}
+	counted := testutil.ToFloat64(rejectedTotal.WithLabelValues("", ReasonReplay))
 	reply, _ := serve(t, u, wire)
+	if got := testutil.ToFloat64(rejectedTotal.WithLabelValues("", ReasonReplay)); got != counted+1 {
+		t.Errorf("update_rejected_total{reason=replay} went from %v to %v", counted, got)
+	}
 	if reply.Rcode != dns.RcodeRefused || (*rejected)[0].Reason != ReasonReplay {
 		t.Fatalf("replay: %s %v", dns.RcodeToString[reply.Rcode], *rejected)
 	}
