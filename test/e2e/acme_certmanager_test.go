@@ -46,7 +46,8 @@ func startCertManager(t *testing.T, s *server) {
 	}
 	t.Cleanup(func() {
 		proc.Stop(10 * time.Second)
-		if t.Failed() {
+		// K8SGW_E2E_CERTMANAGER_LOG=1 shows it after a pass too.
+		if t.Failed() || os.Getenv("K8SGW_E2E_CERTMANAGER_LOG") != "" {
 			t.Logf("cert-manager output:\n%s", proc.Out.String())
 		}
 	})
