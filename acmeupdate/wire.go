@@ -26,11 +26,22 @@ type piece struct {
 }
 
 // wireEncodings calls try with candidate encodings of r, TSIG included,
-// until try returns true, and reports whether one did.
+// until try returns true, and reports whether one did: the message without
+// compression, then the choices name by name, each name's longest pointer
+// first (which is how the dns package and most servers compress).
 func wireEncodings(r *dns.Msg, try func([]byte) bool) bool {
 	pieces, ok := messagePieces(r)
 	if !ok {
 		return false
+	}
+	// First as the dns package's clients (lego, cert-manager) send it: no
+	// compression at all, the candidate the search below would reach last.
+	var whole []byte
+	for _, p := range pieces {
+		whole = append(append(whole, p.name...), p.fixed...)
+	}
+	if try(whole) {
+		return true
 	}
 	n := 0
 	var walk func(i int, buf []byte, table map[string]int) bool

@@ -57,3 +57,32 @@ func TestMACOverClientEncodings(t *testing.T) {
 		}
 	}
 }
+
+// TestMACLargeMessages: a message of many names from a client that
+// compresses nothing, or everything, is found at once, however many choices
+// the names would give.
+func TestMACLargeMessages(t *testing.T) {
+	for _, c := range []struct {
+		compress bool
+		tries    int
+	}{{false, 1}, {true, 2}} {
+		m := updateMsg(testZone)
+		m.Compress = c.compress
+		for i := range 16 {
+			m.Insert([]dns.RR{txt(t, "_acme-challenge.n"+itoa(i)+".example.com.", 60, acmeValue)})
+		}
+		wire, _ := signed(t, m, keyA, dns.HmacSHA256, secretA, time.Now())
+		r := new(dns.Msg)
+		if err := r.Unpack(wire); err != nil {
+			t.Fatal(err)
+		}
+		tries := 0
+		ok := wireEncodings(r, func(buf []byte) bool {
+			tries++
+			return dns.TsigVerify(buf, secretA, "", false) == nil
+		})
+		if !ok || tries != c.tries {
+			t.Errorf("compress=%v: found %v after %d tries, want after %d", c.compress, ok, tries, c.tries)
+		}
+	}
+}
