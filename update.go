@@ -80,12 +80,7 @@ func (g *Gateway) setupUpdates(c *caddy.Controller) error {
 		return errors.New("updates: the challenges are DNSEndpoints: add DNSEndpoint to resources")
 	}
 	dnsserver.GetConfig(c).AllowOpcode(dns.OpcodeUpdate)
-	g.updates = acmeupdate.NewService(g.updateOpts, acmeupdate.Wiring{
-		Zones:      g.Zones,
-		Zone:       acmeupdate.IndexZone(g.Zones, g.snapshot),
-		Authorizer: acmeupdate.AuthorizerFunc(g.mayChallenge),
-		OnReject:   g.updateRefused,
-	})
+	g.newUpdates()
 	c.OnStartup(func() error {
 		cfg, err := watch.RestConfig(g.kubeconfig, g.kubecontext)
 		if err != nil {
@@ -98,6 +93,17 @@ func (g *Gateway) setupUpdates(c *caddy.Controller) error {
 		return nil
 	})
 	return nil
+}
+
+// newUpdates makes the updates service of the block: the index is its zone,
+// the block's ownership policy its authorizer.
+func (g *Gateway) newUpdates() {
+	g.updates = acmeupdate.NewService(g.updateOpts, acmeupdate.Wiring{
+		Zones:      g.Zones,
+		Zone:       acmeupdate.IndexZone(g.Zones, g.snapshot),
+		Authorizer: acmeupdate.AuthorizerFunc(g.mayChallenge),
+		OnReject:   g.updateRefused,
+	})
 }
 
 // localCluster returns the cluster of the block's own kubeconfig: the
@@ -120,6 +126,9 @@ func (g *Gateway) localCluster() *fleet.Cluster {
 // local cluster: with cluster blocks, the index knows them by the cluster's
 // name, "<cluster>/<namespace>".
 func (g *Gateway) mayChallenge(namespace, zone, name string) (bool, string) {
+	if g.ownership == index.Union {
+		return true, "" // anywhere: no cluster needed to say so
+	}
 	cl := g.localCluster()
 	if cl == nil || cl.Controller == nil {
 		return false, "the cluster is not read yet"

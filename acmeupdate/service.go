@@ -79,6 +79,12 @@ func (s *Service) Start(cfg *rest.Config) error {
 	if err != nil {
 		return fmt.Errorf("updates: %w", err)
 	}
+	s.StartClient(dyn)
+	return nil
+}
+
+// StartClient is Start with a dynamic client of the cluster.
+func (s *Service) StartClient(dyn dynamic.Interface) {
 	s.store.Client = dyn
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel, s.done = cancel, make(chan struct{})
@@ -92,7 +98,6 @@ func (s *Service) Start(cfg *rest.Config) error {
 		s.store.Janitor(ctx, namespaces, interval)
 	}()
 	log.Infof("updates: accepting RFC 2136 updates of _acme-challenge TXT records for %s with %d key(s)", strings.Join(s.Updater.cfg.Zones, " "), s.keys.Len())
-	return nil
 }
 
 // watchSecrets starts the informers of the Secrets holding keys, one per
