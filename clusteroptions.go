@@ -25,6 +25,7 @@ type clusterOptions struct {
 	namespaces     []string            // publish only from these; all when empty
 	delegations    map[string][]string // namespace → domains from the delegate option
 	emitEvents     bool                // the events option: Events on rejected objects
+	health         bool                // the health option: withdraw unhealthy addresses
 }
 
 func newClusterOptions() clusterOptions {
@@ -109,6 +110,11 @@ func setClusterOption(o *clusterOptions, opt string, args []string) error {
 			return usageErr("events", args)
 		}
 		o.emitEvents = true
+	case "health":
+		if len(args) != 0 {
+			return usageErr("health", args)
+		}
+		o.health = true
 	case "namespaces":
 		if len(args) == 0 {
 			return usageErr("namespaces NAMESPACE...", args)

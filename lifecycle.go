@@ -56,6 +56,7 @@ func (g *Gateway) controllerConfigOf(o *clusterOptions, zones []string, nameserv
 		Reverse:        len(source.ForwardZones(g.Zones)) < len(g.Zones),
 		Ownership:      g.ownership,
 		Delegations:    o.delegations,
+		Health:         o.health,
 		ZonesLabel:     strings.Join(zones, " "),
 		Timing:         watch.Timing{StartupWait: g.timing.startupWait, Reprobe: g.timing.reprobe, Guard: g.timing.guard},
 	}

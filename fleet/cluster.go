@@ -198,6 +198,7 @@ func (cl *Cluster) Start(h HealthTiming) error {
 		}
 		if ev != nil {
 			cl.Events.Store(ev)
+			cl.Controller.SetHealthHook(ev.HealthChanged)
 		}
 	}
 	cl.Controller.Start()

@@ -35,7 +35,7 @@ type HealthListener interface {
 	HealthChanged(zone string, h ZoneHealth)
 	// FailOpen is called when name starts (open) or stops being answered
 	// fail-open.
-	FailOpen(name string, open bool)
+	FailOpen(zone, name string, open bool)
 }
 
 // nameHealth is what chooseHealthy decided at one name; the zero value for
@@ -118,7 +118,7 @@ func (ix *Index) setHealth(name string, zi int, st nameHealth) {
 		return
 	}
 	if st.failOpen != old.failOpen {
-		hl.FailOpen(name, st.failOpen)
+		hl.FailOpen(ix.zones[zi], name, st.failOpen)
 	}
 	hl.HealthChanged(ix.zones[zi], *zh)
 }

@@ -15,7 +15,7 @@ func (l *healthLog) Conflict(string, string)      {}
 func (l *healthLog) HealthChanged(_ string, h ZoneHealth) {
 	l.zone = append(l.zone, h)
 }
-func (l *healthLog) FailOpen(name string, open bool) {
+func (l *healthLog) FailOpen(_, name string, open bool) {
 	if open {
 		l.opens = append(l.opens, "+"+name)
 	} else {

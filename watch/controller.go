@@ -55,6 +55,7 @@ type Config struct {
 	Cluster         string              // the cluster's name, or "" for a block's one cluster
 	NameserverZones []string            // the zones of the nameservers' names: the block's
 	ZonesLabel      string              // the zones label of its metrics
+	Health          bool                // the health option: claims carry Unhealthy (health.go)
 	Timing          Timing
 }
 
@@ -80,6 +81,8 @@ type Controller struct {
 	// Gateway or Namespace change recomputes its routes. With one lock, the
 	// last computation always sees the newest stores.
 	routeMu sync.Mutex
+
+	health *health // with the health option
 }
 
 // Watched is one informer the controller runs.
@@ -110,6 +113,7 @@ func New(cfg Config, api API, out Sink) *Controller {
 		warnings:  map[string]string{},
 		Informers: map[InformerKey]*Watched{},
 		syncedCh:  make(chan struct{}),
+		health:    newHealth(),
 	}
 }
 
@@ -238,6 +242,10 @@ func (c *Controller) update(w *Watched, obj any) {
 	if w.Kind == source.NamespaceKind {
 		c.delegate(meta, false)
 	}
+	if c.cfg.Health && !c.dependent(w.Kind) {
+		c.health.mu.Lock()
+		defer c.health.mu.Unlock()
+	}
 	c.publish(w, meta, obj)
 	c.refreshDependents(w.Kind, meta)
 }
@@ -260,6 +268,7 @@ func (c *Controller) remove(w *Watched, obj any) {
 		key := w.key(meta)
 		c.logWarnings(key, nil)
 		c.out.UpdateClaim(key, index.Claim{}, nil)
+		c.noteHealth(key, false, true)
 	}
 	if w.Kind == source.NamespaceKind {
 		c.delegate(meta, true)
@@ -290,7 +299,12 @@ func (c *Controller) publish(w *Watched, meta metav1.Object, obj any) {
 	if c.cfg.Reverse {
 		res.RRs = source.WithPTR(res.RRs)
 	}
-	c.out.UpdateClaim(key, ClaimOf(w, meta, c.cfg.Nameservers), res.RRs)
+	claim := ClaimOf(w, meta, c.cfg.Nameservers)
+	if c.cfg.Health && len(res.RRs) > 0 {
+		claim.Unhealthy = c.unhealthy(w, obj)
+		c.noteHealth(key, claim.Unhealthy, false)
+	}
+	c.out.UpdateClaim(key, claim, res.RRs)
 }
 
 // namespaceAllowed applies the namespaces option to an object's namespace.

@@ -200,11 +200,15 @@ func (c *Controller) startInformer(w *Watched, register bool) cache.InformerSync
 	if w.Version != w.Kind || len(w.Kind.Older) > 0 {
 		log.Infof("%s read at %s", w.what(), w.Version.GroupVersion)
 	}
-	reg, _ := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	var handler cache.ResourceEventHandler = cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { c.update(w, obj) },
 		UpdateFunc: func(_, obj any) { c.update(w, obj) },
 		DeleteFunc: func(obj any) { c.remove(w, obj) },
-	})
+	}
+	if w.Kind == source.EndpointSliceKind {
+		handler = c.sliceHandler(w)
+	}
+	reg, _ := inf.AddEventHandler(handler)
 	unregister := func() {}
 	if !w.Nameserver {
 		unregister = registerGuard(guard.state, c.cfg.ZonesLabel, w.Kind.Name)

@@ -69,6 +69,10 @@ func (c *Controller) Watches() []*Watched {
 		// A class-less Ingress has the default IngressClass.
 		add(source.IngressClassKind, "")
 	}
+	if c.cfg.Health && slices.Contains(c.cfg.Resources, "Service") && c.api.Reads(source.EndpointSliceKind) {
+		// The health of Services (health.go).
+		add(source.EndpointSliceKind, "")
+	}
 	namespaces := false
 	if routes && c.api.Reads(source.GatewayKind) {
 		// Routes publish through the kinds they depend on.

@@ -1,0 +1,111 @@
+package gateway
+
+import (
+	"context"
+	"testing"
+
+	"github.com/coredns/caddy"
+	"github.com/miekg/dns"
+	discoveryv1 "k8s.io/api/discovery/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/source"
+)
+
+// healthSlice is an EndpointSlice of Service svc with one endpoint, ready or not.
+func healthSlice(namespace, name, svc string, ready bool) *discoveryv1.EndpointSlice {
+	return &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: map[string]string{source.ServiceNameLabel: svc}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"10.0.0.1"}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
+	}
+}
+
+// The health option end to end through informers: two Services at one name,
+// their EndpointSlices flipping.
+func TestHealthServices(t *testing.T) {
+	ctx := context.Background()
+	client := fake.NewSimpleClientset()
+	g := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) { g.health = true })
+	for name, ip := range map[string]string{"a": "192.0.2.1", "b": "192.0.2.2"} {
+		svc := testutil.NamedService("apps", name, ip)
+		svc.Annotations = map[string]string{"coredns.io/hostname": "www.example.com"}
+		k8sCreate(t, client, svc)
+	}
+	both := k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.1", "www.example.com. 60 IN A 192.0.2.2"})
+	onlyA := k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.1"})
+	onlyB := k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.2"})
+	// No EndpointSlices: unknown is not down.
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, both)
+
+	slices := client.DiscoveryV1().EndpointSlices("apps")
+	set := func(name, svc string, ready bool) {
+		t.Helper()
+		s := healthSlice("apps", name, svc, ready)
+		if _, err := slices.Update(ctx, s, metav1.UpdateOptions{}); err != nil {
+			if _, err := slices.Create(ctx, s, metav1.CreateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	set("a-1", "a", false)
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, onlyB)
+	// a's own name answers fail-open: nothing else is there.
+	k8sAnswers(t, g, "a.apps.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"a.apps.example.com. 60 IN A 192.0.2.1"}))
+	set("a-2", "a", true) // a second slice with a ready endpoint
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, both)
+	if err := slices.Delete(ctx, "a-2", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, onlyB)
+	set("b-1", "b", false) // both unhealthy: fail open
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, both)
+	if got, want := g.index.Health("example.com."), (index.ZoneHealth{Unhealthy: 4, FailOpen: 3}); got != want {
+		t.Errorf("health %+v, want %+v", got, want)
+	}
+	set("a-1", "a", true)
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, onlyA)
+	if err := slices.Delete(ctx, "b-1", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, both)
+	if got := g.index.Health("example.com."); got != (index.ZoneHealth{}) {
+		t.Errorf("health at the end %+v", got)
+	}
+}
+
+// Without the option, EndpointSlices are not read at all.
+func TestHealthOff(t *testing.T) {
+	client := fake.NewSimpleClientset(healthSlice("apps", "a-1", "a", false), testutil.NamedService("apps", "a", "192.0.2.1"))
+	g := k8sStartGateway(t, client, []string{"example.com."}, nil)
+	k8sAnswers(t, g, "a.apps.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"a.apps.example.com. 60 IN A 192.0.2.1"}))
+	for _, a := range client.Actions() {
+		if a.GetResource().Resource == "endpointslices" {
+			t.Fatalf("EndpointSlices read without the health option: %v", a)
+		}
+	}
+}
+
+func TestHealthOption(t *testing.T) {
+	for _, c := range []struct {
+		corefile string
+		health   bool
+		err      bool
+	}{
+		{"k8s_gateway example.com", false, false},
+		{"k8s_gateway example.com {\n health\n}", true, false},
+		{"k8s_gateway example.com {\n health on\n}", false, true},
+	} {
+		g, err := parse(caddy.NewTestController("dns", c.corefile))
+		if (err != nil) != c.err {
+			t.Errorf("%q: error %v", c.corefile, err)
+			continue
+		}
+		if err == nil && g.health != c.health {
+			t.Errorf("%q: health %v", c.corefile, g.health)
+		}
+	}
+}

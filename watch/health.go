@@ -1,0 +1,172 @@
+package watch
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/coredns/coredns/plugin/pkg/log"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/cache"
+	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/seed-e581d630/k8s_gateway/source"
+)
+
+// The health option. A Service's health is kept as two counts, taken from
+// its EndpointSlices as they come and go: its slices, and those with a
+// ready endpoint. It is healthy while it has no slice (unknown is not down)
+// or one of them has a ready endpoint. When that flips, the Service is
+// published again, with Claim.Unhealthy set or cleared; the index then
+// drops or restores its records at each name (index/health.go). Slice events
+// that do not flip it cost a map lookup and nothing else.
+
+// sliceCount is what the controller keeps per Service: 8 bytes and its key.
+type sliceCount struct {
+	slices, ready int32
+}
+
+func (s sliceCount) healthy() bool { return s.slices == 0 || s.ready > 0 }
+
+// health holds the counts of every Service that has EndpointSlices.
+type health struct {
+	// mu is held while a count changes and the Service is published again,
+	// and while a Service (or an Ingress) is published: a publish never
+	// gives the index a health older than the last one given.
+	mu       sync.Mutex
+	services map[string]sliceCount // "namespace/name" → its slices
+	// noteMu guards unhealthy and hook: routes are published under the
+	// route lock, not mu.
+	noteMu sync.Mutex
+	// unhealthy are the objects, by key, last published unhealthy: for the
+	// log and the Events of a flip.
+	unhealthy map[string]bool
+	// hook, when set, hears of objects turning unhealthy or healthy.
+	hook func(key string, unhealthy bool)
+}
+
+func newHealth() *health {
+	return &health{services: map[string]sliceCount{}, unhealthy: map[string]bool{}}
+}
+
+// SetHealthHook sets what hears of objects (by key, without the cluster's
+// prefix) whose addresses turn unhealthy or healthy again; for Events.
+func (c *Controller) SetHealthHook(f func(key string, unhealthy bool)) {
+	c.health.noteMu.Lock()
+	c.health.hook = f
+	c.health.noteMu.Unlock()
+}
+
+// serviceHealthy reports whether the Service namespace/name is healthy.
+// The caller holds health.mu.
+func (c *Controller) serviceHealthy(namespace, name string) bool {
+	return c.health.services[namespace+"/"+name].healthy()
+}
+
+// sliceHandler keeps the counts from the events of an EndpointSlice informer.
+func (c *Controller) sliceHandler(w *Watched) cache.ResourceEventHandler {
+	return cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { c.sliceChanged(w, nil, obj) },
+		UpdateFunc: func(old, obj any) { c.sliceChanged(w, old, obj) },
+		DeleteFunc: func(obj any) {
+			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = d.Obj
+			}
+			c.sliceChanged(w, obj, nil)
+		},
+	}
+}
+
+// sliceChanged applies a slice going from old to cur (either may be nil)
+// to the counts of its Service, and publishes the Service again when its
+// health flips.
+func (c *Controller) sliceChanged(w *Watched, old, cur any) {
+	if w.retired.Load() {
+		return
+	}
+	c.counted(w)
+	o, _ := old.(*source.EndpointSlice)
+	n, _ := cur.(*source.EndpointSlice)
+	c.health.mu.Lock()
+	defer c.health.mu.Unlock()
+	var flipped []string
+	if o != nil && o.Service() != "" {
+		if c.countSlice(o.GetNamespace()+"/"+o.Service(), -1, o.Ready()) {
+			flipped = append(flipped, o.GetNamespace()+"/"+o.Service())
+		}
+	}
+	if n != nil && n.Service() != "" {
+		key := n.GetNamespace() + "/" + n.Service()
+		if c.countSlice(key, +1, n.Ready()) {
+			if len(flipped) == 1 && flipped[0] == key {
+				flipped = nil // flipped and back within the event
+			} else {
+				flipped = append(flipped, key)
+			}
+		}
+	}
+	for _, key := range flipped {
+		ns, name, _ := strings.Cut(key, "/")
+		if sw, obj := c.getObject("Service", ns, name); obj != nil {
+			c.publish(sw, obj.(metav1.Object), obj)
+		}
+	}
+}
+
+// countSlice adds delta slices (ready or not) to the Service key, and
+// reports whether its health flipped.
+func (c *Controller) countSlice(key string, delta int32, ready bool) bool {
+	s := c.health.services[key]
+	was := s.healthy()
+	s.slices += delta
+	if ready {
+		s.ready += delta
+	}
+	if s.slices <= 0 {
+		delete(c.health.services, key)
+		s = sliceCount{}
+	} else {
+		c.health.services[key] = s
+	}
+	return was != s.healthy()
+}
+
+// unhealthy reports whether the addresses of obj, of w's kind, are
+// unhealthy. Services and Ingresses are asked with health.mu held.
+func (c *Controller) unhealthy(w *Watched, obj any) bool {
+	switch {
+	case w.Nameserver:
+		return false
+	case w.Kind.Name == "Service":
+		svc := obj.(*source.Service)
+		return source.ServiceLoadBalancer(svc) && !c.serviceHealthy(svc.GetNamespace(), svc.GetName())
+	case w.Kind == source.GatewayKind:
+		return source.GatewayUnprogrammed(obj.(*gwv1.Gateway))
+	case w.Kind.Route != nil:
+		return source.RouteUnhealthy(obj, c)
+	}
+	return false
+}
+
+// noteHealth remembers the health an object was published with, and tells
+// the hook and the log when it flipped; removed objects are forgotten.
+func (c *Controller) noteHealth(key string, unhealthy, removed bool) {
+	c.health.noteMu.Lock()
+	defer c.health.noteMu.Unlock()
+	if removed {
+		delete(c.health.unhealthy, key)
+		return
+	}
+	if c.health.unhealthy[key] == unhealthy {
+		return
+	}
+	if unhealthy {
+		c.health.unhealthy[key] = true
+		log.Infof("%s: unhealthy, its addresses are withdrawn unless nothing else answers at its names", key)
+	} else {
+		delete(c.health.unhealthy, key)
+		log.Infof("%s: healthy again", key)
+	}
+	if c.health.hook != nil {
+		c.health.hook(strings.TrimPrefix(key, c.cfg.Prefix), unhealthy)
+	}
+}
