@@ -7,6 +7,7 @@ import (
 	"github.com/coredns/caddy"
 	"github.com/miekg/dns"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
@@ -108,4 +109,28 @@ func TestHealthOption(t *testing.T) {
 			t.Errorf("%q: health %v", c.corefile, g.health)
 		}
 	}
+}
+
+// Ingresses follow the health of their backend Services: two Ingresses at
+// one host, one backend each.
+func TestHealthIngresses(t *testing.T) {
+	ctx := context.Background()
+	client := fake.NewSimpleClientset()
+	g := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) { g.health = true })
+	for name, ip := range map[string]string{"one": "192.0.2.1", "two": "192.0.2.2"} {
+		ing := testutil.NamedIngress("apps", name, []string{"shop.example.com"}, ip)
+		ing.Spec.DefaultBackend = &networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: "svc-" + name, Port: networkingv1.ServiceBackendPort{Number: 80}}}
+		k8sCreate(t, client, ing)
+	}
+	both := k8sExpect(t, "NOERROR", []string{"shop.example.com. 60 IN A 192.0.2.1", "shop.example.com. 60 IN A 192.0.2.2"})
+	k8sAnswers(t, g, "shop.example.com.", dns.TypeA, both)
+	slices := client.DiscoveryV1().EndpointSlices("apps")
+	if _, err := slices.Create(ctx, healthSlice("apps", "s1", "svc-one", false), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "shop.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"shop.example.com. 60 IN A 192.0.2.2"}))
+	if _, err := slices.Update(ctx, healthSlice("apps", "s1", "svc-one", true), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "shop.example.com.", dns.TypeA, both)
 }

@@ -30,11 +30,16 @@ func programmedCondition(cs []metav1.Condition) []metav1.Condition {
 	return nil
 }
 
-// RouteUnhealthy reports whether every Gateway that a route publishes
-// through (directly or through a ListenerSet, of the parents that accepted
-// it) is not Programmed. A route with no such Gateway is not unhealthy.
-func RouteUnhealthy(obj any, ctx sourceContext) bool {
+// RouteUnhealthy reports whether a route's addresses are unhealthy: no
+// backend Service of it is healthy (see routeBackendsUnhealthy), or every
+// Gateway that it publishes through (directly or through a ListenerSet, of
+// the parents that accepted it) is not Programmed. A route with no such
+// Gateway and no backend Service is not unhealthy.
+func RouteUnhealthy(obj any, ctx sourceContext, health ServiceHealth) bool {
 	rt := asRoute(obj)
+	if routeBackendsUnhealthy(rt, health) {
+		return true
+	}
 	gateways := 0
 	for i, ref := range rt.parentRefs {
 		if !rt.accepted[i] {

@@ -1,8 +1,11 @@
 package source
 
 import (
+	"encoding/json"
+	"slices"
 	"testing"
 
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 )
@@ -58,8 +61,113 @@ func TestGatewayAndRouteHealth(t *testing.T) {
 		for _, p := range c.parents {
 			rt.parentRefs = append(rt.parentRefs, gwv1.ParentReference{Namespace: &ns, Name: gwv1.ObjectName(p)})
 		}
-		if got := RouteUnhealthy(rt, ctx); got != c.unhealthy {
+		if got := RouteUnhealthy(rt, ctx, func(string, string) (bool, bool) { return false, true }); got != c.unhealthy {
 			t.Errorf("%s: unhealthy %v, want %v", c.desc, got, c.unhealthy)
 		}
 	}
 }
+
+func TestIngressBackendsAndHealth(t *testing.T) {
+	backend := func(name string) networkingv1.IngressBackend {
+		return networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: name, Port: networkingv1.ServiceBackendPort{Number: 80}}}
+	}
+	ing := &networkingv1.Ingress{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"},
+		Spec: networkingv1.IngressSpec{
+			DefaultBackend: ptr(backend("def")),
+			Rules: []networkingv1.IngressRule{
+				{Host: "a.example.com", IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{Paths: []networkingv1.HTTPIngressPath{
+					{Path: "/", Backend: backend("web")}, {Path: "/x", Backend: backend("web")}, {Path: "/api", Backend: backend("api")},
+				}}}},
+			},
+		},
+	}
+	b, err := ing.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pb, js Ingress
+	if err := pb.Unmarshal(b); err != nil {
+		t.Fatal(err)
+	}
+	j, _ := json.Marshal(ing)
+	if err := js.UnmarshalJSON(j); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"apps/api", "apps/def", "apps/web"}
+	for form, in := range map[string]*Ingress{"protobuf": &pb, "json": &js} {
+		if got := IngressBackends(in); !slices.Equal(got, want) {
+			t.Errorf("%s: backends %q, want %q", form, got, want)
+		}
+	}
+	for _, c := range []struct {
+		desc      string
+		healthy   map[string]bool // absent: no slices (healthy)
+		unhealthy bool
+	}{
+		{"no slices anywhere", nil, false},
+		{"one of three healthy", map[string]bool{"api": false, "def": false, "web": true}, false},
+		{"the default backend alone healthy", map[string]bool{"api": false, "web": false}, false},
+		{"none healthy", map[string]bool{"api": false, "def": false, "web": false}, true},
+	} {
+		h := func(_, name string) (bool, bool) {
+			ok, known := c.healthy[name]
+			return known, !known || ok
+		}
+		if got := IngressUnhealthy(&pb, h); got != c.unhealthy {
+			t.Errorf("%s: unhealthy %v", c.desc, got)
+		}
+	}
+}
+
+func TestRouteBackendsHealth(t *testing.T) {
+	svcRef := func(ns, name string) gwv1.HTTPBackendRef {
+		r := gwv1.HTTPBackendRef{BackendRef: gwv1.BackendRef{BackendObjectReference: gwv1.BackendObjectReference{Name: gwv1.ObjectName(name)}}}
+		if ns != "" {
+			n := gwv1.Namespace(ns)
+			r.Namespace = &n
+		}
+		return r
+	}
+	other := svcRef("", "bucket")
+	g, k := gwv1.Group("example.io"), gwv1.Kind("Bucket")
+	other.Group, other.Kind = &g, &k
+	hr := &gwv1.HTTPRoute{ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "r"}}
+	hr.Spec.Rules = []gwv1.HTTPRouteRule{{BackendRefs: []gwv1.HTTPBackendRef{svcRef("", "web"), svcRef("other", "api"), other}}}
+	for _, c := range []struct {
+		desc       string
+		unresolved bool
+		health     map[string][2]bool // key → known, healthy; absent: unknown, healthy
+		unhealthy  bool
+	}{
+		{"no slices: healthy", false, nil, false},
+		{"one healthy", false, map[string][2]bool{"apps/web": {true, false}, "other/api": {true, true}}, false},
+		{"none healthy", false, map[string][2]bool{"apps/web": {true, false}, "other/api": {true, false}}, true},
+		{"ResolvedRefs False: an unknown one does not count", true, map[string][2]bool{"apps/web": {true, false}}, true},
+		{"ResolvedRefs False with a known healthy one", true, map[string][2]bool{"apps/web": {true, true}}, false},
+	} {
+		in := hr.DeepCopy()
+		if c.unresolved {
+			in.Status.Parents = []gwv1.RouteParentStatus{{Conditions: []metav1.Condition{{Type: string(gwv1.RouteConditionResolvedRefs), Status: metav1.ConditionFalse}}}}
+		}
+		obj, err := slimRouteBackends(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := RouteBackends(obj); !slices.Equal(got, []string{"apps/web", "other/api"}) {
+			t.Fatalf("backends %q", got)
+		}
+		h := func(ns, name string) (bool, bool) {
+			v, ok := c.health[ns+"/"+name]
+			if !ok {
+				return false, true
+			}
+			return v[0], v[1]
+		}
+		if got := RouteUnhealthy(obj, gwtNewContext(nil, nil), h); got != c.unhealthy {
+			t.Errorf("%s: unhealthy %v", c.desc, got)
+		}
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -25,6 +25,8 @@ type Ingress struct {
 	// hosts are the hosts of spec.rules, then those of spec.tls, empty ones left out.
 	hosts []string
 	lb    []lbAddress // status.loadBalancer.ingress
+	// backends are the "namespace/name" of its backend Services (backends.go).
+	backends []string
 }
 
 // Field numbers of the protobuf of an Ingress (k8s.io/api/networking/v1),
@@ -42,7 +44,7 @@ func (in *Ingress) Reset() { *in = Ingress{} }
 func (in *Ingress) Unmarshal(b []byte) error {
 	var legacyClass, className string
 	var hasLegacy, hasClassName bool
-	var rules, tls []string
+	var rules, tls, backends []string
 	err := pbFields(b, func(num protowire.Number, v []byte) error {
 		var err error
 		switch num {
@@ -53,12 +55,22 @@ func (in *Ingress) Unmarshal(b []byte) error {
 				switch num {
 				case pbSpecClassName:
 					className, hasClassName = string(v), true
+				case pbSpecDefaultBackend:
+					name, err := unmarshalIngressBackend(v)
+					if name != "" {
+						backends = append(backends, name)
+					}
+					return err
 				case pbSpecRules:
 					return pbFields(v, func(num protowire.Number, v []byte) error {
-						if num == pbRuleHost {
+						var err error
+						switch num {
+						case pbRuleHost:
 							rules = append(rules, string(v))
+						case pbRuleValue:
+							backends, err = unmarshalRuleBackends(v, backends)
 						}
-						return nil
+						return err
 					})
 				case pbSpecTLS:
 					return pbFields(v, func(num protowire.Number, v []byte) error {
@@ -80,6 +92,7 @@ func (in *Ingress) Unmarshal(b []byte) error {
 		in.class, in.hasClass = className, true
 	}
 	in.setHosts(rules, tls)
+	in.setBackends(backends)
 	return err
 }
 
@@ -87,9 +100,15 @@ func (in *Ingress) Unmarshal(b []byte) error {
 type ingressJSON struct {
 	Metadata metav1.ObjectMeta `json:"metadata"`
 	Spec     struct {
-		IngressClassName *string `json:"ingressClassName"`
+		IngressClassName *string            `json:"ingressClassName"`
+		DefaultBackend   ingressBackendJSON `json:"defaultBackend"`
 		Rules            []struct {
 			Host string `json:"host"`
+			HTTP struct {
+				Paths []struct {
+					Backend ingressBackendJSON `json:"backend"`
+				} `json:"paths"`
+			} `json:"http"`
 		} `json:"rules"`
 		TLS []struct {
 			Hosts []string `json:"hosts"`
@@ -113,14 +132,25 @@ func (in *Ingress) UnmarshalJSON(data []byte) error {
 	} else {
 		in.class, in.hasClass = o.Metadata.Annotations[legacyIngressClassAnnotation]
 	}
-	var rules, tls []string
+	var rules, tls, backends []string
+	for _, b := range []ingressBackendJSON{o.Spec.DefaultBackend} {
+		if b.Service != nil && b.Service.Name != "" {
+			backends = append(backends, b.Service.Name)
+		}
+	}
 	for _, r := range o.Spec.Rules {
 		rules = append(rules, r.Host)
+		for _, p := range r.HTTP.Paths {
+			if p.Backend.Service != nil && p.Backend.Service.Name != "" {
+				backends = append(backends, p.Backend.Service.Name)
+			}
+		}
 	}
 	for _, t := range o.Spec.TLS {
 		tls = append(tls, t.Hosts...)
 	}
 	in.setHosts(rules, tls)
+	in.setBackends(backends)
 	return nil
 }
 
@@ -179,6 +209,7 @@ func (in *Ingress) DeepCopyObject() runtime.Object {
 	out := *in
 	out.objectMeta = in.objectMeta.deepCopy()
 	out.hosts, out.lb = slices.Clone(in.hosts), slices.Clone(in.lb)
+	out.backends = slices.Clone(in.backends)
 	return &out
 }
 

@@ -24,6 +24,10 @@ type route struct {
 	// accepted tells, for each parentRef, whether an entry of status.parents
 	// for it has an Accepted condition that is True.
 	accepted []bool
+	// For the health option (backends.go): the route's backend Services,
+	// and whether a parent says ResolvedRefs False.
+	backends   []string
+	unresolved bool
 }
 
 // asRoute returns the route an informer of a route kind stores.
@@ -68,6 +72,7 @@ func (in *route) DeepCopyObject() runtime.Object {
 	out.objectMeta = in.objectMeta.deepCopy()
 	out.hostnames = slices.Clone(in.hostnames)
 	out.accepted = slices.Clone(in.accepted)
+	out.backends = slices.Clone(in.backends)
 	if in.parentRefs != nil {
 		out.parentRefs = make([]gwv1.ParentReference, len(in.parentRefs))
 		for i := range in.parentRefs {

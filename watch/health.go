@@ -29,13 +29,15 @@ func (s sliceCount) healthy() bool { return s.slices == 0 || s.ready > 0 }
 
 // health holds the counts of every Service that has EndpointSlices.
 type health struct {
-	// mu is held while a count changes and the Service is published again,
-	// and while a Service (or an Ingress) is published: a publish never
-	// gives the index a health older than the last one given.
-	mu       sync.Mutex
+	// mu is held while a count changes and the Services and Ingresses it
+	// flips are published again, and while a Service or an Ingress is
+	// published: a publish never gives the index a health older than the
+	// last one given. Routes are serialized by the route lock instead.
+	mu sync.Mutex
+	// countsMu guards services, which routes read under the route lock.
+	countsMu sync.RWMutex
 	services map[string]sliceCount // "namespace/name" → its slices
-	// noteMu guards unhealthy and hook: routes are published under the
-	// route lock, not mu.
+	// noteMu guards unhealthy and hook.
 	noteMu sync.Mutex
 	// unhealthy are the objects, by key, last published unhealthy: for the
 	// log and the Events of a flip.
@@ -48,6 +50,9 @@ func newHealth() *health {
 	return &health{services: map[string]sliceCount{}, unhealthy: map[string]bool{}}
 }
 
+// backendIndex indexes Ingresses and routes by their backend Services.
+const backendIndex = "backend"
+
 // SetHealthHook sets what hears of objects (by key, without the cluster's
 // prefix) whose addresses turn unhealthy or healthy again; for Events.
 func (c *Controller) SetHealthHook(f func(key string, unhealthy bool)) {
@@ -56,10 +61,12 @@ func (c *Controller) SetHealthHook(f func(key string, unhealthy bool)) {
 	c.health.noteMu.Unlock()
 }
 
-// serviceHealthy reports whether the Service namespace/name is healthy.
-// The caller holds health.mu.
-func (c *Controller) serviceHealthy(namespace, name string) bool {
-	return c.health.services[namespace+"/"+name].healthy()
+// serviceHealth is the source.ServiceHealth of the controller's counts.
+func (c *Controller) serviceHealth(namespace, name string) (known, healthy bool) {
+	c.health.countsMu.RLock()
+	s := c.health.services[namespace+"/"+name]
+	c.health.countsMu.RUnlock()
+	return s.slices > 0, s.healthy()
 }
 
 // sliceHandler keeps the counts from the events of an EndpointSlice informer.
@@ -87,8 +94,8 @@ func (c *Controller) sliceChanged(w *Watched, old, cur any) {
 	o, _ := old.(*source.EndpointSlice)
 	n, _ := cur.(*source.EndpointSlice)
 	c.health.mu.Lock()
-	defer c.health.mu.Unlock()
 	var flipped []string
+	c.health.countsMu.Lock()
 	if o != nil && o.Service() != "" {
 		if c.countSlice(o.GetNamespace()+"/"+o.Service(), -1, o.Ready()) {
 			flipped = append(flipped, o.GetNamespace()+"/"+o.Service())
@@ -104,16 +111,47 @@ func (c *Controller) sliceChanged(w *Watched, old, cur any) {
 			}
 		}
 	}
+	c.health.countsMu.Unlock()
 	for _, key := range flipped {
 		ns, name, _ := strings.Cut(key, "/")
 		if sw, obj := c.getObject("Service", ns, name); obj != nil {
 			c.publish(sw, obj.(metav1.Object), obj)
 		}
+		c.republishBackendUsers("Ingress", key)
+	}
+	c.health.mu.Unlock()
+	if len(flipped) == 0 {
+		return
+	}
+	c.routeMu.Lock()
+	defer c.routeMu.Unlock()
+	for _, key := range flipped {
+		for _, k := range source.Kinds {
+			if k.Route != nil {
+				c.republishBackendUsers(k.Name, key)
+			}
+		}
+	}
+}
+
+// republishBackendUsers publishes again the objects of kind whose backends
+// include the Service key.
+func (c *Controller) republishBackendUsers(kind, key string) {
+	for _, w := range c.running(kind) {
+		objs, err := w.informer.GetIndexer().ByIndex(backendIndex, key)
+		if err != nil {
+			continue
+		}
+		for _, obj := range objs {
+			if m, ok := obj.(metav1.Object); ok {
+				c.publish(w, m, obj)
+			}
+		}
 	}
 }
 
 // countSlice adds delta slices (ready or not) to the Service key, and
-// reports whether its health flipped.
+// reports whether its health flipped. The caller holds countsMu.
 func (c *Controller) countSlice(key string, delta int32, ready bool) bool {
 	s := c.health.services[key]
 	was := s.healthy()
@@ -138,11 +176,14 @@ func (c *Controller) unhealthy(w *Watched, obj any) bool {
 		return false
 	case w.Kind.Name == "Service":
 		svc := obj.(*source.Service)
-		return source.ServiceLoadBalancer(svc) && !c.serviceHealthy(svc.GetNamespace(), svc.GetName())
+		_, healthy := c.serviceHealth(svc.GetNamespace(), svc.GetName())
+		return source.ServiceLoadBalancer(svc) && !healthy
+	case w.Kind.Name == "Ingress":
+		return source.IngressUnhealthy(obj.(*source.Ingress), c.serviceHealth)
 	case w.Kind == source.GatewayKind:
 		return source.GatewayUnprogrammed(obj.(*gwv1.Gateway))
 	case w.Kind.Route != nil:
-		return source.RouteUnhealthy(obj, c)
+		return source.RouteUnhealthy(obj, c, c.serviceHealth)
 	}
 	return false
 }

@@ -172,6 +172,20 @@ func (c *Controller) startInformer(w *Watched, register bool) cache.InformerSync
 		indexers[gatewayIndex] = func(obj any) ([]string, error) { return source.RouteGateways(conv(obj)), nil }
 		indexers[listenerSetIndex] = func(obj any) ([]string, error) { return source.RouteListenerSets(conv(obj)), nil }
 	}
+	if c.cfg.Health {
+		switch {
+		case w.Kind.Route != nil:
+			indexers[backendIndex] = func(obj any) ([]string, error) { return source.RouteBackends(obj), nil }
+		case w.Kind.Name == "Ingress":
+			indexers[backendIndex] = func(obj any) ([]string, error) {
+				ing, ok := obj.(*source.Ingress)
+				if !ok {
+					return nil, nil
+				}
+				return source.IngressBackends(ing), nil
+			}
+		}
+	}
 	if conv := w.Version.ListenerSet; conv != nil {
 		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
 		indexers[gatewayIndex] = func(obj any) ([]string, error) {
