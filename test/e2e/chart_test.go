@@ -369,7 +369,7 @@ func chartLocalCorefile(t *testing.T, data map[string]string) string {
 			continue
 		case name == "ready":
 			line = indent + "ready 127.0.0.1:{$K8S_GATEWAY_READY_PORT}" + block
-		case name == "health" || name == "prometheus":
+		case name == "health" && len(indent) <= 4 || name == "prometheus": // not k8s_gateway's health option
 			line = indent + name + " 127.0.0.1:" + strconv.Itoa(freePort(t)) + block
 		case name == "lameduck":
 			line = indent + "lameduck 100ms"
@@ -877,6 +877,30 @@ tenancy:
 			},
 			dns: func(t *testing.T, ns, other string, s *server) {
 				s.eventually(t, 5*time.Second, "example.com.", dns.TypeNS, positive("example.com. 60 IN NS k8s-gateway."+ns+".example.com."))
+			},
+		},
+		{
+			name: "health",
+			values: `domain: example.com
+watchedResources: [Service, Ingress]
+health: {enabled: true}
+`,
+			check: func(t *testing.T, ns string, m chartManifest, cf chartCorefile) {
+				_, opts := cf[0].gateway(t)
+				if _, ok := opts["health"]; !ok {
+					t.Errorf("k8s_gateway options %q: no health", opts)
+				}
+				// EndpointSlices only with health: the one rule it adds.
+				cr := chartGet[rbacv1.ClusterRole](t, m, "ClusterRole", "")
+				want := chartReadOnly("/services", "networking.k8s.io/ingresses", "discovery.k8s.io/endpointslices")
+				slices.Sort(want)
+				if got := chartRuleSet(t, cr.Rules); !slices.Equal(got, want) {
+					t.Errorf("ClusterRole rules %q, want %q", got, want)
+				}
+				off := chartGet[rbacv1.ClusterRole](t, chartRender(t, ns, "domain: example.com\nwatchedResources: [Service]\n"), "ClusterRole", "")
+				if got := chartRuleSet(t, off.Rules); slices.ContainsFunc(got, func(r string) bool { return strings.Contains(r, "endpointslices") }) {
+					t.Errorf("EndpointSlices readable without health: %q", got)
+				}
 			},
 		},
 		{

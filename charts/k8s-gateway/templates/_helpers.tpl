@@ -151,6 +151,11 @@ filters.namespaces, in a Role in each listed namespace with it.
   resources: ["ingresses"]
   verbs: ["list", "watch"]
 {{- end }}
+{{- if and (.Values.health).enabled (has "Service" $w) }}
+- apiGroups: ["discovery.k8s.io"]
+  resources: ["endpointslices"]
+  verbs: ["list", "watch"]
+{{- end }}
 {{- if has "DNSEndpoint" $w }}
 - apiGroups: ["externaldns.k8s.io"]
   resources: ["dnsendpoints"]
@@ -375,6 +380,9 @@ or nothing.
         {{- end }}
         {{- if .Values.tenancy.events }}
         events
+        {{- end }}
+        {{- if (.Values.health).enabled }}
+        health
         {{- end }}
         {{- if .Values.persistence.enabled }}
         persist {{ .Values.persistence.mountPath }}
