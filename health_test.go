@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/coredns/caddy"
 	"github.com/miekg/dns"
@@ -133,4 +134,35 @@ func TestHealthIngresses(t *testing.T) {
 		t.Fatal(err)
 	}
 	k8sAnswers(t, g, "shop.example.com.", dns.TypeA, both)
+}
+
+func TestPriorityAndFailoverOptions(t *testing.T) {
+	corefile := `k8s_gateway example.com {
+    failover 30s
+    cluster one {
+        priority 1
+    }
+    cluster two {
+        priority 2
+        failover 1m
+    }
+    cluster three
+}`
+	g, err := parse(caddy.NewTestController("dns", corefile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]any{"one": {int32(1), 30 * time.Second}, "two": {int32(2), time.Minute}, "three": {int32(0), 30 * time.Second}}
+	for _, spec := range g.clusters {
+		o := spec.resolved(g.clusterOptions)
+		cfg := g.controllerConfigOf(&o, g.Zones, false)
+		if got := [2]any{cfg.Priority, cfg.Failover}; got != want[spec.name] {
+			t.Errorf("cluster %s: priority, failover %v, want %v", spec.name, got, want[spec.name])
+		}
+	}
+	for _, bad := range []string{"priority", "priority -1", "priority x", "priority 1 2", "failover", "failover 10ms", "failover soon"} {
+		if _, err := parse(caddy.NewTestController("dns", "k8s_gateway example.com {\n cluster one {\n "+bad+"\n }\n}")); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
 }

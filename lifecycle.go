@@ -57,6 +57,8 @@ func (g *Gateway) controllerConfigOf(o *clusterOptions, zones []string, nameserv
 		Ownership:      g.ownership,
 		Delegations:    o.delegations,
 		Health:         o.health,
+		Priority:       o.priority,
+		Failover:       o.failover,
 		ZonesLabel:     strings.Join(zones, " "),
 		Timing:         watch.Timing{StartupWait: g.timing.startupWait, Reprobe: g.timing.reprobe, Guard: g.timing.guard},
 	}

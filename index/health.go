@@ -1,5 +1,10 @@
 package index
 
+import (
+	"slices"
+	"strings"
+)
+
 // Health and priority at a name.
 //
 // Every object's claim says whether its targets can serve (Claim.Unhealthy)
@@ -50,13 +55,17 @@ type nameHealth struct {
 // records the decision. cs itself is returned when every contribution
 // answers (the common case, without allocating).
 func (ix *Index) chooseHealthy(name string, zi int, cs []contribution) []contribution {
-	out, st := chooseContributions(cs)
+	out, st := chooseContributions(cs, ix.down)
 	ix.setHealth(name, zi, st)
 	return out
 }
 
-// chooseContributions applies the rule of the file's comment.
-func chooseContributions(cs []contribution) ([]contribution, nameHealth) {
+// chooseContributions applies the rule of the file's comment; the objects
+// whose keys start with one of down are unhealthy too.
+func chooseContributions(cs []contribution, down []string) ([]contribution, nameHealth) {
+	unhealthy := func(c contribution) bool {
+		return c.claim.Unhealthy || len(down) > 0 && slices.ContainsFunc(down, func(p string) bool { return strings.HasPrefix(c.key, p) })
+	}
 	var st nameHealth
 	seen, healthy, best, lowest, mixed := 0, 0, int32(0), int32(0), false
 	for _, c := range cs {
@@ -71,7 +80,7 @@ func chooseContributions(cs []contribution) ([]contribution, nameHealth) {
 			lowest = p
 		}
 		seen++
-		if c.claim.Unhealthy {
+		if unhealthy(c) {
 			st.unhealthy++
 			continue
 		}
@@ -89,7 +98,7 @@ func chooseContributions(cs []contribution) ([]contribution, nameHealth) {
 	}
 	out := make([]contribution, 0, len(cs))
 	for _, c := range cs {
-		if c.claim.plugin() || !c.claim.Unhealthy && c.claim.Priority == best {
+		if c.claim.plugin() || !unhealthy(c) && c.claim.Priority == best {
 			out = append(out, c)
 		}
 	}
@@ -140,4 +149,35 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// SetDown marks the objects whose keys start with prefix (a cluster's) as
+// unhealthy, or no longer, whatever their claims say, and rebuilds their
+// names: a cluster whose API server has been silent too long (fleet's
+// failover) stops answering where another has a healthy target.
+func (ix *Index) SetDown(prefix string, down bool) {
+	ix.mu.Lock()
+	i := slices.Index(ix.down, prefix)
+	if down == (i >= 0) {
+		ix.mu.Unlock()
+		return
+	}
+	if down {
+		ix.down = append(ix.down, prefix)
+	} else {
+		ix.down = slices.Delete(ix.down, i, i+1)
+	}
+	var names []string
+	for key, id := range ix.objects {
+		if strings.HasPrefix(key, prefix) {
+			forWireNames(ix.objs[id].wire, func(name string) { names = append(names, name) })
+		}
+	}
+	slices.Sort(names)
+	for _, name := range slices.Compact(names) {
+		ix.rebuild(name)
+	}
+	notify := ix.publishLocked(false)
+	ix.mu.Unlock()
+	ix.announce(notify)
 }

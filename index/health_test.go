@@ -140,3 +140,41 @@ func TestHealthFlip(t *testing.T) {
 	}
 	checkIndexInvariants(t, ix)
 }
+
+// SetDown: a cluster's objects count as unhealthy, whatever their claims.
+func TestSetDown(t *testing.T) {
+	ix, _ := newTestIndex(t, "example.com.")
+	var l healthLog
+	ix.listener = &l
+	ix.Flush()
+	rr := func(a string) string { return "www.example.com. 60 IN A " + a }
+	ix.UpdateClaim("one/Service/ns/a", Claim{Namespace: "one/ns", Priority: 1}, qtRRs(rr("192.0.2.1"), "only.example.com. 60 IN A 192.0.2.1"))
+	ix.UpdateClaim("two/Service/ns/a", Claim{Namespace: "two/ns", Priority: 2}, qtRRs(rr("192.0.2.2")))
+	www := func() string { return dumpNode(ix.Snapshot().get("www.example.com.")) }
+	if got := www(); got != "www.example.com. [A 60:192.0.2.1]" {
+		t.Errorf("priority 1 answers: %s", got)
+	}
+	ix.SetDown("one/", true)
+	if got := www(); got != "www.example.com. [A 60:192.0.2.2]" {
+		t.Errorf("one down, the standby answers: %s", got)
+	}
+	if got := dumpNode(ix.Snapshot().get("only.example.com.")); got != "only.example.com. [A 60:192.0.2.1]" {
+		t.Errorf("a name of one alone fails open: %s", got)
+	}
+	if got, want := ix.Health("example.com."), (ZoneHealth{Unhealthy: 2, FailOpen: 1, Standby: 1}); got != want {
+		t.Errorf("health %+v, want %+v", got, want)
+	}
+	// Objects put while down are down too.
+	ix.UpdateClaim("one/Service/ns/b", Claim{Namespace: "one/ns", Priority: 1}, qtRRs(rr("192.0.2.3")))
+	if got := www(); got != "www.example.com. [A 60:192.0.2.2]" {
+		t.Errorf("a new object of one while down: %s", got)
+	}
+	ix.SetDown("one/", false)
+	if got := www(); got != "www.example.com. [A 60:192.0.2.1 60:192.0.2.3]" {
+		t.Errorf("one back: %s", got)
+	}
+	if got := ix.Health("example.com."); got != (ZoneHealth{}) {
+		t.Errorf("health after: %+v", got)
+	}
+	checkIndexInvariants(t, ix)
+}

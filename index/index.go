@@ -106,6 +106,7 @@ type Index struct {
 	conflicts   map[string]string     // owner name → last logged conflict
 	health      map[string]nameHealth // owner name → its health decision, when not the zero one
 	zoneHealth  []ZoneHealth          // per zone: the sums of health
+	down        []string              // key prefixes of the objects counted unhealthy (SetDown)
 	cuts        int                   // names below an apex with NS records
 
 	policy        Policy

@@ -111,6 +111,9 @@ type ConflictListener interface {
 // plugin reports whether the claim is the plugin's own.
 func (c Claim) plugin() bool { return c.Namespace == "" }
 
+// Plugin reports whether the claim is the plugin's own.
+func (c Claim) Plugin() bool { return c.plugin() }
+
 // before orders claims: by creation time, then by object key.
 func before(a, b contribution) bool {
 	if a.claim.Created != b.claim.Created {

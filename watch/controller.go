@@ -56,6 +56,8 @@ type Config struct {
 	NameserverZones []string            // the zones of the nameservers' names: the block's
 	ZonesLabel      string              // the zones label of its metrics
 	Health          bool                // the health option: claims carry Unhealthy (health.go)
+	Priority        int32               // the cluster's priority, carried by every claim
+	Failover        time.Duration       // for fleet: the cluster counts as unhealthy after this long silent; 0: never
 	Timing          Timing
 }
 
@@ -300,6 +302,9 @@ func (c *Controller) publish(w *Watched, meta metav1.Object, obj any) {
 		res.RRs = source.WithPTR(res.RRs)
 	}
 	claim := ClaimOf(w, meta, c.cfg.Nameservers)
+	if !claim.Plugin() {
+		claim.Priority = c.cfg.Priority
+	}
 	if c.cfg.Health && len(res.RRs) > 0 {
 		claim.Unhealthy = c.unhealthy(w, obj)
 		c.noteHealth(key, claim.Unhealthy, false)

@@ -16,7 +16,7 @@ import (
 type nopSink struct{}
 
 func (nopSink) UpdateClaim(string, index.Claim, []dns.RR) {}
-func (nopSink) SetDomains(string, []string)                {}
+func (nopSink) SetDomains(string, []string)               {}
 
 // TestSliceCounts: a Service's health follows the slices that come, change
 // and go, and only flips are reported.
