@@ -382,6 +382,9 @@ func chartLocalCorefile(t *testing.T, data map[string]string) string {
 			line = indent + "kubeconfig {$KUBECONFIG}" // fleet.clusters: every cluster is the test cluster
 		case name == "cluster" && block == "":
 			line += " { kubeconfig {$KUBECONFIG} }"
+		case name == "cluster" && strings.Contains(line, "cluster local {"): // fleet.localPriority
+			out = append(out, line, indent+"    kubeconfig {$KUBECONFIG}")
+			continue
 		}
 		out = append(out, strings.ReplaceAll(line, "/etc/coredns/", dir+"/"))
 	}
@@ -842,6 +845,33 @@ fleet:
 				for _, name := range []string{"web." + ns + ".example.com.", "web." + ns + ".prod.example.com."} {
 					s.eventually(t, 15*time.Second, name, dns.TypeA, positive(name+" 60 IN A 192.0.2.151"))
 				}
+			},
+		},
+		{
+			name: "fleet-priorities",
+			values: `domain: example.com
+watchedResources: [Service]
+health: {enabled: true}
+fleet:
+  localPriority: 1
+  failover: 30s
+  clusters:
+  - {name: prod, kubeconfigSecret: prod-kubeconfig, priority: 2}
+  clusterAPI: {enabled: true, namespaces: ["{{ns}}"]} # the harness's block kubeconfig needs it
+`,
+			check: func(t *testing.T, ns string, m chartManifest, cf chartCorefile) {
+				cm := chartGet[corev1.ConfigMap](t, m, "ConfigMap", "").Data["Corefile"]
+				for _, want := range []string{"health\n", "failover 30s\n", "cluster local {\n            priority 1\n        }\n", "cluster prod {\n", "priority 2\n"} {
+					if !strings.Contains(cm, want) {
+						t.Errorf("Corefile without %q:\n%s", want, cm)
+					}
+				}
+			},
+			dns: func(t *testing.T, ns, other string, s *server) {
+				// Both cluster blocks read the test cluster: local (priority 1) answers.
+				lbServiceAt(t, kubeconfig, ns, "web", "", "192.0.2.152")
+				name := "web." + ns + ".example.com."
+				s.eventually(t, 15*time.Second, name, dns.TypeA, positive(name+" 60 IN A 192.0.2.152"))
 			},
 		},
 		{

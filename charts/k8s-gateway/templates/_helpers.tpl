@@ -391,8 +391,17 @@ or nothing.
         {{- if .clusterAPI.enabled }}
         clusterapi{{ range .clusterAPI.namespaces }} {{ . }}{{ end }}
         {{- end }}
+        {{- with .failover }}
+        failover {{ . }}
+        {{- end }}
         {{- if and .clusters .local }}
+        {{- if kindIs "float64" .localPriority }}
+        cluster local {
+            priority {{ int .localPriority }}
+        }
+        {{- else }}
         cluster local
+        {{- end }}
         {{- end }}
         {{- range .clusters }}
         cluster {{ .name }} {
@@ -409,6 +418,9 @@ or nothing.
             {{- end }}
             {{- with .namespaces }}
             namespaces {{ join " " . }}
+            {{- end }}
+            {{- if kindIs "float64" .priority }}
+            priority {{ int .priority }}
             {{- end }}
         }
         {{- end }}
