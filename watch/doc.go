@@ -12,12 +12,16 @@
 // the API guard that retries lists and watches and relists after an
 // outage (apiguard.go, relay.go); the dependency graph, so that a change of
 // a Gateway, ListenerSet or Namespace recomputes its routes
-// (dependencies.go); and delegation under the delegated ownership policy
-// (tenancy.go).
+// (dependencies.go); delegation under the delegated ownership policy
+// (tenancy.go); and the health option (health.go): EndpointSlices counted
+// per Service, claims marked Unhealthy, and the Services, Ingresses and
+// routes of a Service whose health flips published again.
 //
 // Locks: Sink methods are called from informer handlers; those of the
 // Gateway API kinds hold the controller's route lock, so a Sink must not
 // call back into the controller. Context methods run under that lock too.
+// With health, Services and Ingresses are published under health.mu, which
+// is taken before the route lock, never under it.
 //
 // Imports: source and index; never the plugin or fleet.
 package watch
