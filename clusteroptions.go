@@ -114,6 +114,21 @@ func setClusterOption(o *clusterOptions, opt string, args []string) error {
 			return usageErr("events", args)
 		}
 		o.emitEvents = true
+	case "namespaces":
+		if len(args) == 0 {
+			return usageErr("namespaces NAMESPACE...", args)
+		}
+		o.namespaces = args
+	default:
+		return setHealthOption(o, opt, args)
+	}
+	return nil
+}
+
+// setHealthOption applies the options of health and failover: health,
+// priority, failover.
+func setHealthOption(o *clusterOptions, opt string, args []string) error {
+	switch opt {
 	case "health":
 		if len(args) != 0 {
 			return usageErr("health", args)
@@ -137,11 +152,6 @@ func setClusterOption(o *clusterOptions, opt string, args []string) error {
 			return fmt.Errorf("failover %q: want a duration of at least 1s, such as 60s", args[0])
 		}
 		o.failover = d
-	case "namespaces":
-		if len(args) == 0 {
-			return usageErr("namespaces NAMESPACE...", args)
-		}
-		o.namespaces = args
 	default:
 		return errUnknownOption
 	}

@@ -166,3 +166,20 @@ func TestPriorityAndFailoverOptions(t *testing.T) {
 		}
 	}
 }
+
+func TestLogLimiter(t *testing.T) {
+	var l logLimiter
+	now := time.Unix(1000, 0)
+	allowed := 0
+	for range 25 {
+		if l.allow(now) {
+			allowed++
+		}
+	}
+	if allowed != logBurst || l.takeSuppressed() != 25-logBurst || l.takeSuppressed() != 0 {
+		t.Errorf("allowed %d of 25 in a second", allowed)
+	}
+	if !l.allow(now.Add(time.Second)) {
+		t.Error("not allowed in the next second")
+	}
+}

@@ -163,38 +163,7 @@ func (c *Controller) startInformer(w *Watched, register bool) cache.InformerSync
 			return guard.Watch(ctx, o)
 		},
 	}
-	// Only the Gateway API kinds are looked up by namespace (see
-	// dependencies.go); for Ingresses and Services the index would be a
-	// set of every key per namespace, 160 bytes an object, for nothing.
-	indexers := cache.Indexers{}
-	if conv := w.Kind.Route; conv != nil {
-		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
-		indexers[gatewayIndex] = func(obj any) ([]string, error) { return source.RouteGateways(conv(obj)), nil }
-		indexers[listenerSetIndex] = func(obj any) ([]string, error) { return source.RouteListenerSets(conv(obj)), nil }
-	}
-	if c.cfg.Health {
-		switch {
-		case w.Kind.Route != nil:
-			indexers[backendIndex] = func(obj any) ([]string, error) { return source.RouteBackends(obj), nil }
-		case w.Kind.Name == "Ingress":
-			indexers[backendIndex] = func(obj any) ([]string, error) {
-				ing, ok := obj.(*source.Ingress)
-				if !ok {
-					return nil, nil
-				}
-				return source.IngressBackends(ing), nil
-			}
-		}
-	}
-	if conv := w.Version.ListenerSet; conv != nil {
-		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
-		indexers[gatewayIndex] = func(obj any) ([]string, error) {
-			if ns, name, ok := conv(obj).GatewayKey(); ok {
-				return []string{ns + "/" + name}, nil
-			}
-			return nil, nil
-		}
-	}
+	indexers := c.indexers(w)
 	// Like the generated informers, tell the reflector whether the client
 	// supports WatchList: client-go's fake clients do not, and an informer
 	// that waits for WatchList's initial-events bookmark on them never syncs.
@@ -243,4 +212,41 @@ func (c *Controller) startInformer(w *Watched, register bool) cache.InformerSync
 		inf.Run(stop)
 	}()
 	return reg.HasSynced
+}
+
+// indexers returns the indexes of w's informer.
+func (c *Controller) indexers(w *Watched) cache.Indexers {
+	// Only the Gateway API kinds are looked up by namespace (see
+	// dependencies.go); for Ingresses and Services the index would be a
+	// set of every key per namespace, 160 bytes an object, for nothing.
+	indexers := cache.Indexers{}
+	if conv := w.Kind.Route; conv != nil {
+		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
+		indexers[gatewayIndex] = func(obj any) ([]string, error) { return source.RouteGateways(conv(obj)), nil }
+		indexers[listenerSetIndex] = func(obj any) ([]string, error) { return source.RouteListenerSets(conv(obj)), nil }
+	}
+	if c.cfg.Health {
+		switch {
+		case w.Kind.Route != nil:
+			indexers[backendIndex] = func(obj any) ([]string, error) { return source.RouteBackends(obj), nil }
+		case w.Kind.Name == "Ingress":
+			indexers[backendIndex] = func(obj any) ([]string, error) {
+				ing, ok := obj.(*source.Ingress)
+				if !ok {
+					return nil, nil
+				}
+				return source.IngressBackends(ing), nil
+			}
+		}
+	}
+	if conv := w.Version.ListenerSet; conv != nil {
+		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
+		indexers[gatewayIndex] = func(obj any) ([]string, error) {
+			if ns, name, ok := conv(obj).GatewayKey(); ok {
+				return []string{ns + "/" + name}, nil
+			}
+			return nil, nil
+		}
+	}
+	return indexers
 }
