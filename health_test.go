@@ -183,3 +183,49 @@ func TestLogLimiter(t *testing.T) {
 		t.Error("not allowed in the next second")
 	}
 }
+
+// An Ingress whose hosts have backends of their own: a host whose backends
+// are all unready is withdrawn, the other hosts stay.
+func TestHealthIngressHosts(t *testing.T) {
+	ctx := context.Background()
+	client := fake.NewSimpleClientset()
+	g := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) { g.health = true })
+	rule := func(host, svc string) networkingv1.IngressRule {
+		return networkingv1.IngressRule{Host: host, IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{
+			Paths: []networkingv1.HTTPIngressPath{{Path: "/", Backend: networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: svc, Port: networkingv1.ServiceBackendPort{Number: 80}}}}},
+		}}}
+	}
+	ing := testutil.NamedIngress("apps", "multi", []string{"a.example.com", "b.example.com"}, "192.0.2.7")
+	ing.Spec.Rules = []networkingv1.IngressRule{rule("a.example.com", "svc-a"), rule("b.example.com", "svc-b")}
+	k8sCreate(t, client, ing)
+	other := testutil.NamedIngress("apps", "other", []string{"a.example.com"}, "192.0.2.8")
+	k8sCreate(t, client, other)
+	a := k8sExpect(t, "NOERROR", []string{"a.example.com. 60 IN A 192.0.2.7", "a.example.com. 60 IN A 192.0.2.8"})
+	b := k8sExpect(t, "NOERROR", []string{"b.example.com. 60 IN A 192.0.2.7"})
+	k8sAnswers(t, g, "a.example.com.", dns.TypeA, a)
+	slices := client.DiscoveryV1().EndpointSlices("apps")
+	if _, err := slices.Create(ctx, healthSlice("apps", "sa", "svc-a", false), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// a's backend down: multi's a withdrawn (other answers there), its b stays.
+	k8sAnswers(t, g, "a.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"a.example.com. 60 IN A 192.0.2.8"}))
+	k8sAnswers(t, g, "b.example.com.", dns.TypeA, b)
+	if err := slices.Delete(ctx, "sa", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "a.example.com.", dns.TypeA, a)
+	k8sAnswers(t, g, "b.example.com.", dns.TypeA, b)
+	// Deleting the Ingress leaves nothing of it, its unhealthy part included.
+	if _, err := slices.Create(ctx, healthSlice("apps", "sa", "svc-a", false), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "a.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"a.example.com. 60 IN A 192.0.2.8"}))
+	if err := client.NetworkingV1().Ingresses("apps").Delete(ctx, "multi", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "b.example.com.", dns.TypeA, k8sNX)
+	k8sAnswers(t, g, "a.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"a.example.com. 60 IN A 192.0.2.8"}))
+	if got := g.index.Health("example.com."); got != (index.ZoneHealth{}) {
+		t.Errorf("health after the delete: %+v", got)
+	}
+}

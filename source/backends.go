@@ -2,6 +2,7 @@ package source
 
 import (
 	"slices"
+	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,15 +19,56 @@ import (
 // or when it has none.
 type ServiceHealth func(namespace, name string) (known, healthy bool)
 
-// IngressUnhealthy reports whether no backend Service of the Ingress (of
-// its rules or its default backend) is healthy. An Ingress without backend
-// Services (resource backends only) is not unhealthy.
-func IngressUnhealthy(ing *Ingress, health ServiceHealth) bool {
-	return backendsUnhealthy(ing.backends, false, health)
+// hostBackend is a backend Service of an Ingress: "namespace/name", and the
+// host of its rule ("" for every host: a rule without host, or the default
+// backend).
+type hostBackend struct{ host, service string }
+
+// IngressHealth tells which names of an Ingress are unhealthy. all: no
+// backend Service of the Ingress is healthy, every name is. Otherwise hosts
+// are the names (as published: lower case, fully qualified) of the hosts
+// whose backends (those of their rules, of rules without host, and the
+// default backend) are all unhealthy. A host without backend Services is
+// not unhealthy; neither is an Ingress without any.
+func IngressHealth(ing *Ingress, health ServiceHealth) (hosts []string, all bool) {
+	if len(ing.backends) == 0 {
+		return nil, false
+	}
+	healthy := make([]bool, len(ing.backends))
+	any := false
+	for i, b := range ing.backends {
+		ns, name := splitKey(b.service)
+		_, healthy[i] = health(ns, name)
+		any = any || healthy[i]
+	}
+	if !any {
+		return nil, true
+	}
+	for _, h := range ing.hosts {
+		has, ok := false, false
+		for i, b := range ing.backends {
+			if b.host == "" || strings.EqualFold(b.host, h) {
+				has, ok = true, ok || healthy[i]
+			}
+		}
+		if !has || ok {
+			continue
+		}
+		if name, err := CanonicalName(h, true); err == nil && !slices.Contains(hosts, name) {
+			hosts = append(hosts, name)
+		}
+	}
+	return hosts, false
 }
 
-// IngressBackends returns the backend Services of the Ingress.
-func IngressBackends(ing *Ingress) []string { return ing.backends }
+// IngressBackends returns the backend Services of the Ingress, "namespace/name".
+func IngressBackends(ing *Ingress) []string {
+	var out []string
+	for _, b := range ing.backends {
+		out = append(out, b.service)
+	}
+	return sortedUnique(out)
+}
 
 // RouteBackends returns the backend Services of the route.
 func RouteBackends(obj any) []string { return asRoute(obj).backends }
@@ -223,10 +265,11 @@ type ingressBackendJSON struct {
 	} `json:"service"`
 }
 
-// setBackends keeps names, the backend Services in the Ingress's namespace.
-func (in *Ingress) setBackends(names []string) {
-	for i, n := range names {
-		names[i] = in.GetNamespace() + "/" + n
+// setBackends keeps bs, whose Services are in the Ingress's namespace.
+func (in *Ingress) setBackends(bs []hostBackend) {
+	for i := range bs {
+		bs[i].service = in.GetNamespace() + "/" + bs[i].service
 	}
-	in.backends = sortedUnique(names)
+	slices.SortFunc(bs, func(a, b hostBackend) int { return strings.Compare(a.host+"\x00"+a.service, b.host+"\x00"+b.service) })
+	in.backends = slices.Clip(slices.Compact(bs))
 }

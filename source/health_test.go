@@ -71,51 +71,75 @@ func TestIngressBackendsAndHealth(t *testing.T) {
 	backend := func(name string) networkingv1.IngressBackend {
 		return networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: name, Port: networkingv1.ServiceBackendPort{Number: 80}}}
 	}
+	paths := func(names ...string) networkingv1.IngressRuleValue {
+		var ps []networkingv1.HTTPIngressPath
+		for _, n := range names {
+			ps = append(ps, networkingv1.HTTPIngressPath{Path: "/" + n, Backend: backend(n)})
+		}
+		return networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{Paths: ps}}
+	}
 	ing := &networkingv1.Ingress{
 		ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "web"},
 		Spec: networkingv1.IngressSpec{
-			DefaultBackend: ptr(backend("def")),
 			Rules: []networkingv1.IngressRule{
-				{Host: "a.example.com", IngressRuleValue: networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{Paths: []networkingv1.HTTPIngressPath{
-					{Path: "/", Backend: backend("web")}, {Path: "/x", Backend: backend("web")}, {Path: "/api", Backend: backend("api")},
-				}}}},
+				{Host: "a.example.com", IngressRuleValue: paths("web", "web", "api")},
+				{Host: "B.example.com", IngressRuleValue: paths("shop")},
+				{Host: "c.example.com"},
 			},
+			TLS: []networkingv1.IngressTLS{{Hosts: []string{"a.example.com", "tls.example.com"}}},
 		},
 	}
-	b, err := ing.Marshal()
-	if err != nil {
-		t.Fatal(err)
+	withDefault := ing.DeepCopy()
+	withDefault.Spec.DefaultBackend = ptr(backend("def"))
+	decode := func(in *networkingv1.Ingress) (pb, js Ingress) {
+		b, err := in.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pb.Unmarshal(b); err != nil {
+			t.Fatal(err)
+		}
+		j, _ := json.Marshal(in)
+		if err := js.UnmarshalJSON(j); err != nil {
+			t.Fatal(err)
+		}
+		return pb, js
 	}
-	var pb, js Ingress
-	if err := pb.Unmarshal(b); err != nil {
-		t.Fatal(err)
-	}
-	j, _ := json.Marshal(ing)
-	if err := js.UnmarshalJSON(j); err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"apps/api", "apps/def", "apps/web"}
+	pb, js := decode(withDefault)
+	want := []string{"apps/api", "apps/def", "apps/shop", "apps/web"}
 	for form, in := range map[string]*Ingress{"protobuf": &pb, "json": &js} {
 		if got := IngressBackends(in); !slices.Equal(got, want) {
 			t.Errorf("%s: backends %q, want %q", form, got, want)
 		}
+		if !slices.Equal(in.backends, pb.backends) {
+			t.Errorf("%s: backends by host %+v, protobuf %+v", form, in.backends, pb.backends)
+		}
 	}
+	plain, _ := decode(ing)
 	for _, c := range []struct {
-		desc      string
-		healthy   map[string]bool // absent: no slices (healthy)
-		unhealthy bool
+		desc    string
+		ing     *Ingress
+		unready []string // Services with slices and no ready endpoint
+		hosts   []string
+		all     bool
 	}{
-		{"no slices anywhere", nil, false},
-		{"one of three healthy", map[string]bool{"api": false, "def": false, "web": true}, false},
-		{"the default backend alone healthy", map[string]bool{"api": false, "web": false}, false},
-		{"none healthy", map[string]bool{"api": false, "def": false, "web": false}, true},
+		{"no slices anywhere", &plain, nil, nil, false},
+		{"a's backends down, b's up", &plain, []string{"web", "api"}, []string{"a.example.com."}, false},
+		{"one of a's two down: a stays", &plain, []string{"web"}, nil, false},
+		{"shop down: b (written in capitals) goes", &plain, []string{"shop"}, []string{"b.example.com."}, false},
+		{"every backend down: all", &plain, []string{"web", "api", "shop"}, nil, true},
+		{"the default backend keeps every host", &pb, []string{"web", "api", "shop"}, nil, false},
+		{"the default backend down too: all", &pb, []string{"web", "api", "shop", "def"}, nil, true},
 	} {
 		h := func(_, name string) (bool, bool) {
-			ok, known := c.healthy[name]
-			return known, !known || ok
+			if slices.Contains(c.unready, name) {
+				return true, false
+			}
+			return false, true
 		}
-		if got := IngressUnhealthy(&pb, h); got != c.unhealthy {
-			t.Errorf("%s: unhealthy %v", c.desc, got)
+		hosts, all := IngressHealth(c.ing, h)
+		if !slices.Equal(hosts, c.hosts) || all != c.all {
+			t.Errorf("%s: hosts %q all %v, want %q %v", c.desc, hosts, all, c.hosts, c.all)
 		}
 	}
 }

@@ -25,8 +25,9 @@ type Ingress struct {
 	// hosts are the hosts of spec.rules, then those of spec.tls, empty ones left out.
 	hosts []string
 	lb    []lbAddress // status.loadBalancer.ingress
-	// backends are the "namespace/name" of its backend Services (backends.go).
-	backends []string
+	// backends are its backend Services, with the host of their rule
+	// ("" for a rule without host and the default backend; backends.go).
+	backends []hostBackend
 }
 
 // Field numbers of the protobuf of an Ingress (k8s.io/api/networking/v1),
@@ -44,7 +45,8 @@ func (in *Ingress) Reset() { *in = Ingress{} }
 func (in *Ingress) Unmarshal(b []byte) error {
 	var legacyClass, className string
 	var hasLegacy, hasClassName bool
-	var rules, tls, backends []string
+	var rules, tls []string
+	var backends []hostBackend
 	err := pbFields(b, func(num protowire.Number, v []byte) error {
 		var err error
 		switch num {
@@ -58,20 +60,27 @@ func (in *Ingress) Unmarshal(b []byte) error {
 				case pbSpecDefaultBackend:
 					name, err := unmarshalIngressBackend(v)
 					if name != "" {
-						backends = append(backends, name)
+						backends = append(backends, hostBackend{"", name})
 					}
 					return err
 				case pbSpecRules:
-					return pbFields(v, func(num protowire.Number, v []byte) error {
+					var host string
+					var names []string
+					err := pbFields(v, func(num protowire.Number, v []byte) error {
 						var err error
 						switch num {
 						case pbRuleHost:
-							rules = append(rules, string(v))
+							host = string(v)
+							rules = append(rules, host)
 						case pbRuleValue:
-							backends, err = unmarshalRuleBackends(v, backends)
+							names, err = unmarshalRuleBackends(v, names)
 						}
 						return err
 					})
+					for _, n := range names {
+						backends = append(backends, hostBackend{host, n})
+					}
+					return err
 				case pbSpecTLS:
 					return pbFields(v, func(num protowire.Number, v []byte) error {
 						if num == pbTLSHosts {
@@ -132,17 +141,16 @@ func (in *Ingress) UnmarshalJSON(data []byte) error {
 	} else {
 		in.class, in.hasClass = o.Metadata.Annotations[legacyIngressClassAnnotation]
 	}
-	var rules, tls, backends []string
-	for _, b := range []ingressBackendJSON{o.Spec.DefaultBackend} {
-		if b.Service != nil && b.Service.Name != "" {
-			backends = append(backends, b.Service.Name)
-		}
+	var rules, tls []string
+	var backends []hostBackend
+	if b := o.Spec.DefaultBackend.Service; b != nil && b.Name != "" {
+		backends = append(backends, hostBackend{"", b.Name})
 	}
 	for _, r := range o.Spec.Rules {
 		rules = append(rules, r.Host)
 		for _, p := range r.HTTP.Paths {
 			if p.Backend.Service != nil && p.Backend.Service.Name != "" {
-				backends = append(backends, p.Backend.Service.Name)
+				backends = append(backends, hostBackend{r.Host, p.Backend.Service.Name})
 			}
 		}
 	}

@@ -270,6 +270,7 @@ func (c *Controller) remove(w *Watched, obj any) {
 		key := w.key(meta)
 		c.logWarnings(key, nil)
 		c.out.UpdateClaim(key, index.Claim{}, nil)
+		c.dropPart(w, key)
 		c.noteHealth(key, false, true)
 	}
 	if w.Kind == source.NamespaceKind {
@@ -294,6 +295,7 @@ func (c *Controller) publish(w *Watched, meta metav1.Object, obj any) {
 	key := w.key(meta)
 	if !w.Nameserver && !c.namespaceAllowed(meta.GetNamespace()) {
 		c.out.UpdateClaim(key, index.Claim{}, nil)
+		c.dropPart(w, key)
 		return
 	}
 	res := w.records(obj)
@@ -305,9 +307,8 @@ func (c *Controller) publish(w *Watched, meta metav1.Object, obj any) {
 	if !claim.Plugin() {
 		claim.Priority = c.cfg.Priority
 	}
-	if c.cfg.Health && len(res.RRs) > 0 {
-		claim.Unhealthy = c.unhealthy(w, obj)
-		c.noteHealth(key, claim.Unhealthy, false)
+	if c.cfg.Health {
+		res.RRs = c.markHealth(w, key, obj, &claim, res.RRs)
 	}
 	c.out.UpdateClaim(key, claim, res.RRs)
 }

@@ -1,14 +1,17 @@
 package watch
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/coredns/coredns/plugin/pkg/log"
+	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
+	"github.com/seed-e581d630/k8s_gateway/index"
 	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
@@ -178,8 +181,6 @@ func (c *Controller) unhealthy(w *Watched, obj any) bool {
 		svc := obj.(*source.Service)
 		_, healthy := c.serviceHealth(svc.GetNamespace(), svc.GetName())
 		return source.ServiceLoadBalancer(svc) && !healthy
-	case w.Kind.Name == "Ingress":
-		return source.IngressUnhealthy(obj.(*source.Ingress), c.serviceHealth)
 	case w.Kind == source.GatewayKind:
 		return source.GatewayUnprogrammed(obj.(*gwv1.Gateway))
 	case w.Kind.Route != nil:
@@ -209,5 +210,51 @@ func (c *Controller) noteHealth(key string, unhealthy, removed bool) {
 	}
 	if c.health.hook != nil {
 		c.health.hook(strings.TrimPrefix(key, c.cfg.Prefix), unhealthy)
+	}
+}
+
+// UnhealthyPart ends the key under which an Ingress whose hosts differ in
+// health publishes the records of its unhealthy hosts, marked unhealthy:
+// health is a claim's, and a claim is an object key's.
+const UnhealthyPart = "#unhealthy"
+
+// markHealth sets claim.Unhealthy for the records rrs of obj, and returns
+// those left for key: for an Ingress, the records of its unhealthy hosts go
+// under key+UnhealthyPart (see source.IngressHealth).
+func (c *Controller) markHealth(w *Watched, key string, obj any, claim *index.Claim, rrs []dns.RR) []dns.RR {
+	if w.Kind.Name != "Ingress" || w.Nameserver {
+		if len(rrs) > 0 {
+			claim.Unhealthy = c.unhealthy(w, obj)
+			c.noteHealth(key, claim.Unhealthy, false)
+		}
+		return rrs
+	}
+	var sick []dns.RR
+	if len(rrs) > 0 {
+		hosts, all := source.IngressHealth(obj.(*source.Ingress), c.serviceHealth)
+		claim.Unhealthy = all
+		if len(hosts) > 0 {
+			keep := rrs[:0:0]
+			for _, rr := range rrs {
+				if slices.Contains(hosts, strings.ToLower(rr.Header().Name)) {
+					sick = append(sick, rr)
+				} else {
+					keep = append(keep, rr)
+				}
+			}
+			rrs = keep
+		}
+		c.noteHealth(key, all || len(sick) > 0, false)
+	}
+	part := *claim
+	part.Unhealthy = true
+	c.out.UpdateClaim(key+UnhealthyPart, part, sick)
+	return rrs
+}
+
+// dropPart removes what markHealth put under key+UnhealthyPart.
+func (c *Controller) dropPart(w *Watched, key string) {
+	if c.cfg.Health && w.Kind.Name == "Ingress" {
+		c.out.UpdateClaim(key+UnhealthyPart, index.Claim{}, nil)
 	}
 }
