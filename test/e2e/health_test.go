@@ -223,3 +223,40 @@ func setProgrammed(t *testing.T, ns, name, status string) {
 	}}}})
 	kubectl(t, "", "-n", ns, "patch", "gateways.gateway.networking.k8s.io", name, "--subresource=status", "--type=merge", "-p", string(patch))
 }
+
+// TestHealthIngressHosts: an Ingress's host whose backend Service has no
+// ready endpoint is withdrawn where another Ingress answers; its other host
+// stays.
+func TestHealthIngressHosts(t *testing.T) {
+	s, _ := healthServer(t)
+	ns := namespace(t)
+	a, b := "a."+ns+".example.com", "b."+ns+".example.com"
+	kubectl(t, fmt.Sprintf(`
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: multi, namespace: %[1]s}
+spec:
+  rules:
+  - host: %[2]s
+    http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: svc-a, port: {number: 80}}}}]}
+  - host: %[3]s
+    http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: svc-b, port: {number: 80}}}}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: other, namespace: %[1]s}
+spec:
+  rules:
+  - host: %[2]s
+    http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: svc-o, port: {number: 80}}}}]}
+`, ns, a, b), "apply", "-f", "-")
+	setLBStatus(t, ns, "ingress", "multi", "192.0.2.71")
+	setLBStatus(t, ns, "ingress", "other", "192.0.2.72")
+	s.eventually(t, 5*time.Second, a+".", dns.TypeA, positive(a+". 30 IN A 192.0.2.71", a+". 30 IN A 192.0.2.72"))
+	healthSlice(t, ns, "svc-a-1", "svc-a", false)
+	d := s.eventually(t, 5*time.Second, a+".", dns.TypeA, positive(a+". 30 IN A 192.0.2.72"))
+	t.Logf("svc-a unready → multi's host a withdrawn: %s", d)
+	s.eventually(t, time.Second, b+".", dns.TypeA, positive(b+". 30 IN A 192.0.2.71"))
+	healthSlice(t, ns, "svc-a-1", "svc-a", true)
+	s.eventually(t, 5*time.Second, a+".", dns.TypeA, positive(a+". 30 IN A 192.0.2.71", a+". 30 IN A 192.0.2.72"))
+}
