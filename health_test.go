@@ -113,13 +113,26 @@ func TestHealthOption(t *testing.T) {
 }
 
 // Ingresses follow the health of their backend Services: two Ingresses at
-// one host, one backend each.
+// one host, one backend each; with ingressClasses, Ingresses are published
+// under the route lock, and so republished there.
 func TestHealthIngresses(t *testing.T) {
+	t.Run("plain", func(t *testing.T) { testHealthIngresses(t, false) })
+	t.Run("ingressClasses", func(t *testing.T) { testHealthIngresses(t, true) })
+}
+
+func testHealthIngresses(t *testing.T, classes bool) {
 	ctx := context.Background()
 	client := fake.NewSimpleClientset()
-	g := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) { g.health = true })
+	g := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) {
+		g.health = true
+		if classes {
+			g.ingressClasses = []string{"edge"}
+		}
+	})
 	for name, ip := range map[string]string{"one": "192.0.2.1", "two": "192.0.2.2"} {
 		ing := testutil.NamedIngress("apps", name, []string{"shop.example.com"}, ip)
+		class := "edge"
+		ing.Spec.IngressClassName = &class
 		ing.Spec.DefaultBackend = &networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: "svc-" + name, Port: networkingv1.ServiceBackendPort{Number: 80}}}
 		k8sCreate(t, client, ing)
 	}

@@ -245,6 +245,7 @@ func (c *Controller) update(w *Watched, obj any) {
 		c.delegate(meta, false)
 	}
 	if c.cfg.Health && !c.dependent(w.Kind) {
+		// Serialized with health flips (see health.mu).
 		c.health.mu.Lock()
 		defer c.health.mu.Unlock()
 	}
@@ -265,6 +266,10 @@ func (c *Controller) remove(w *Watched, obj any) {
 	if c.dependent(w.Kind) {
 		c.routeMu.Lock()
 		defer c.routeMu.Unlock()
+	} else if c.cfg.Health {
+		// Not while a health flip publishes the object again from the store.
+		c.health.mu.Lock()
+		defer c.health.mu.Unlock()
 	}
 	if w.records != nil {
 		key := w.key(meta)

@@ -96,6 +96,7 @@ func (c *Controller) sliceChanged(w *Watched, old, cur any) {
 	c.counted(w)
 	o, _ := old.(*source.EndpointSlice)
 	n, _ := cur.(*source.EndpointSlice)
+	ingressDependent := c.dependent(source.KindByName("Ingress"))
 	c.health.mu.Lock()
 	var flipped []string
 	c.health.countsMu.Lock()
@@ -120,17 +121,21 @@ func (c *Controller) sliceChanged(w *Watched, old, cur any) {
 		if sw, obj := c.getObject("Service", ns, name); obj != nil {
 			c.publish(sw, obj.(metav1.Object), obj)
 		}
-		c.republishBackendUsers("Ingress", key)
+		if !ingressDependent {
+			c.republishBackendUsers("Ingress", key)
+		}
 	}
 	c.health.mu.Unlock()
 	if len(flipped) == 0 {
 		return
 	}
+	// Routes, and Ingresses under ingressClasses, are published under the
+	// route lock: republished there, after the counts changed.
 	c.routeMu.Lock()
 	defer c.routeMu.Unlock()
 	for _, key := range flipped {
 		for _, k := range source.Kinds {
-			if k.Route != nil {
+			if k.Route != nil || k.Name == "Ingress" && ingressDependent {
 				c.republishBackendUsers(k.Name, key)
 			}
 		}
