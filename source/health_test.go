@@ -195,3 +195,37 @@ func TestRouteBackendsHealth(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// Through a ListenerSet: the route's health is that of the ListenerSet's Gateway.
+func TestRouteHealthThroughListenerSet(t *testing.T) {
+	down := healthGateway("down", metav1.ConditionFalse)
+	up := healthGateway("up", metav1.ConditionTrue)
+	ctx := gwtNewContext([]*gwv1.Gateway{down, up}, nil)
+	ctx.listenerSets = map[string]*gwv1.ListenerSet{}
+	for _, gw := range []string{"down", "up"} {
+		ns := gwv1.Namespace("infra")
+		ctx.listenerSets["infra/ls-"+gw] = &gwv1.ListenerSet{
+			ObjectMeta: metav1.ObjectMeta{Namespace: "infra", Name: "ls-" + gw},
+			Spec:       gwv1.ListenerSetSpec{ParentRef: gwv1.ParentGatewayReference{Name: gwv1.ObjectName(gw), Namespace: &ns}},
+		}
+	}
+	g, k := gwv1.Group(gwv1.GroupName), gwv1.Kind("ListenerSet")
+	for _, c := range []struct {
+		parents   []string
+		unhealthy bool
+	}{
+		{[]string{"ls-down"}, true},
+		{[]string{"ls-up"}, false},
+		{[]string{"ls-down", "ls-up"}, false},
+	} {
+		rt := &route{kind: "HTTPRoute"}
+		rt.SetNamespace("infra")
+		for _, p := range c.parents {
+			rt.parentRefs = append(rt.parentRefs, gwv1.ParentReference{Group: &g, Kind: &k, Name: gwv1.ObjectName(p)})
+			rt.accepted = append(rt.accepted, true)
+		}
+		if got := RouteUnhealthy(rt, ctx, func(string, string) (bool, bool) { return false, true }); got != c.unhealthy {
+			t.Errorf("parents %q: unhealthy %v, want %v", c.parents, got, c.unhealthy)
+		}
+	}
+}

@@ -100,8 +100,8 @@ func TestUnmarshalRejectsTruncatedData(t *testing.T) {
 	}
 }
 
-// FuzzUnmarshal: any bytes decode into a service and an ingress, or fail,
-// without a panic.
+// FuzzUnmarshal: any bytes decode into a service, an ingress and an
+// EndpointSlice, or fail, without a panic.
 func FuzzUnmarshal(f *testing.F) {
 	for _, obj := range testutil.TypedObjects() {
 		data, _ := obj.(interface{ Marshal() ([]byte, error) }).Marshal()
@@ -111,6 +111,8 @@ func FuzzUnmarshal(f *testing.F) {
 		_ = (&Service{}).Unmarshal(data)
 		_ = (&Ingress{}).Unmarshal(data)
 		_ = (&ServiceList{}).Unmarshal(data)
+		_ = (&EndpointSlice{}).Unmarshal(data)
+		_ = (&EndpointSliceList{}).Unmarshal(data)
 	})
 }
 
