@@ -395,7 +395,7 @@ or nothing.
         failover {{ . }}
         {{- end }}
         {{- if and .clusters .local }}
-        {{- if kindIs "float64" .localPriority }}
+        {{- if not (kindIs "invalid" .localPriority) }}
         cluster local {
             priority {{ int .localPriority }}
         }
@@ -419,7 +419,7 @@ or nothing.
             {{- with .namespaces }}
             namespaces {{ join " " . }}
             {{- end }}
-            {{- if kindIs "float64" .priority }}
+            {{- if not (kindIs "invalid" .priority) }}
             priority {{ int .priority }}
             {{- end }}
         }
