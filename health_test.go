@@ -242,3 +242,37 @@ func TestHealthIngressHosts(t *testing.T) {
 		t.Errorf("health after the delete: %+v", got)
 	}
 }
+
+// TestFleetPriorities: two merged clusters of priorities 1 and 2 with
+// health; the standby answers while the primary has no healthy target.
+func TestFleetPriorities(t *testing.T) {
+	ctx := context.Background()
+	a, b := fake.NewSimpleClientset(), fake.NewSimpleClientset()
+	g := k8sStartFleet(t, []k8sFleetCluster{{name: "a", client: a}, {name: "b", client: b}}, func(g *Gateway) {
+		for i, p := range []int32{1, 2} {
+			g.clusters[i].opts.priority, g.clusters[i].opts.health = p, true
+			g.clusters[i].set["priority"], g.clusters[i].set["health"] = true, true
+		}
+	})
+	k8sClaimingServiceIn(t, a, "apps", "web", 100, "web.example.com", "192.0.2.1")
+	k8sClaimingServiceIn(t, b, "apps", "web", 200, "web.example.com", "192.0.2.2")
+	primary := k8sExpect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1"})
+	standby := k8sExpect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.2"})
+	k8sAnswers(t, g, "web.example.com.", dns.TypeA, primary)
+	if _, err := a.DiscoveryV1().EndpointSlices("apps").Create(ctx, healthSlice("apps", "web-1", "web", false), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "web.example.com.", dns.TypeA, standby)
+	if got := g.index.Health("example.com."); got.Standby != 2 { // web.example.com and web.apps.example.com
+		t.Errorf("health %+v, want 2 standby names", got)
+	}
+	// The failover of a: set down, as its health watch does after a silence.
+	if _, err := a.DiscoveryV1().EndpointSlices("apps").Update(ctx, healthSlice("apps", "web-1", "web", true), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	k8sAnswers(t, g, "web.example.com.", dns.TypeA, primary)
+	g.index.SetDown("a/", true)
+	k8sAnswers(t, g, "web.example.com.", dns.TypeA, standby)
+	g.index.SetDown("a/", false)
+	k8sAnswers(t, g, "web.example.com.", dns.TypeA, primary)
+}
