@@ -125,6 +125,7 @@ func testHealthIngresses(t *testing.T, classes bool) {
 	client := fake.NewSimpleClientset()
 	g := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) {
 		g.health = true
+		g.resources = []string{"Ingress"} // EndpointSlices are read for Ingresses alone too
 		if classes {
 			g.ingressClasses = []string{"edge"}
 		}

@@ -69,8 +69,10 @@ func (c *Controller) Watches() []*Watched {
 		// A class-less Ingress has the default IngressClass.
 		add(source.IngressClassKind, "")
 	}
-	if c.cfg.Health && slices.Contains(c.cfg.Resources, "Service") && c.api.Reads(source.EndpointSliceKind) {
-		// The health of Services (health.go).
+	if c.cfg.Health && c.api.Reads(source.EndpointSliceKind) && slices.ContainsFunc(c.cfg.Resources, func(r string) bool {
+		return r == "Service" || r == "Ingress" || source.KindByName(r).Route != nil
+	}) {
+		// The health of Services, and of the Ingresses and routes they back (health.go).
 		add(source.EndpointSliceKind, "")
 	}
 	namespaces := false

@@ -151,7 +151,7 @@ filters.namespaces, in a Role in each listed namespace with it.
   resources: ["ingresses"]
   verbs: ["list", "watch"]
 {{- end }}
-{{- if and (.Values.health).enabled (has "Service" $w) }}
+{{- if and (.Values.health).enabled (or (has "Service" $w) (has "Ingress" $w) $routes) }}
 - apiGroups: ["discovery.k8s.io"]
   resources: ["endpointslices"]
   verbs: ["list", "watch"]
