@@ -98,16 +98,18 @@ type Index struct {
 	// batches (see setNext), when set; it is published at the first Flush.
 	building    table
 	hasBuilding bool
-	changed     []bool                // zones changed since the last publish
-	serials     []uint32              // current serial per zone
-	pending     []bool                // zones whose data changed without a new serial
-	restored    []bool                // zones whose serial came from Config.Serials, until it changes
-	tick        Timer                 // bumps pending serials on the next second
-	conflicts   map[string]string     // owner name → last logged conflict
-	health      map[string]nameHealth // owner name → its health decision, when not the zero one
-	zoneHealth  []ZoneHealth          // per zone: the sums of health
-	down        []string              // key prefixes of the objects counted unhealthy (SetDown)
-	cuts        int                   // names below an apex with NS records
+	changed     []bool            // zones changed since the last publish
+	serials     []uint32          // current serial per zone
+	pending     []bool            // zones whose data changed without a new serial
+	restored    []bool            // zones whose serial came from Config.Serials, until it changes
+	tick        Timer             // bumps pending serials on the next second
+	conflicts   map[string]string // owner name → last logged conflict
+	cuts        int               // names below an apex with NS records
+
+	// Health and priority (health.go).
+	health     map[string]nameHealth // owner name → its health decision, when not the zero one
+	zoneHealth []ZoneHealth          // per zone: the sums of health
+	down       []string              // key prefixes of the objects counted unhealthy (SetDown)
 
 	policy        Policy
 	nsNames       []string               // the nameserver names, reserved to the plugin
@@ -122,30 +124,29 @@ type Index struct {
 // time (Unix seconds), so it increases across restarts.
 func New(cfg Config) *Index {
 	ix := &Index{
-		zones:      cfg.Zones,
-		newSOA:     cfg.SOA,
-		listener:   cfg.Listener,
-		now:        cfg.Now,
-		afterFunc:  cfg.AfterFunc,
-		objects:    map[string]objectID{},
-		owners:     map[nameHash]objectID{},
-		seeds:      [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
-		shared:     map[string][]string{},
-		children:   map[string]int{},
-		next:       map[string]view{},
-		changed:    make([]bool, len(cfg.Zones)),
-		serials:    make([]uint32, len(cfg.Zones)),
-		pending:    make([]bool, len(cfg.Zones)),
-		restored:   make([]bool, len(cfg.Zones)),
-		conflicts:  map[string]string{},
-		health:     map[string]nameHealth{},
-		zoneHealth: make([]ZoneHealth, len(cfg.Zones)),
+		zones:     cfg.Zones,
+		newSOA:    cfg.SOA,
+		listener:  cfg.Listener,
+		now:       cfg.Now,
+		afterFunc: cfg.AfterFunc,
+		objects:   map[string]objectID{},
+		owners:    map[nameHash]objectID{},
+		seeds:     [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
+		shared:    map[string][]string{},
+		children:  map[string]int{},
+		next:      map[string]view{},
+		changed:   make([]bool, len(cfg.Zones)),
+		serials:   make([]uint32, len(cfg.Zones)),
+		pending:   make([]bool, len(cfg.Zones)),
+		restored:  make([]bool, len(cfg.Zones)),
+		conflicts: map[string]string{},
 
 		policy:        cfg.Policy,
 		staticDomains: cfg.Domains,
 		domains:       map[string][]string{},
 		rejections:    map[string][]Rejection{},
 	}
+	ix.health, ix.zoneHealth = map[string]nameHealth{}, make([]ZoneHealth, len(cfg.Zones))
 	if ix.now == nil {
 		ix.now = time.Now
 	}
