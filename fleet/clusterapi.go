@@ -304,8 +304,12 @@ func (d *Discovery) reconnect(key string, m *discovered, api watch.API, digest [
 	if err := m.cl.Start(d.cfg.Health); err != nil {
 		log.Errorf("clusterapi: Cluster %s: %v", key, err)
 	}
+	if m.digest == digest {
+		log.Infof("clusterapi: Cluster %s: its priority changed to %d; reconnected", key, priority)
+	} else {
+		log.Infof("clusterapi: Cluster %s: its kubeconfig Secret changed; reconnected", key)
+	}
 	m.digest = digest
-	log.Infof("clusterapi: Cluster %s: its kubeconfig Secret or priority changed; reconnected", key)
 	ctrl, sink := m.cl.Controller, m.cl.Sink
 	d.wg.Add(1)
 	go func() {
