@@ -1,7 +1,11 @@
 package source
 
 import (
+	"net/netip"
 	"slices"
+	"strings"
+
+	"github.com/miekg/dns"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -45,22 +49,7 @@ func RouteUnhealthy(obj any, ctx sourceContext, health ServiceHealth) bool {
 		if !rt.accepted[i] {
 			continue
 		}
-		ns, name := parentNamespace(ref, rt.GetNamespace()), string(ref.Name)
-		switch {
-		case isGatewayRef(ref):
-		case isListenerSetRef(ref):
-			ls := ctx.ListenerSet(ns, name)
-			var ok bool
-			if ls == nil {
-				continue
-			}
-			if ns, name, ok = ls.GatewayKey(); !ok {
-				continue
-			}
-		default:
-			continue
-		}
-		gw := ctx.Gateway(ns, name)
+		gw := routeGateway(rt, ref, ctx)
 		if gw == nil {
 			continue
 		}
@@ -70,6 +59,69 @@ func RouteUnhealthy(obj any, ctx sourceContext, health ServiceHealth) bool {
 		gateways++
 	}
 	return gateways > 0
+}
+
+// routeGateway returns the Gateway that a parentRef of the route names,
+// directly or through a ListenerSet, or nil.
+func routeGateway(rt *route, ref gwv1.ParentReference, ctx sourceContext) *gwv1.Gateway {
+	ns, name := parentNamespace(ref, rt.GetNamespace()), string(ref.Name)
+	switch {
+	case isGatewayRef(ref):
+	case isListenerSetRef(ref):
+		ls := ctx.ListenerSet(ns, name)
+		if ls == nil {
+			return nil
+		}
+		var ok bool
+		if ns, name, ok = ls.GatewayKey(); !ok {
+			return nil
+		}
+	default:
+		return nil
+	}
+	return ctx.Gateway(ns, name)
+}
+
+// RouteDownRecords returns, for a route attached through several parents,
+// what tells its records that point only at parents whose Gateway is not
+// Programmed (while others are): those records are unhealthy, the route's
+// others are not. Nil when no record is.
+func RouteDownRecords(obj any, ctx sourceContext, c *Config) func(dns.RR) bool {
+	rt := asRoute(obj)
+	var r Result // warnings were given when the records were made
+	var up, down targets
+	for i, ref := range rt.parentRefs {
+		p, ok := resolveParent(&r, rt, ref, rt.accepted[i], ctx, c)
+		if !ok {
+			continue
+		}
+		if gw := routeGateway(rt, ref, ctx); gw != nil && GatewayUnprogrammed(gw) {
+			down.unite(p.targets)
+		} else {
+			up.unite(p.targets)
+		}
+	}
+	if up.empty() {
+		return nil // every parent is down: the route is unhealthy as a whole
+	}
+	ips := slices.DeleteFunc(down.ips, func(ip netip.Addr) bool { return slices.Contains(up.ips, ip) })
+	hosts := slices.DeleteFunc(down.hosts, func(h string) bool { return slices.Contains(up.hosts, h) })
+	if len(ips) == 0 && len(hosts) == 0 {
+		return nil
+	}
+	return func(rr dns.RR) bool {
+		switch v := rr.(type) {
+		case *dns.A:
+			ip, ok := netip.AddrFromSlice(v.A)
+			return ok && slices.Contains(ips, ip.Unmap())
+		case *dns.AAAA:
+			ip, ok := netip.AddrFromSlice(v.AAAA)
+			return ok && slices.Contains(ips, ip.Unmap())
+		case *dns.CNAME:
+			return slices.Contains(hosts, strings.ToLower(v.Target))
+		}
+		return false
+	}
 }
 
 // ServiceLoadBalancer reports whether svc is a LoadBalancer Service: the

@@ -3,8 +3,10 @@ package source
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -226,6 +228,48 @@ func TestRouteHealthThroughListenerSet(t *testing.T) {
 		}
 		if got := RouteUnhealthy(rt, ctx, func(string, string) (bool, bool) { return false, true }); got != c.unhealthy {
 			t.Errorf("parents %q: unhealthy %v, want %v", c.parents, got, c.unhealthy)
+		}
+	}
+}
+
+// A route attached to a Programmed Gateway and to one that is not: the
+// records of the latter's addresses alone are unhealthy.
+func TestRouteDownRecords(t *testing.T) {
+	gw := func(name, addr string, programmed metav1.ConditionStatus) *gwv1.Gateway {
+		g := testutil.Gateway("infra", name, []string{addr, "shared.lb.example.net"}, testutil.Listener("http", gwv1.HTTPProtocolType, 80, "*.example.com"))
+		g.Status.Conditions = []metav1.Condition{{Type: string(gwv1.GatewayConditionProgrammed), Status: programmed}}
+		slim, _ := slimGateway(g)
+		return slim.(*gwv1.Gateway)
+	}
+	for _, c := range []struct {
+		desc   string
+		status [2]metav1.ConditionStatus
+		down   []string
+	}{
+		{"both programmed", [2]metav1.ConditionStatus{metav1.ConditionTrue, metav1.ConditionTrue}, nil},
+		{"gw2 not programmed: its address alone", [2]metav1.ConditionStatus{metav1.ConditionTrue, metav1.ConditionFalse}, []string{"192.0.2.2"}},
+		{"neither: none here (the route is unhealthy as a whole)", [2]metav1.ConditionStatus{metav1.ConditionFalse, metav1.ConditionFalse}, nil},
+	} {
+		ctx := gwtNewContext([]*gwv1.Gateway{gw("gw1", "192.0.2.1", c.status[0]), gw("gw2", "192.0.2.2", c.status[1])}, nil)
+		rt := &route{kind: "HTTPRoute", hostnames: []gwv1.Hostname{"a.example.com"}, accepted: []bool{true, true}}
+		rt.SetNamespace("infra")
+		for _, p := range []string{"gw1", "gw2"} {
+			rt.parentRefs = append(rt.parentRefs, gwv1.ParentReference{Name: gwv1.ObjectName(p)})
+		}
+		cfg := gwtConfig()
+		res := routeRecords(rt, ctx, cfg)
+		down := RouteDownRecords(rt, ctx, cfg)
+		var got []string
+		for _, rr := range res.RRs {
+			if down != nil && down(rr) {
+				got = append(got, strings.Fields(rr.String())[4])
+			}
+		}
+		if !slices.Equal(got, c.down) {
+			t.Errorf("%s: down records %q, want %q (of %v)", c.desc, got, c.down, res.RRs)
+		}
+		if (down == nil) != (c.down == nil) {
+			t.Errorf("%s: predicate %v", c.desc, down != nil)
 		}
 	}
 }

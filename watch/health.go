@@ -218,48 +218,59 @@ func (c *Controller) noteHealth(key string, unhealthy, removed bool) {
 	}
 }
 
-// UnhealthyPart ends the key under which an Ingress whose hosts differ in
-// health publishes the records of its unhealthy hosts, marked unhealthy:
+// UnhealthyPart ends the key under which an Ingress or a route whose
+// records differ in health publishes its unhealthy ones, marked unhealthy:
 // health is a claim's, and a claim is an object key's.
 const UnhealthyPart = "#unhealthy"
 
 // markHealth sets claim.Unhealthy for the records rrs of obj, and returns
-// those left for key: for an Ingress, the records of its unhealthy hosts go
-// under key+UnhealthyPart (see source.IngressHealth).
+// those left for key. An Ingress puts the records of its unhealthy hosts
+// (see source.IngressHealth), a route those that point only at Gateways not
+// Programmed (source.RouteDownRecords), under key+UnhealthyPart.
 func (c *Controller) markHealth(w *Watched, key string, obj any, claim *index.Claim, rrs []dns.RR) []dns.RR {
-	if w.Kind.Name != "Ingress" || w.Nameserver {
-		if len(rrs) > 0 {
-			claim.Unhealthy = c.unhealthy(w, obj)
-			c.noteHealth(key, claim.Unhealthy, false)
-		}
-		return rrs
-	}
-	var sick []dns.RR
+	parted := !w.Nameserver && (w.Kind.Name == "Ingress" || w.Kind.Route != nil)
+	var sick func(dns.RR) bool
 	if len(rrs) > 0 {
-		hosts, all := source.IngressHealth(obj.(*source.Ingress), c.serviceHealth)
-		claim.Unhealthy = all
-		if len(hosts) > 0 {
-			keep := rrs[:0:0]
-			for _, rr := range rrs {
-				if slices.Contains(hosts, strings.ToLower(rr.Header().Name)) {
-					sick = append(sick, rr)
-				} else {
-					keep = append(keep, rr)
-				}
+		switch {
+		case parted && w.Kind.Name == "Ingress":
+			var hosts []string
+			if hosts, claim.Unhealthy = source.IngressHealth(obj.(*source.Ingress), c.serviceHealth); len(hosts) > 0 {
+				sick = func(rr dns.RR) bool { return slices.Contains(hosts, strings.ToLower(rr.Header().Name)) }
 			}
-			rrs = keep
+		case parted:
+			if claim.Unhealthy = c.unhealthy(w, obj); !claim.Unhealthy {
+				sick = source.RouteDownRecords(obj, c, &c.cfg.Sources)
+			}
+		default:
+			claim.Unhealthy = c.unhealthy(w, obj)
 		}
-		c.noteHealth(key, all || len(sick) > 0, false)
 	}
-	part := *claim
-	part.Unhealthy = true
-	c.out.UpdateClaim(key+UnhealthyPart, part, sick)
+	var part []dns.RR
+	if sick != nil {
+		keep := rrs[:0:0]
+		for _, rr := range rrs {
+			if sick(rr) {
+				part = append(part, rr)
+			} else {
+				keep = append(keep, rr)
+			}
+		}
+		rrs = keep
+	}
+	if len(rrs)+len(part) > 0 {
+		c.noteHealth(key, claim.Unhealthy || len(part) > 0, false)
+	}
+	if parted {
+		pc := *claim
+		pc.Unhealthy = true
+		c.out.UpdateClaim(key+UnhealthyPart, pc, part)
+	}
 	return rrs
 }
 
 // dropPart removes what markHealth put under key+UnhealthyPart.
 func (c *Controller) dropPart(w *Watched, key string) {
-	if c.cfg.Health && w.Kind.Name == "Ingress" {
+	if c.cfg.Health && (w.Kind.Name == "Ingress" || w.Kind.Route != nil) {
 		c.out.UpdateClaim(key+UnhealthyPart, index.Claim{}, nil)
 	}
 }

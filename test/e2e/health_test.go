@@ -206,6 +206,25 @@ func TestHealthGateway(t *testing.T) {
 	setProgrammed(t, ns, "gw1", "True")
 	s.eventually(t, 5*time.Second, name, dns.TypeA, both)
 
+	// One route through both Gateways: gw1's address alone is withdrawn.
+	shared := "both.g." + ns + ".example.com"
+	kubectl(t, fmt.Sprintf(`
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: both, namespace: %s}
+spec:
+  parentRefs: [{name: gw1, sectionName: http}, {name: gw2, sectionName: http}]
+  hostnames: [%q]
+  rules: [{backendRefs: [{name: web-both, port: 80}]}]
+`, ns, shared), "apply", "-f", "-")
+	setRouteStatus(t, ns, "httproutes", "both", gwapiParent{gateway: "gw1", section: "http", accepted: "True"}, gwapiParent{gateway: "gw2", section: "http", accepted: "True"})
+	s.eventually(t, 5*time.Second, shared+".", dns.TypeA, positive(shared+". 30 IN A 192.0.2.51", shared+". 30 IN A 192.0.2.52"))
+	setProgrammed(t, ns, "gw1", "False")
+	d = s.eventually(t, 5*time.Second, shared+".", dns.TypeA, positive(shared+". 30 IN A 192.0.2.52"))
+	t.Logf("gw1 Programmed=False → its address withdrawn from a route of both Gateways: %s", d)
+	setProgrammed(t, ns, "gw1", "True")
+	s.eventually(t, 5*time.Second, shared+".", dns.TypeA, positive(shared+". 30 IN A 192.0.2.51", shared+". 30 IN A 192.0.2.52"))
+
 	// The backend of r-gw2 has no ready endpoint: only gw1 answers.
 	healthSlice(t, ns, "web-gw2-1", "web-gw2", false)
 	d = s.eventually(t, 5*time.Second, name, dns.TypeA, positive(name+" 30 IN A 192.0.2.51"))
