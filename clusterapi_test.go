@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -173,4 +174,64 @@ func TestClusterAPIReadyWithWorkloads(t *testing.T) {
 	if got, want := k8sAnswer(g, web, dns.TypeA), k8sExpect(t, "NOERROR", []string{web + " 60 IN A 192.0.2.1"}); got != want {
 		t.Errorf("at ready: %s, want %s", got, want)
 	}
+}
+
+// TestClusterAPIPriority: a Cluster's priority is its annotation's, else the
+// block's; a changed annotation reconnects the cluster with the new one.
+func TestClusterAPIPriority(t *testing.T) {
+	ctx := context.Background()
+	a := fake.NewSimpleClientset()
+	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{
+		capiClusters: "ClusterList", fleet.SecretsResource: "SecretList",
+	})
+	g := newGateway()
+	g.Zones = []string{"example.com."}
+	g.resources = []string{"Service"}
+	g.timing = k8sTiming
+	g.clusterAPI = &clusterAPIConfig{}
+	g.priority = 5
+	g.init()
+	served := func(_ context.Context, gv string) ([]string, error) { return []string{"clusters"}, nil }
+	g.discovery = g.newDiscovery(dyn, served, func([]byte) (watch.API, error) { return fakeAPI{core: a}, nil })
+	t.Cleanup(g.stop)
+	if err := g.start(); err != nil {
+		t.Fatal(err)
+	}
+	prod := capiCluster("fleet", "prod")
+	prod.SetAnnotations(map[string]string{fleet.PriorityAnnotation: "1"})
+	for _, u := range []*unstructured.Unstructured{prod, capiCluster("fleet", "stage")} {
+		if _, err := dyn.Resource(capiClusters).Namespace("fleet").Create(ctx, u, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dyn.Resource(fleet.SecretsResource).Namespace("fleet").Create(ctx, capiSecret("fleet", u.GetName(), "kc"), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	priorities := func(want map[string]int32) func() string {
+		return func() string {
+			g.discovery.Mu.Lock()
+			defer g.discovery.Mu.Unlock()
+			for key, p := range want {
+				m, ok := g.discovery.Members[key]
+				if !ok {
+					return key + " not read"
+				}
+				if got := m.Priority(); got != p {
+					return fmt.Sprintf("%s: priority %d, want %d", key, got, p)
+				}
+			}
+			return ""
+		}
+	}
+	testutil.Eventually(t, "priorities", priorities(map[string]int32{"fleet/prod": 1, "fleet/stage": 5}))
+	prod.SetAnnotations(map[string]string{fleet.PriorityAnnotation: "3"})
+	if _, err := dyn.Resource(capiClusters).Namespace("fleet").Update(ctx, prod, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, "changed priority", priorities(map[string]int32{"fleet/prod": 3, "fleet/stage": 5}))
+	prod.SetAnnotations(nil)
+	if _, err := dyn.Resource(capiClusters).Namespace("fleet").Update(ctx, prod, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Eventually(t, "annotation removed", priorities(map[string]int32{"fleet/prod": 5}))
 }

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/seed-e581d630/k8s_gateway/source"
 
@@ -25,6 +27,9 @@ type clusterOptions struct {
 	namespaces     []string            // publish only from these; all when empty
 	delegations    map[string][]string // namespace → domains from the delegate option
 	emitEvents     bool                // the events option: Events on rejected objects
+	health         bool                // the health option: withdraw unhealthy addresses
+	priority       int32               // of a cluster block: lower answers first (fleet failover)
+	failover       time.Duration       // a cluster silent this long counts as unhealthy; 0: never
 }
 
 func newClusterOptions() clusterOptions {
@@ -114,6 +119,39 @@ func setClusterOption(o *clusterOptions, opt string, args []string) error {
 			return usageErr("namespaces NAMESPACE...", args)
 		}
 		o.namespaces = args
+	default:
+		return setHealthOption(o, opt, args)
+	}
+	return nil
+}
+
+// setHealthOption applies the options of health and failover: health,
+// priority, failover.
+func setHealthOption(o *clusterOptions, opt string, args []string) error {
+	switch opt {
+	case "health":
+		if len(args) != 0 {
+			return usageErr("health", args)
+		}
+		o.health = true
+	case "priority":
+		if len(args) != 1 {
+			return usageErr("priority N", args)
+		}
+		n, err := strconv.ParseInt(args[0], 10, 32)
+		if err != nil || n < 0 || n > 1000000 {
+			return fmt.Errorf("priority %q: want an integer from 0 to 1000000", args[0])
+		}
+		o.priority = int32(n)
+	case "failover":
+		if len(args) != 1 {
+			return usageErr("failover DURATION", args)
+		}
+		d, err := time.ParseDuration(args[0])
+		if err != nil || d < time.Second {
+			return fmt.Errorf("failover %q: want a duration of at least 1s, such as 60s", args[0])
+		}
+		o.failover = d
 	default:
 		return errUnknownOption
 	}

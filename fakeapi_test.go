@@ -10,6 +10,7 @@ import (
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -38,7 +39,7 @@ func (f fakeAPI) Reads(k *source.Kind) bool {
 	if f.gw != nil && k.GroupVersion == gwv1.GroupVersion.String() {
 		return true
 	}
-	return k.Name == "Ingress" || k.Name == "IngressClass" || k.Name == "Service" || k.Name == "Namespace"
+	return k.Name == "Ingress" || k.Name == "IngressClass" || k.Name == "Service" || k.Name == "Namespace" || k.Name == "EndpointSlice"
 }
 
 // eventSink writes Events to the clientset.
@@ -87,6 +88,8 @@ func (f fakeAPI) ListWatch(k *source.Kind, ns string) (watch.ListFunc, watch.Wat
 		return decodedListWatch(typedListWatch[*networkingv1.IngressClassList](f.core.NetworkingV1().IngressClasses()))
 	case "Service":
 		return decodedListWatch(typedListWatch[*corev1.ServiceList](f.core.CoreV1().Services(ns)))
+	case "EndpointSlice":
+		return decodedListWatch(typedListWatch[*discoveryv1.EndpointSliceList](f.core.DiscoveryV1().EndpointSlices(ns)))
 	case "Namespace":
 		list, watchFn := decodedListWatch(typedListWatch[*corev1.NamespaceList](f.core.CoreV1().Namespaces()))
 		if ns == "" {
@@ -176,6 +179,11 @@ func decoded(obj runtime.Object) (runtime.Object, error) {
 		return testutil.ViaProtobuf[metav1.PartialObjectMetadata](o)
 	case *networkingv1.IngressClass:
 		return testutil.ViaProtobuf[metav1.PartialObjectMetadata](o)
+	case *discoveryv1.EndpointSlice:
+		return testutil.ViaProtobuf[source.EndpointSlice](o)
+	case *discoveryv1.EndpointSliceList:
+		items, err := testutil.ViaProtobufItems[source.EndpointSlice](o.Items)
+		return &source.EndpointSliceList{ListMeta: o.ListMeta, Items: items}, err
 	case *corev1.ServiceList:
 		items, err := testutil.ViaProtobufItems[source.Service](o.Items)
 		return &source.ServiceList{ListMeta: o.ListMeta, Items: items}, err

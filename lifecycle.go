@@ -57,6 +57,9 @@ func (g *Gateway) controllerConfigOf(o *clusterOptions, zones []string, nameserv
 		Reverse:        len(source.ForwardZones(g.Zones)) < len(g.Zones),
 		Ownership:      g.ownership,
 		Delegations:    o.delegations,
+		Health:         o.health,
+		Priority:       o.priority,
+		Failover:       o.failover,
 		ZonesLabel:     strings.Join(zones, " "),
 		Timing:         watch.Timing{StartupWait: g.timing.startupWait, Reprobe: g.timing.reprobe, Guard: g.timing.guard},
 		// Refused before the index: told and counted as the index's rejections.

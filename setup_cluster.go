@@ -35,7 +35,7 @@ type clusterSpec struct {
 
 // inheritedOptions are the options a cluster takes from the k8s_gateway block
 // unless its own block sets them.
-var inheritedOptions = []string{"resources", "ingressClasses", "gatewayClasses", "labelSelector", "serviceLabelSelectors", "namespaces", "events"}
+var inheritedOptions = []string{"resources", "ingressClasses", "gatewayClasses", "labelSelector", "serviceLabelSelectors", "namespaces", "events", "health", "priority", "failover"}
 
 // parseCluster reads a cluster block; c is at the cluster token. The block
 // holds one option a line; `cluster NAME { OPTION ARGS }` on one line holds one.
@@ -151,6 +151,9 @@ func (s *clusterSpec) resolved(block clusterOptions) clusterOptions {
 		"serviceLabelSelectors": func() { o.labelSelectors = block.labelSelectors },
 		"namespaces":            func() { o.namespaces = block.namespaces },
 		"events":                func() { o.emitEvents = block.emitEvents },
+		"health":                func() { o.health = block.health },
+		"priority":              func() { o.priority = block.priority },
+		"failover":              func() { o.failover = block.failover },
 	}
 	for _, opt := range inheritedOptions {
 		if !s.set[opt] {

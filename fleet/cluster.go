@@ -19,6 +19,7 @@ type Cluster struct {
 	Name       string // "" for the one cluster of a block without cluster blocks
 	Controller *watch.Controller
 	Sink       *clusterSink // nil for the unnamed cluster, which feeds the index directly
+	out        watch.Sink   // the plugin's sink (the index)
 	emitEvents bool
 	// Events emits Kubernetes Events into this cluster while it runs.
 	Events atomic.Pointer[watch.Events]
@@ -29,7 +30,7 @@ type Cluster struct {
 // NewCluster makes the cluster name with its controller on api, which puts
 // its records into out.
 func NewCluster(name string, cfg watch.Config, api watch.API, out watch.Sink, emitEvents bool) *Cluster {
-	cl := &Cluster{Name: name, emitEvents: emitEvents}
+	cl := &Cluster{Name: name, emitEvents: emitEvents, out: out}
 	if name != "" {
 		cfg.Prefix = name + "/"
 		cfg.Cluster = name
@@ -198,6 +199,7 @@ func (cl *Cluster) Start(h HealthTiming) error {
 		}
 		if ev != nil {
 			cl.Events.Store(ev)
+			cl.Controller.SetHealthHook(ev.HealthChanged)
 		}
 	}
 	cl.Controller.Start()

@@ -3,7 +3,9 @@ package fleet
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -56,6 +58,7 @@ type Discovery struct {
 type discovered struct {
 	cl     *Cluster
 	digest [32]byte // of the kubeconfig it reads with
+	base   int32    // its priority without the Cluster's annotation: the block's
 }
 
 // DiscoveryConfig is what discovery reads Clusters with, and what it does
@@ -253,7 +256,11 @@ func (d *Discovery) reconcile(ns, name string) {
 	}
 	digest := sha256.Sum256(value)
 	old := d.Members[key]
-	if old != nil && old.digest == digest {
+	priority, annotated := d.priorityOf(key, obj)
+	if old != nil && !annotated {
+		priority = old.base
+	}
+	if old != nil && old.digest == digest && old.cl.Controller.Config().Priority == priority {
 		return
 	}
 	api, err := d.cfg.APIOf(value)
@@ -263,7 +270,7 @@ func (d *Discovery) reconcile(ns, name string) {
 	}
 	delete(d.Warned, key)
 	if old != nil {
-		d.reconnect(key, old, api, digest)
+		d.reconnect(key, old, api, digest, priority)
 		return
 	}
 	cl, err := d.cfg.Join(ns, name, api)
@@ -271,26 +278,38 @@ func (d *Discovery) reconcile(ns, name string) {
 		d.warn(key, err.Error())
 		return
 	}
+	base := cl.Controller.Config().Priority
+	if annotated && priority != base {
+		cfg := cl.Controller.Config()
+		cfg.Priority = priority
+		cl.Controller = watch.New(cfg, api, cl.Sink)
+	}
 	d.cfg.Members.Add(cl)
 	if err := cl.Start(d.cfg.Health); err != nil {
 		log.Errorf("clusterapi: Cluster %s: %v", key, err)
 	}
-	d.Members[key] = &discovered{cl: cl, digest: digest}
+	d.Members[key] = &discovered{cl: cl, digest: digest, base: base}
 	log.Infof("clusterapi: Cluster %s: reading it, under %s", key, strings.Join(cl.Controller.Config().Sources.Zones, " "))
 }
 
 // reconnect replaces the controller of a member whose kubeconfig changed. The
 // records stay while the new controller lists; then those of objects that are
 // gone meanwhile are removed.
-func (d *Discovery) reconnect(key string, m *discovered, api watch.API, digest [32]byte) {
+func (d *Discovery) reconnect(key string, m *discovered, api watch.API, digest [32]byte, priority int32) {
 	m.cl.Stop()
 	m.cl.Sink.mark()
-	m.cl.Controller = watch.New(m.cl.Controller.Config(), api, m.cl.Sink)
+	cfg := m.cl.Controller.Config()
+	cfg.Priority = priority
+	m.cl.Controller = watch.New(cfg, api, m.cl.Sink)
 	if err := m.cl.Start(d.cfg.Health); err != nil {
 		log.Errorf("clusterapi: Cluster %s: %v", key, err)
 	}
+	if m.digest == digest {
+		log.Infof("clusterapi: Cluster %s: its priority changed to %d; reconnected", key, priority)
+	} else {
+		log.Infof("clusterapi: Cluster %s: its kubeconfig Secret changed; reconnected", key)
+	}
 	m.digest = digest
-	log.Infof("clusterapi: Cluster %s: its kubeconfig Secret changed; reconnected", key)
 	ctrl, sink := m.cl.Controller, m.cl.Sink
 	d.wg.Add(1)
 	go func() {
@@ -344,4 +363,27 @@ func (d *Discovery) Stop() {
 		delete(d.Members, key)
 	}
 	d.stopCh = nil
+}
+
+// Priority is the priority the member is read with.
+func (m *discovered) Priority() int32 { return m.cl.Controller.Config().Priority }
+
+// PriorityAnnotation on a Cluster API Cluster sets the priority of the
+// workload cluster (see the README's "Priorities and failover"), instead of
+// the k8s_gateway block's.
+const PriorityAnnotation = "k8s-gateway.dns/priority"
+
+// priorityOf returns the priority of the Cluster's annotation, if it has a
+// valid one; an invalid one is logged once and ignored.
+func (d *Discovery) priorityOf(key string, obj metav1.Object) (int32, bool) {
+	v, ok := obj.GetAnnotations()[PriorityAnnotation]
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
+	if err != nil || n < 0 || n > 1000000 {
+		d.warn(key, fmt.Sprintf("annotation %s=%q is not an integer from 0 to 1000000; ignored", PriorityAnnotation, v))
+		return 0, false
+	}
+	return int32(n), true
 }

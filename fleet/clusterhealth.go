@@ -15,11 +15,19 @@ func (cl *Cluster) watchHealth(h HealthTiming) {
 	defer ClusterSynced.DeleteLabelValues(cl.Name)
 	defer ClusterConnected.DeleteLabelValues(cl.Name)
 	defer clusterLastContact.DeleteLabelValues(cl.Name)
+	defer ClusterFailedOver.DeleteLabelValues(cl.Name)
 	ClusterSynced.WithLabelValues(cl.Name).Set(0)
 	ClusterConnected.WithLabelValues(cl.Name).Set(0)
 	started := time.Now()
 	synced := cl.Controller.Synced()
 	reachable, reported := true, false
+	failover := cl.Controller.Config().Failover
+	down := false
+	defer func() {
+		if down { // the cluster goes: no prefix left behind in the index
+			cl.setDown(false, 0)
+		}
+	}()
 	tick := time.NewTicker(h.Every)
 	defer tick.Stop()
 	for {
@@ -55,5 +63,32 @@ func (cl *Cluster) watchHealth(h HealthTiming) {
 			log.Infof("cluster %s: its API server answers again", cl.Name)
 		}
 		reachable = now
+		if failover > 0 && (since >= failover) != down {
+			down = since >= failover
+			cl.setDown(down, since)
+		}
 	}
+}
+
+// downSetter is a sink (the index) that can count every object of a
+// cluster as unhealthy.
+type downSetter interface {
+	SetDown(prefix string, down bool)
+}
+
+// setDown tells the index that the cluster counts as unhealthy (its API
+// server silent for longer than failover), or no longer.
+func (cl *Cluster) setDown(down bool, since time.Duration) {
+	ds, ok := cl.out.(downSetter)
+	if !ok {
+		return
+	}
+	if down {
+		log.Warningf("cluster %s: its API server has not answered for %s (failover %s): its targets count as unhealthy, other clusters answer where they have healthy ones",
+			cl.Name, since.Round(time.Second), cl.Controller.Config().Failover)
+	} else {
+		log.Infof("cluster %s: its API server answers again: its targets count as healthy", cl.Name)
+	}
+	ds.SetDown(cl.Controller.Config().Prefix, down)
+	ClusterFailedOver.WithLabelValues(cl.Name).Set(map[bool]float64{true: 1, false: 0}[down])
 }

@@ -4,6 +4,9 @@
 // watch.Controller, prefixes its object keys and namespaces with its name
 // (so that tenants of two clusters never meet), watches the health of its
 // API server (clusterhealth.go), and withdraws its records when it goes.
+// With failover, a cluster silent for longer than that is set down in the
+// index (Index.SetDown): its targets count as unhealthy for the choice of
+// priority (each claim carries its cluster's priority, set by watch).
 //
 // In: the plugin's sink (the index), a watch.Config per cluster, and for
 // discovery a DiscoveryConfig whose Join callback makes the cluster of a

@@ -5,7 +5,11 @@
 // the claim of its owner (a namespace and a creation time), and the domains
 // delegated to a namespace (SetDomains). The ownership policy (union, first,
 // delegated) decides which claims on a name win; merge unites or drops
-// records that several objects publish.
+// records that several objects publish. Health and priority (health.go):
+// a claim may be Unhealthy and has a Priority, and the objects of a key
+// prefix (a cluster) may be set down; at a name, the healthy contributions
+// of the best priority answer, or all of them when none is healthy (fail
+// open). The choice is made when a name is built, never at query time.
 //
 // Out: a Snapshot after each Flush, with Lookup (a result kind: answer,
 // delegation, CNAME, wildcard, NODATA, NXDOMAIN), the zone's records in

@@ -106,6 +106,11 @@ type Index struct {
 	conflicts   map[string]string // owner name → last logged conflict
 	cuts        int               // names below an apex with NS records
 
+	// Health and priority (health.go).
+	health     map[string]nameHealth // owner name → its health decision, when not the zero one
+	zoneHealth []ZoneHealth          // per zone: the sums of health
+	down       []string              // key prefixes of the objects counted unhealthy (SetDown)
+
 	policy        Policy
 	nsNames       []string               // the nameserver names, reserved to the plugin
 	staticDomains map[string][]string    // namespace → domains from the configuration
@@ -141,6 +146,7 @@ func New(cfg Config) *Index {
 		domains:       map[string][]string{},
 		rejections:    map[string][]Rejection{},
 	}
+	ix.health, ix.zoneHealth = map[string]nameHealth{}, make([]ZoneHealth, len(cfg.Zones))
 	if ix.now == nil {
 		ix.now = time.Now
 	}

@@ -15,6 +15,7 @@ func (ix *Index) rebuild(name string) {
 	}
 	accepted, rejected := ix.admitted(name, zi, ix.contributions(name))
 	ix.reportRejections(name, rejected)
+	accepted = ix.chooseHealthy(name, zi, accepted)
 	sets, conflict := mergeSets(name, accepted, name == ix.zones[zi])
 	ix.reportConflict(name, conflict, accepted)
 

@@ -52,6 +52,12 @@ type Claim struct {
 	Namespace string
 	// Created orders claims: the object's creation time (Unix nanoseconds).
 	Created int64
+	// Unhealthy marks records whose targets cannot serve (see health.go):
+	// dropped at a name while another contribution there is healthy.
+	Unhealthy bool
+	// Priority of the object's cluster: at a name, only the healthy
+	// contributions of the lowest priority answer (0 unless set).
+	Priority int32
 }
 
 // Reasons a claim is rejected, as the rejected metric and logs name them.
@@ -104,6 +110,9 @@ type ConflictListener interface {
 
 // plugin reports whether the claim is the plugin's own.
 func (c Claim) plugin() bool { return c.Namespace == "" }
+
+// Plugin reports whether the claim is the plugin's own.
+func (c Claim) Plugin() bool { return c.plugin() }
 
 // before orders claims: by creation time, then by object key.
 func before(a, b contribution) bool {

@@ -7,7 +7,10 @@
 // gatewayapi.go, route.go, listenerset.go, namespace.go, ingressclass.go);
 // the hostnames, targets and annotations every kind shares (kubernetes.go,
 // hostname.go, object.go); the Gateway API graph as data (parentRefs,
-// listeners, ListenerSets, allowedRoutes); and reverse names (reverse.go).
+// listeners, ListenerSets, allowedRoutes); reverse names (reverse.go); and
+// for the health option, the slim EndpointSlice (endpointslice.go), the
+// backend Services of Ingresses and routes (backends.go) and what makes an
+// object unhealthy (health.go).
 //
 // The Kinds table (resources.go) is the one list of what the plugin reads:
 // adding a kind is a file with its records function and a row there.

@@ -91,5 +91,6 @@ func slimGateway(obj any) (any, error) {
 		})
 	}
 	out.Status.Addresses = gw.Status.Addresses
+	out.Status.Conditions = programmedCondition(gw.Status.Conditions) // for the health option
 	return out, nil
 }

@@ -25,6 +25,9 @@ type Ingress struct {
 	// hosts are the hosts of spec.rules, then those of spec.tls, empty ones left out.
 	hosts []string
 	lb    []lbAddress // status.loadBalancer.ingress
+	// backends are its backend Services, with the host of their rule
+	// ("" for a rule without host and the default backend; backends.go).
+	backends []hostBackend
 }
 
 // Field numbers of the protobuf of an Ingress (k8s.io/api/networking/v1),
@@ -43,6 +46,7 @@ func (in *Ingress) Unmarshal(b []byte) error {
 	var legacyClass, className string
 	var hasLegacy, hasClassName bool
 	var rules, tls []string
+	var backends []hostBackend
 	err := pbFields(b, func(num protowire.Number, v []byte) error {
 		var err error
 		switch num {
@@ -53,13 +57,30 @@ func (in *Ingress) Unmarshal(b []byte) error {
 				switch num {
 				case pbSpecClassName:
 					className, hasClassName = string(v), true
+				case pbSpecDefaultBackend:
+					name, err := unmarshalIngressBackend(v)
+					if name != "" {
+						backends = append(backends, hostBackend{"", name})
+					}
+					return err
 				case pbSpecRules:
-					return pbFields(v, func(num protowire.Number, v []byte) error {
-						if num == pbRuleHost {
-							rules = append(rules, string(v))
+					var host string
+					var names []string
+					err := pbFields(v, func(num protowire.Number, v []byte) error {
+						var err error
+						switch num {
+						case pbRuleHost:
+							host = string(v)
+							rules = append(rules, host)
+						case pbRuleValue:
+							names, err = unmarshalRuleBackends(v, names)
 						}
-						return nil
+						return err
 					})
+					for _, n := range names {
+						backends = append(backends, hostBackend{host, n})
+					}
+					return err
 				case pbSpecTLS:
 					return pbFields(v, func(num protowire.Number, v []byte) error {
 						if num == pbTLSHosts {
@@ -80,6 +101,7 @@ func (in *Ingress) Unmarshal(b []byte) error {
 		in.class, in.hasClass = className, true
 	}
 	in.setHosts(rules, tls)
+	in.setBackends(backends)
 	return err
 }
 
@@ -87,9 +109,15 @@ func (in *Ingress) Unmarshal(b []byte) error {
 type ingressJSON struct {
 	Metadata metav1.ObjectMeta `json:"metadata"`
 	Spec     struct {
-		IngressClassName *string `json:"ingressClassName"`
+		IngressClassName *string            `json:"ingressClassName"`
+		DefaultBackend   ingressBackendJSON `json:"defaultBackend"`
 		Rules            []struct {
 			Host string `json:"host"`
+			HTTP struct {
+				Paths []struct {
+					Backend ingressBackendJSON `json:"backend"`
+				} `json:"paths"`
+			} `json:"http"`
 		} `json:"rules"`
 		TLS []struct {
 			Hosts []string `json:"hosts"`
@@ -114,13 +142,23 @@ func (in *Ingress) UnmarshalJSON(data []byte) error {
 		in.class, in.hasClass = o.Metadata.Annotations[legacyIngressClassAnnotation]
 	}
 	var rules, tls []string
+	var backends []hostBackend
+	if b := o.Spec.DefaultBackend.Service; b != nil && b.Name != "" {
+		backends = append(backends, hostBackend{"", b.Name})
+	}
 	for _, r := range o.Spec.Rules {
 		rules = append(rules, r.Host)
+		for _, p := range r.HTTP.Paths {
+			if p.Backend.Service != nil && p.Backend.Service.Name != "" {
+				backends = append(backends, hostBackend{r.Host, p.Backend.Service.Name})
+			}
+		}
 	}
 	for _, t := range o.Spec.TLS {
 		tls = append(tls, t.Hosts...)
 	}
 	in.setHosts(rules, tls)
+	in.setBackends(backends)
 	return nil
 }
 
@@ -179,6 +217,7 @@ func (in *Ingress) DeepCopyObject() runtime.Object {
 	out := *in
 	out.objectMeta = in.objectMeta.deepCopy()
 	out.hosts, out.lb = slices.Clone(in.hosts), slices.Clone(in.lb)
+	out.backends = slices.Clone(in.backends)
 	return &out
 }
 

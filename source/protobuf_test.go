@@ -2,6 +2,7 @@ package source
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 
 	"google.golang.org/protobuf/encoding/protowire"
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -100,8 +102,8 @@ func TestUnmarshalRejectsTruncatedData(t *testing.T) {
 	}
 }
 
-// FuzzUnmarshal: any bytes decode into a service and an ingress, or fail,
-// without a panic.
+// FuzzUnmarshal: any bytes decode into a service, an ingress and an
+// EndpointSlice, or fail, without a panic.
 func FuzzUnmarshal(f *testing.F) {
 	for _, obj := range testutil.TypedObjects() {
 		data, _ := obj.(interface{ Marshal() ([]byte, error) }).Marshal()
@@ -111,6 +113,8 @@ func FuzzUnmarshal(f *testing.F) {
 		_ = (&Service{}).Unmarshal(data)
 		_ = (&Ingress{}).Unmarshal(data)
 		_ = (&ServiceList{}).Unmarshal(data)
+		_ = (&EndpointSlice{}).Unmarshal(data)
+		_ = (&EndpointSliceList{}).Unmarshal(data)
 	})
 }
 
@@ -120,6 +124,7 @@ func FuzzUnmarshal(f *testing.F) {
 func BenchmarkDecode(b *testing.B) {
 	svc, _ := testutil.BenchService(1).Marshal()
 	ing, _ := testutil.BenchIngress(1).Marshal()
+	slice, _ := benchSlice(10).Marshal()
 	for _, bc := range []struct {
 		name   string
 		data   []byte
@@ -129,6 +134,8 @@ func BenchmarkDecode(b *testing.B) {
 		{"Service/service", svc, func(d []byte) error { return new(Service).Unmarshal(d) }},
 		{"Ingress/API type", ing, func(d []byte) error { return new(networkingv1.Ingress).Unmarshal(d) }},
 		{"Ingress/ingress", ing, func(d []byte) error { return new(Ingress).Unmarshal(d) }},
+		{"EndpointSlice/API type", slice, func(d []byte) error { return new(discoveryv1.EndpointSlice).Unmarshal(d) }},
+		{"EndpointSlice/slim", slice, func(d []byte) error { return new(EndpointSlice).Unmarshal(d) }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
@@ -168,4 +175,26 @@ func TestUnmarshalMetaRepeatedKey(t *testing.T) {
 	if v, _ := m.annotation("coredns.io/hostname"); v != "new" || len(m.pairs()) != 2 || m.name != "web" {
 		t.Errorf("decoded %+v, want the last hostname annotation only", m)
 	}
+}
+
+// benchSlice is an EndpointSlice as the endpointslice controller writes
+// one: n endpoints with their conditions, node, zone and pod reference.
+func benchSlice(n int) *discoveryv1.EndpointSlice {
+	yes, no := true, false
+	s := &discoveryv1.EndpointSlice{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-x7k2p", Namespace: "shop", ResourceVersion: "1234567", GenerateName: "web-",
+			Labels: map[string]string{ServiceNameLabel: "web", "endpointslice.kubernetes.io/managed-by": "endpointslice-controller.k8s.io"}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Ports:       []discoveryv1.EndpointPort{{Name: ptr("http"), Port: ptr(int32(8080))}},
+	}
+	for i := range n {
+		node, zone := fmt.Sprintf("node-%d", i%3), "zone-a"
+		s.Endpoints = append(s.Endpoints, discoveryv1.Endpoint{
+			Addresses:  []string{fmt.Sprintf("10.0.1.%d", i)},
+			Conditions: discoveryv1.EndpointConditions{Ready: &yes, Serving: &yes, Terminating: &no},
+			NodeName:   &node, Zone: &zone,
+			TargetRef: &corev1.ObjectReference{Kind: "Pod", Namespace: "shop", Name: fmt.Sprintf("web-%d", i), UID: "0b5c1d8e-7c5b-4c83-9a0e-3f3e1c0e9a11"},
+		})
+	}
+	return s
 }

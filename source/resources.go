@@ -120,7 +120,7 @@ func routeKind(name, resource string, object, list runtime.Object, older ...*Kin
 	k := &Kind{
 		Name: name, GroupVersion: gwv1.GroupVersion.String(), Resource: resource,
 		Object: object, List: list,
-		Transform: slimRoute,
+		Transform: slimRouteBackends,
 		Route:     asRoute,
 		Records:   func(obj any, c *Config, ctx Context) Result { return routeRecords(asRoute(obj), ctx, c) },
 	}

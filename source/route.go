@@ -30,6 +30,10 @@ type route struct {
 	// default Gateways: the last defaults of parentRefs are those bindings.
 	defaultScope gwv1.GatewayDefaultScope
 	defaults     int
+	// For the health option (backends.go): the route's backend Services,
+	// and whether a parent says ResolvedRefs False.
+	backends   []string
+	unresolved bool
 }
 
 // asRoute returns the route an informer of a route kind stores.
@@ -87,7 +91,8 @@ func (in *route) DeepCopyObject() runtime.Object {
 	out.objectMeta = in.objectMeta.deepCopy()
 	out.hostnames = slices.Clone(in.hostnames)
 	out.accepted = slices.Clone(in.accepted)
-	// defaultScope and defaults are copied with out := *in.
+	// defaultScope, defaults and unresolved are copied with out := *in.
+	out.backends = slices.Clone(in.backends)
 	if in.parentRefs != nil {
 		out.parentRefs = make([]gwv1.ParentReference, len(in.parentRefs))
 		for i := range in.parentRefs {

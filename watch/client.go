@@ -59,6 +59,7 @@ var (
 var (
 	coreV1       = schema.GroupVersion{Version: "v1"}
 	networkingV1 = schema.GroupVersion{Group: "networking.k8s.io", Version: "v1"}
+	discoveryV1  = schema.GroupVersion{Group: "discovery.k8s.io", Version: "v1"}
 )
 
 // The experimental XListenerSet's objects are read into the ListenerSet
@@ -82,12 +83,14 @@ func init() {
 		{coreV1.WithKind("Namespace"), &metav1.PartialObjectMetadata{}, &metav1.PartialObjectMetadataList{}},
 		{networkingV1.WithKind("Ingress"), &source.Ingress{}, &source.IngressList{}},
 		{networkingV1.WithKind("IngressClass"), &metav1.PartialObjectMetadata{}, &metav1.PartialObjectMetadataList{}},
+		{discoveryV1.WithKind("EndpointSlice"), &source.EndpointSlice{}, &source.EndpointSliceList{}},
 	} {
 		ApiScheme.AddKnownTypeWithName(k.kind, k.obj)
 		ApiScheme.AddKnownTypeWithName(k.kind.GroupVersion().WithKind(k.kind.Kind+"List"), k.list)
 	}
 	metav1.AddToGroupVersion(ApiScheme, coreV1)
 	metav1.AddToGroupVersion(ApiScheme, networkingV1)
+	metav1.AddToGroupVersion(ApiScheme, discoveryV1)
 	utilruntime.Must(gwv1.Install(ApiScheme))
 	utilruntime.Must(gwv1a2.Install(ApiScheme))
 	utilruntime.Must(gwv1a3.Install(ApiScheme))
@@ -125,6 +128,7 @@ func NewRestAPI(cfg *rest.Config) (*restAPI, error) {
 	}{
 		{"/api", &source.Service{}, true, ApiScheme},
 		{"/apis", &source.Ingress{}, true, ApiScheme},
+		{"/apis", &source.EndpointSlice{}, true, ApiScheme},
 		{"/apis", &gwv1.HTTPRoute{}, false, ApiScheme},
 		{"/apis", &gwv1a2.TCPRoute{}, false, ApiScheme},
 		{"/apis", &gwv1a3.TLSRoute{}, false, ApiScheme},

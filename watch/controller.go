@@ -55,6 +55,9 @@ type Config struct {
 	Cluster         string              // the cluster's name, or "" for a block's one cluster
 	NameserverZones []string            // the zones of the nameservers' names: the block's
 	ZonesLabel      string              // the zones label of its metrics
+	Health          bool                // the health option: claims carry Unhealthy (health.go)
+	Priority        int32               // the cluster's priority, carried by every claim
+	Failover        time.Duration       // for fleet: the cluster counts as unhealthy after this long silent; 0: never
 	Timing          Timing
 	// Refused, when set, hears of each name an object is newly refused
 	// before its records reach the index (source.Result.Refused).
@@ -84,6 +87,8 @@ type Controller struct {
 	// Gateway or Namespace change recomputes its routes. With one lock, the
 	// last computation always sees the newest stores.
 	routeMu sync.Mutex
+
+	health *health // with the health option
 }
 
 // Watched is one informer the controller runs.
@@ -115,6 +120,7 @@ func New(cfg Config, api API, out Sink) *Controller {
 		refused:   map[string][]string{},
 		Informers: map[InformerKey]*Watched{},
 		syncedCh:  make(chan struct{}),
+		health:    newHealth(),
 	}
 }
 
@@ -243,6 +249,11 @@ func (c *Controller) update(w *Watched, obj any) {
 	if w.Kind == source.NamespaceKind {
 		c.delegate(meta, false)
 	}
+	if c.cfg.Health && !c.dependent(w.Kind) {
+		// Serialized with health flips (see health.mu).
+		c.health.mu.Lock()
+		defer c.health.mu.Unlock()
+	}
 	c.publish(w, meta, obj)
 	c.refreshDependents(w.Kind, meta)
 }
@@ -260,12 +271,18 @@ func (c *Controller) remove(w *Watched, obj any) {
 	if c.dependent(w.Kind) {
 		c.routeMu.Lock()
 		defer c.routeMu.Unlock()
+	} else if c.cfg.Health {
+		// Not while a health flip publishes the object again from the store.
+		c.health.mu.Lock()
+		defer c.health.mu.Unlock()
 	}
 	if w.records != nil {
 		key := w.key(meta)
 		c.logWarnings(key, nil)
 		c.report(key, nil)
 		c.out.UpdateClaim(key, index.Claim{}, nil)
+		c.dropPart(w, key)
+		c.noteHealth(key, false, true)
 	}
 	if w.Kind == source.NamespaceKind {
 		c.delegate(meta, true)
@@ -289,6 +306,7 @@ func (c *Controller) publish(w *Watched, meta metav1.Object, obj any) {
 	key := w.key(meta)
 	if !w.Nameserver && !c.namespaceAllowed(meta.GetNamespace()) {
 		c.out.UpdateClaim(key, index.Claim{}, nil)
+		c.dropPart(w, key)
 		return
 	}
 	res := w.records(obj)
@@ -297,7 +315,14 @@ func (c *Controller) publish(w *Watched, meta metav1.Object, obj any) {
 	if c.cfg.Reverse {
 		res.RRs = source.WithPTR(res.RRs)
 	}
-	c.out.UpdateClaim(key, ClaimOf(w, meta, c.cfg.Nameservers), res.RRs)
+	claim := ClaimOf(w, meta, c.cfg.Nameservers)
+	if !claim.Plugin() {
+		claim.Priority = c.cfg.Priority
+	}
+	if c.cfg.Health {
+		res.RRs = c.markHealth(w, key, obj, &claim, res.RRs)
+	}
+	c.out.UpdateClaim(key, claim, res.RRs)
 }
 
 // namespaceAllowed applies the namespaces option to an object's namespace.

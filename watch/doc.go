@@ -13,14 +13,18 @@
 // outage (apiguard.go, relay.go); the dependency graph, so that a change of
 // a Gateway, ListenerSet or Namespace recomputes its routes
 // (dependencies.go); delegation under the delegated ownership policy
-// (tenancy.go); and the informers shared by the controllers that read one
-// cluster with the same credentials (shared.go): one cache and one watch
-// per kind version, namespace and server-side filter, each controller with
-// its own handler.
+// (tenancy.go); the health option (health.go): EndpointSlices counted per
+// Service, claims marked Unhealthy, and the Services, Ingresses and routes of
+// a Service whose health flips published again; and the informers shared by
+// the controllers that read one cluster with the same credentials
+// (shared.go): one cache and one watch per kind version, namespace,
+// server-side filter and health setting, each controller with its own handler.
 //
 // Locks: Sink methods are called from informer handlers; those of the
 // Gateway API kinds hold the controller's route lock, so a Sink must not
 // call back into the controller. Context methods run under that lock too.
+// With health, Services and Ingresses are published under health.mu, which
+// is taken before the route lock, never under it.
 //
 // Imports: source and index; never the plugin or fleet.
 package watch

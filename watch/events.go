@@ -20,6 +20,9 @@ import (
 const (
 	EventNameRejected = "DNSNameRejected"
 	EventNameConflict = "DNSNameConflict"
+	// With the health option: an object's addresses withdrawn, and back.
+	EventUnhealthy = "DNSTargetsUnhealthy"
+	EventHealthy   = "DNSTargetsHealthy"
 )
 
 // Events tells tenants, on their own objects, which names the ownership
@@ -86,12 +89,30 @@ func (e *Events) Conflicted(c index.Conflict) {
 	}
 }
 
+// eventNormal is the type of the health Events.
+const eventNormal = "Normal"
+
+// HealthChanged emits one Normal Event on the object of key when its
+// addresses are withdrawn for health, and one when they come back.
+func (e *Events) HealthChanged(key string, unhealthy bool) {
+	ref, ok := e.Reference(key)
+	if !ok {
+		return
+	}
+	if unhealthy {
+		e.writer.emit(ref, eventNormal, EventUnhealthy, "DNS: the addresses of this object are unhealthy and withdrawn from its names, unless no other target answers there")
+		return
+	}
+	e.writer.emit(ref, eventNormal, EventHealthy, "DNS: the addresses of this object are healthy again and answer at its names")
+}
+
 func (e *Events) Stop() { e.writer.stop() }
 
 // ObjectReference turns an index key, "Kind/namespace/name", into a
 // reference to the object; false for keys that name no object of a kind the
 // plugin reads.
 func ObjectReference(key string) (ObjectRef, bool) {
+	key = strings.TrimSuffix(key, UnhealthyPart)
 	parts := strings.SplitN(key, "/", 3)
 	if len(parts) != 3 || parts[1] == "" {
 		return ObjectRef{}, false

@@ -160,11 +160,15 @@ func (c *Controller) startInformer(w *Watched, register bool) cache.InformerSync
 	if w.Version != w.Kind || len(w.Kind.Older) > 0 {
 		log.Infof("%s read at %s", w.what(), w.Version.GroupVersion)
 	}
-	reg, _ := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+	var handler cache.ResourceEventHandler = cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { c.update(w, obj) },
 		UpdateFunc: func(_, obj any) { c.update(w, obj) },
 		DeleteFunc: func(obj any) { c.remove(w, obj) },
-	})
+	}
+	if w.Kind == source.EndpointSliceKind {
+		handler = c.sliceHandler(w)
+	}
+	reg, _ := inf.AddEventHandler(handler)
 	unsubscribe := state.subscribe(c.guardChanged(w))
 	unregister := func() {}
 	if !w.Nameserver {
@@ -183,4 +187,42 @@ func (c *Controller) startInformer(w *Watched, register bool) cache.InformerSync
 		release(key, s)
 	}()
 	return reg.HasSynced
+}
+
+// indexers returns the indexes of w's informer, the same for every
+// controller that shares it (sharedKey).
+func (c *Controller) indexers(w *Watched) cache.Indexers {
+	// Only the Gateway API kinds are looked up by namespace (see
+	// dependencies.go); for Ingresses and Services the index would be a
+	// set of every key per namespace, 160 bytes an object, for nothing.
+	indexers := cache.Indexers{}
+	if conv := w.Kind.Route; conv != nil {
+		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
+		indexers[gatewayIndex] = func(obj any) ([]string, error) { return source.RouteGateways(conv(obj)), nil }
+		indexers[listenerSetIndex] = func(obj any) ([]string, error) { return source.RouteListenerSets(conv(obj)), nil }
+	}
+	if c.cfg.Health {
+		switch {
+		case w.Kind.Route != nil:
+			indexers[backendIndex] = func(obj any) ([]string, error) { return source.RouteBackends(obj), nil }
+		case w.Kind.Name == "Ingress":
+			indexers[backendIndex] = func(obj any) ([]string, error) {
+				ing, ok := obj.(*source.Ingress)
+				if !ok {
+					return nil, nil
+				}
+				return source.IngressBackends(ing), nil
+			}
+		}
+	}
+	if conv := w.Version.ListenerSet; conv != nil {
+		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
+		indexers[gatewayIndex] = func(obj any) ([]string, error) {
+			if ns, name, ok := conv(obj).GatewayKey(); ok {
+				return []string{ns + "/" + name}, nil
+			}
+			return nil, nil
+		}
+	}
+	return indexers
 }

@@ -39,6 +39,7 @@ type sharedKey struct {
 	version   *source.Kind
 	namespace string
 	selectors string
+	health    bool // the health option adds an index of backends
 }
 
 // sharedInformer is one running informer and the controllers that use it.
@@ -64,7 +65,7 @@ func (c *Controller) sharedKeyOf(w *Watched) sharedKey {
 	if s, ok := c.api.(Sharer); ok && s.ShareKey() != "" {
 		api = s.ShareKey()
 	}
-	return sharedKey{api: api, version: w.Version, namespace: w.Namespace, selectors: o.LabelSelector + "\x00" + o.FieldSelector}
+	return sharedKey{api: api, version: w.Version, namespace: w.Namespace, selectors: o.LabelSelector + "\x00" + o.FieldSelector, health: c.cfg.Health}
 }
 
 // acquire returns the running informer of w's key, starting it when none
@@ -125,33 +126,10 @@ func (c *Controller) newSharedInformer(w *Watched) *sharedInformer {
 		client = noWatchList{}
 	}
 	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, client),
-		w.Version.Object, cache.SharedIndexInformerOptions{Indexers: indexers(w)})
+		w.Version.Object, cache.SharedIndexInformerOptions{Indexers: c.indexers(w)})
 	_ = inf.SetTransform(w.Version.Transform)
 	guard.known = inf.GetStore().List
 	return &sharedInformer{informer: inf, guard: guard, stop: make(chan struct{}), done: make(chan struct{})}
-}
-
-// indexers are the indexes of w's informer. Only the Gateway API kinds are
-// looked up by namespace (see dependencies.go); for Ingresses and Services
-// the index would be a set of every key per namespace, 160 bytes an object,
-// for nothing.
-func indexers(w *Watched) cache.Indexers {
-	ix := cache.Indexers{}
-	if conv := w.Kind.Route; conv != nil {
-		ix[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
-		ix[gatewayIndex] = func(obj any) ([]string, error) { return source.RouteGateways(conv(obj)), nil }
-		ix[listenerSetIndex] = func(obj any) ([]string, error) { return source.RouteListenerSets(conv(obj)), nil }
-	}
-	if conv := w.Version.ListenerSet; conv != nil {
-		ix[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
-		ix[gatewayIndex] = func(obj any) ([]string, error) {
-			if ns, name, ok := conv(obj).GatewayKey(); ok {
-				return []string{ns + "/" + name}, nil
-			}
-			return nil, nil
-		}
-	}
-	return ix
 }
 
 // shareKeyOf identifies the cluster and the credentials of cfg, for

@@ -69,6 +69,9 @@ func (c *Controller) Watches() []*Watched {
 		// A class-less Ingress has the default IngressClass.
 		add(source.IngressClassKind, "")
 	}
+	if c.readsEndpointSlices() {
+		add(source.EndpointSliceKind, "")
+	}
 	namespaces := false
 	if routes && c.api.Reads(source.GatewayKind) {
 		// Routes publish through the kinds they depend on.
@@ -112,4 +115,12 @@ func countKinds(ws []*Watched) int {
 		names[w.Kind.Name] = true
 	}
 	return len(names)
+}
+
+// readsEndpointSlices reports whether the health option needs EndpointSlices:
+// for the health of Services, and of the Ingresses and routes they back.
+func (c *Controller) readsEndpointSlices() bool {
+	return c.cfg.Health && c.api.Reads(source.EndpointSliceKind) && slices.ContainsFunc(c.cfg.Resources, func(r string) bool {
+		return r == "Service" || r == "Ingress" || source.KindByName(r).Route != nil
+	})
 }

@@ -369,7 +369,7 @@ func chartLocalCorefile(t *testing.T, data map[string]string) string {
 			continue
 		case name == "ready":
 			line = indent + "ready 127.0.0.1:{$K8S_GATEWAY_READY_PORT}" + block
-		case name == "health" || name == "prometheus":
+		case name == "health" && len(indent) <= 4 || name == "prometheus": // not k8s_gateway's health option
 			line = indent + name + " 127.0.0.1:" + strconv.Itoa(freePort(t)) + block
 		case name == "lameduck":
 			line = indent + "lameduck 100ms"
@@ -385,6 +385,9 @@ func chartLocalCorefile(t *testing.T, data map[string]string) string {
 			line = indent + "kubeconfig {$KUBECONFIG}" // fleet.clusters: every cluster is the test cluster
 		case name == "cluster" && block == "":
 			line += " { kubeconfig {$KUBECONFIG} }"
+		case name == "cluster" && strings.Contains(line, "cluster local {"): // fleet.localPriority
+			out = append(out, line, indent+"    kubeconfig {$KUBECONFIG}")
+			continue
 		}
 		out = append(out, strings.ReplaceAll(line, "/etc/coredns/", dir+"/"))
 	}
@@ -852,6 +855,33 @@ fleet:
 			},
 		},
 		{
+			name: "fleet-priorities",
+			values: `domain: example.com
+watchedResources: [Service]
+health: {enabled: true}
+fleet:
+  localPriority: 1
+  failover: 30s
+  clusters:
+  - {name: prod, kubeconfigSecret: prod-kubeconfig, priority: 2}
+  clusterAPI: {enabled: true, namespaces: ["{{ns}}"]} # the harness's block kubeconfig needs it
+`,
+			check: func(t *testing.T, ns string, m chartManifest, cf chartCorefile) {
+				cm := chartGet[corev1.ConfigMap](t, m, "ConfigMap", "").Data["Corefile"]
+				for _, want := range []string{"health\n", "failover 30s\n", "cluster local {\n            priority 1\n        }\n", "cluster prod {\n", "priority 2\n"} {
+					if !strings.Contains(cm, want) {
+						t.Errorf("Corefile without %q:\n%s", want, cm)
+					}
+				}
+			},
+			dns: func(t *testing.T, ns, other string, s *server) {
+				// Both cluster blocks read the test cluster: local (priority 1) answers.
+				lbServiceAt(t, kubeconfig, ns, "web", "", "192.0.2.152")
+				name := "web." + ns + ".example.com."
+				s.eventually(t, 15*time.Second, name, dns.TypeA, positive(name+" 60 IN A 192.0.2.152"))
+			},
+		},
+		{
 			name: "tenancy",
 			values: `domain: example.com
 watchedResources: [Service]
@@ -884,6 +914,30 @@ tenancy:
 			},
 			dns: func(t *testing.T, ns, other string, s *server) {
 				s.eventually(t, 5*time.Second, "example.com.", dns.TypeNS, positive("example.com. 60 IN NS k8s-gateway."+ns+".example.com."))
+			},
+		},
+		{
+			name: "health",
+			values: `domain: example.com
+watchedResources: [Service, Ingress]
+health: {enabled: true}
+`,
+			check: func(t *testing.T, ns string, m chartManifest, cf chartCorefile) {
+				_, opts := cf[0].gateway(t)
+				if _, ok := opts["health"]; !ok {
+					t.Errorf("k8s_gateway options %q: no health", opts)
+				}
+				// EndpointSlices only with health: the one rule it adds.
+				cr := chartGet[rbacv1.ClusterRole](t, m, "ClusterRole", "")
+				want := chartReadOnly("/services", "networking.k8s.io/ingresses", "discovery.k8s.io/endpointslices")
+				slices.Sort(want)
+				if got := chartRuleSet(t, cr.Rules); !slices.Equal(got, want) {
+					t.Errorf("ClusterRole rules %q, want %q", got, want)
+				}
+				off := chartGet[rbacv1.ClusterRole](t, chartRender(t, ns, "domain: example.com\nwatchedResources: [Service]\n"), "ClusterRole", "")
+				if got := chartRuleSet(t, off.Rules); slices.ContainsFunc(got, func(r string) bool { return strings.Contains(r, "endpointslices") }) {
+					t.Errorf("EndpointSlices readable without health: %q", got)
+				}
 			},
 		},
 		{

@@ -107,6 +107,9 @@ ranges and plugins) or, without a name, the default block.
         {{- if .Values.tenancy.events }}
         events
         {{- end }}
+        {{- if (.Values.health).enabled }}
+        health
+        {{- end }}
         {{- if .Values.persistence.enabled }}
         persist {{ .Values.persistence.mountPath }}{{ with $view.name }}/{{ . }}{{ end }}
         {{- end }}
@@ -115,8 +118,17 @@ ranges and plugins) or, without a name, the default block.
         {{- if .clusterAPI.enabled }}
         clusterapi{{ range .clusterAPI.namespaces }} {{ . }}{{ end }}
         {{- end }}
+        {{- with .failover }}
+        failover {{ . }}
+        {{- end }}
         {{- if and .clusters .local }}
+        {{- if not (kindIs "invalid" .localPriority) }}
+        cluster local {
+            priority {{ int .localPriority }}
+        }
+        {{- else }}
         cluster local
+        {{- end }}
         {{- end }}
         {{- range .clusters }}
         cluster {{ .name }} {
@@ -133,6 +145,9 @@ ranges and plugins) or, without a name, the default block.
             {{- end }}
             {{- with .namespaces }}
             namespaces {{ join " " . }}
+            {{- end }}
+            {{- if not (kindIs "invalid" .priority) }}
+            priority {{ int .priority }}
             {{- end }}
         }
         {{- end }}

@@ -151,6 +151,11 @@ filters.namespaces, in a Role in each listed namespace with it.
   resources: ["ingresses"]
   verbs: ["list", "watch"]
 {{- end }}
+{{- if and (.Values.health).enabled (or (has "Service" $w) (has "Ingress" $w) $routes) }}
+- apiGroups: ["discovery.k8s.io"]
+  resources: ["endpointslices"]
+  verbs: ["list", "watch"]
+{{- end }}
 {{- if has "DNSEndpoint" $w }}
 - apiGroups: ["externaldns.k8s.io"]
   resources: ["dnsendpoints"]
