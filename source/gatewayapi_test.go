@@ -104,34 +104,11 @@ func gwtConvert(t *testing.T, obj any) *route {
 
 // ---- comparison ----
 
-func gwtStrings(rrs []dns.RR) []string {
-	out := make([]string, 0, len(rrs))
-	for _, rr := range rrs {
-		out = append(out, rr.String())
-	}
-	slices.Sort(out)
-	return out
-}
-
-func gwtWant(t *testing.T, lines []string) []string {
-	t.Helper()
-	out := make([]string, 0, len(lines))
-	for _, l := range lines {
-		rr, err := dns.NewRR(l)
-		if err != nil || rr == nil {
-			t.Fatalf("bad expected record %q: %v", l, err)
-		}
-		out = append(out, rr.String())
-	}
-	slices.Sort(out)
-	return out
-}
-
 // gwtCheck compares records exactly (duplicates count) and warnings by substring;
 // no warnings are allowed when warn is empty.
 func gwtCheck(t *testing.T, what string, res Result, want, warn []string) {
 	t.Helper()
-	got, exp := gwtStrings(res.RRs), gwtWant(t, want)
+	got, exp := testutil.Strings(res.RRs), testutil.Want(t, want...)
 	if !slices.Equal(got, exp) {
 		t.Errorf("%s records:\ngot:\n\t%s\nwant:\n\t%s", what, strings.Join(got, "\n\t"), strings.Join(exp, "\n\t"))
 	}
@@ -211,7 +188,7 @@ func gwtRun(t *testing.T, tests []gwtCase) {
 				t.Fatalf("slimRoute returned the %T unchanged", obj)
 			}
 			slimRes := routeRecords(gwtConvert(t, slim), gwtSlimContext(t, ctx), cfg)
-			if got, want := gwtStrings(slimRes.RRs), gwtStrings(res.RRs); !slices.Equal(got, want) {
+			if got, want := testutil.Strings(slimRes.RRs), testutil.Strings(res.RRs); !slices.Equal(got, want) {
 				t.Errorf("slim objects publish\n\t%s\nfull objects\n\t%s", strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
 			}
 			if !slices.Equal(slimRes.Warnings, res.Warnings) {
