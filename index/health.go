@@ -3,17 +3,22 @@ package index
 import (
 	"slices"
 	"strings"
+
+	"github.com/miekg/dns"
 )
 
 // Health and priority at a name.
 //
 // Every object's claim says whether its targets can serve (Claim.Unhealthy)
 // and the priority of its cluster (Claim.Priority, lower first). When a name
-// is rebuilt, chooseHealthy keeps, of the contributions the ownership policy
-// admitted, the healthy ones of the lowest priority among the healthy; the
-// plugin's own records always stay. When no contribution is healthy, all of
-// them answer: health never turns a name into NXDOMAIN or NODATA (fail
-// open, as Route 53 does when every record of a name is unhealthy).
+// is rebuilt, chooseHealthy keeps, of the target records (A, AAAA, CNAME)
+// that the ownership policy admitted, those of the healthy contributions of
+// the lowest priority among the healthy, for each address type apart (a
+// CNAME counts for both). The other types (TXT, MX, CAA, ...) and the
+// plugin's own records always stay. When no contribution with records of
+// an address type is healthy, all of them answer it: health never turns a
+// name into NXDOMAIN or NODATA (fail open, as Route 53 does when every
+// record of a name is unhealthy).
 //
 // The choice is made when the name's node is built, not at query time: the
 // query path reads the chosen records as it reads any others, and a health
@@ -61,49 +66,156 @@ func (ix *Index) chooseHealthy(name string, zi int, cs []contribution) []contrib
 }
 
 // chooseContributions applies the rule of the file's comment; the objects
-// whose keys start with one of down are unhealthy too.
+// whose keys start with one of down are unhealthy too. The choice is made
+// among the target records (A, AAAA, CNAME) only, once per address type (a
+// CNAME is a candidate for both): the other types of every contribution
+// always stay, so a TXT, MX or CAA never withdraws or hides a target, and an
+// address type that only unhealthy objects publish fails open on its own.
 func chooseContributions(cs []contribution, down []string) ([]contribution, nameHealth) {
 	unhealthy := func(c contribution) bool {
 		return c.claim.Unhealthy || len(down) > 0 && slices.ContainsFunc(down, func(p string) bool { return strings.HasPrefix(c.key, p) })
 	}
-	var st nameHealth
-	seen, healthy, best, lowest, mixed := 0, 0, int32(0), int32(0), false
-	for _, c := range cs {
-		if c.claim.plugin() {
-			continue
-		}
-		p := c.claim.Priority
-		if seen > 0 && p != lowest {
-			mixed = true
-		}
-		if seen == 0 || p < lowest {
-			lowest = p
-		}
-		seen++
-		if unhealthy(c) {
-			st.unhealthy++
-			continue
-		}
-		if healthy == 0 || p < best {
-			best = p
-		}
-		healthy++
+	if !mustChoose(cs, unhealthy) {
+		return cs, nameHealth{}
 	}
-	switch {
-	case st.unhealthy == 0 && !mixed:
-		return cs, st
-	case healthy == 0:
-		st.failOpen = true
-		return cs, st
+	var st nameHealth
+	sick := make([]bool, len(cs))
+	for i, c := range cs {
+		if !c.claim.plugin() && hasTarget(c.rrs, 0) && unhealthy(c) {
+			sick[i] = true
+			st.unhealthy++
+		}
+	}
+	// keep[i] has bit f set when contribution i answers address type f.
+	keep := make([]uint8, len(cs))
+	var ts []target
+	var idx []int
+	for f, qtype := range addressTypes {
+		ts, idx = ts[:0], idx[:0]
+		for i, c := range cs {
+			if !c.claim.plugin() && hasTarget(c.rrs, qtype) {
+				ts = append(ts, target{priority: c.claim.Priority, healthy: !sick[i]})
+				idx = append(idx, i)
+			}
+		}
+		keeps := make([]bool, len(ts))
+		failOpen, standby := chooseTargets(ts, keeps)
+		st.failOpen = st.failOpen || failOpen
+		st.standby = st.standby || standby
+		for j, k := range keeps {
+			if k {
+				keep[idx[j]] |= 1 << f
+			}
+		}
 	}
 	out := make([]contribution, 0, len(cs))
-	for _, c := range cs {
-		if c.claim.plugin() || !unhealthy(c) && c.claim.Priority == best {
+	for i, c := range cs {
+		if !c.claim.plugin() {
+			c.rrs = keepTargets(c.rrs, keep[i])
+		}
+		if len(c.rrs) > 0 {
 			out = append(out, c)
 		}
 	}
-	st.standby = best > lowest
 	return out, st
+}
+
+// addressTypes are the types a target choice is made for; a CNAME is a
+// candidate for each of them.
+var addressTypes = [...]uint16{dns.TypeA, dns.TypeAAAA}
+
+// target is one candidate of a choice: a contribution with records of the
+// address type (or a CNAME) at the name.
+type target struct {
+	priority int32
+	healthy  bool
+}
+
+// chooseTargets sets keep[i] for the targets that answer: the healthy ones
+// of the best (lowest) priority among the healthy, or every one when none is
+// healthy (failOpen). standby says the answer is not of the best priority
+// published. Steps that narrow the choice further come after these two.
+func chooseTargets(ts []target, keep []bool) (failOpen, standby bool) {
+	if len(ts) == 0 {
+		return false, false
+	}
+	healthy, best, lowest := 0, int32(0), ts[0].priority
+	for _, t := range ts {
+		lowest = min(lowest, t.priority)
+		if t.healthy {
+			if healthy == 0 || t.priority < best {
+				best = t.priority
+			}
+			healthy++
+		}
+	}
+	for i, t := range ts {
+		keep[i] = healthy == 0 || t.healthy && t.priority == best
+	}
+	return healthy == 0, healthy > 0 && best > lowest
+}
+
+// mustChoose says whether a choice can drop anything at the name: a
+// contribution with targets is unhealthy, or their priorities differ.
+func mustChoose(cs []contribution, unhealthy func(contribution) bool) bool {
+	seen, first := false, int32(0)
+	for _, c := range cs {
+		if c.claim.plugin() || !hasTarget(c.rrs, 0) {
+			continue
+		}
+		if unhealthy(c) || seen && c.claim.Priority != first {
+			return true
+		}
+		seen, first = true, c.claim.Priority
+	}
+	return false
+}
+
+// hasTarget says whether rrs hold a record of qtype or a CNAME; with qtype
+// 0, a record of any target type.
+func hasTarget(rrs []dns.RR, qtype uint16) bool {
+	for _, rr := range rrs {
+		t := rr.Header().Rrtype
+		if t == dns.TypeCNAME || t == qtype || qtype == 0 && isAddress(t) {
+			return true
+		}
+	}
+	return false
+}
+
+func isAddress(t uint16) bool { return t == dns.TypeA || t == dns.TypeAAAA }
+
+// keepTargets returns rrs without the target records that keep (a bit per
+// address type) does not answer; a CNAME stays when any bit is set. rrs
+// itself is returned when nothing is dropped.
+func keepTargets(rrs []dns.RR, keep uint8) []dns.RR {
+	kept := func(t uint16) bool {
+		switch t {
+		case dns.TypeCNAME:
+			return keep != 0
+		case dns.TypeA:
+			return keep&1 != 0
+		case dns.TypeAAAA:
+			return keep&2 != 0
+		}
+		return true
+	}
+	n := 0
+	for _, rr := range rrs {
+		if kept(rr.Header().Rrtype) {
+			n++
+		}
+	}
+	if n == len(rrs) {
+		return rrs
+	}
+	out := make([]dns.RR, 0, n)
+	for _, rr := range rrs {
+		if kept(rr.Header().Rrtype) {
+			out = append(out, rr)
+		}
+	}
+	return out
 }
 
 // setHealth records the decision st at name and tells the listener of what
