@@ -46,12 +46,16 @@
 // # Answering at once
 //
 // An accepted update is answered at once by the replica that took it: the
-// Overlay holds the TXT RRset each updated name will have, and the plugin's
-// ServeDNS asks Updater.Answer before answering a TXT query. The overlay
-// entry is dropped as soon as the zone (fed by the informers) agrees with it,
-// or after Config.OverlayHold. The zone's serial and AXFR change only when
-// the DNSEndpoint comes back through the informer, so every replica serves
-// the same zone.
+// Overlay holds the change the store really made at each updated name (the
+// values added to and removed from the plugin's DNSEndpoint; a delete of a
+// value the plugin did not write records nothing), and the plugin's ServeDNS
+// asks Updater.Answer before answering a TXT query. The answer is the TXT
+// RRset the index shows with this replica's change on top, so the values
+// other replicas wrote appear as soon as this replica's index has them. The
+// entry is dropped as soon as the index shows the change, or after
+// Config.OverlayHold. The zone's serial and AXFR change only when the
+// DNSEndpoint comes back through the informer, so every replica serves the
+// same zone.
 //
 // # Keys
 //

@@ -58,23 +58,24 @@ type memStore struct {
 
 func newMemStore() *memStore { return &memStore{objs: map[string][]string{}, ttl: map[string]uint32{}} }
 
-func (s *memStore) Edit(_ context.Context, ns, name, _ string, edit EditFunc) error {
+func (s *memStore) Edit(_ context.Context, ns, name, _ string, edit EditFunc) (Change, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fail != nil {
-		return s.fail
+		return Change{}, s.fail
 	}
 	k := ns + "/" + name
-	v, ttl, err := edit(s.objs[k], s.ttl[k])
+	before := s.objs[k]
+	v, ttl, err := edit(before, s.ttl[k])
 	if err != nil {
-		return err
+		return Change{}, err
 	}
 	if len(v) == 0 {
 		delete(s.objs, k)
-		return nil
+	} else {
+		s.objs[k], s.ttl[k] = v, ttl
 	}
-	s.objs[k], s.ttl[k] = v, ttl
-	return nil
+	return changeOf(before, v, ttl), nil
 }
 
 func (s *memStore) values(ns, name string) []string {

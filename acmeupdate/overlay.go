@@ -8,19 +8,50 @@ import (
 	"github.com/miekg/dns"
 )
 
-// Overlay holds, for the names this replica updated, the TXT values they
-// will have once the informer brings the DNSEndpoint back, so that the
-// challenge is answered at once (see the package doc).
+// Change is what one edit really did to the store at one owner name: the
+// values it added and removed (a value it did not hold is never "removed"),
+// and the TTL of the added values.
+type Change struct {
+	Added, Removed []string
+	TTL            uint32
+}
+
+// Empty reports whether the store is as it was.
+func (c Change) Empty() bool { return len(c.Added) == 0 && len(c.Removed) == 0 }
+
+// changeOf returns the change from the values before to those after.
+func changeOf(before, after []string, ttl uint32) Change {
+	c := Change{TTL: ttl}
+	for _, v := range after {
+		if !slices.Contains(before, v) {
+			c.Added = append(c.Added, v)
+		}
+	}
+	for _, v := range before {
+		if !slices.Contains(after, v) {
+			c.Removed = append(c.Removed, v)
+		}
+	}
+	return c
+}
+
+// Overlay holds, for the names this replica updated, the changes it made
+// that its index does not show yet, so that the challenge is answered at
+// once (see the package doc). An entry is this replica's change alone,
+// applied on top of whatever the index shows: the values other replicas
+// wrote appear as soon as this replica's index has them.
 type Overlay struct {
 	mu      sync.Mutex
 	entries map[string]overlayEntry
 	hold    time.Duration
 }
 
+// overlayEntry is the net change of this replica at one name: values added
+// and values removed (disjoint), the TTL of the added ones, and when it goes.
 type overlayEntry struct {
-	values []string
-	ttl    uint32
-	until  time.Time
+	added, removed []string
+	ttl            uint32
+	until          time.Time
 }
 
 // NewOverlay returns an overlay whose entries last at most hold.
@@ -28,8 +59,11 @@ func NewOverlay(hold time.Duration) *Overlay {
 	return &Overlay{entries: map[string]overlayEntry{}, hold: hold}
 }
 
-// set records the values name has after an update (none: the RRset is gone).
-func (o *Overlay) set(name string, values []string, ttl uint32, now time.Time) {
+// record adds a change the store made at name; an empty one changes nothing.
+func (o *Overlay) record(name string, c Change, now time.Time) {
+	if c.Empty() {
+		return
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	for n, e := range o.entries {
@@ -37,38 +71,92 @@ func (o *Overlay) set(name string, values []string, ttl uint32, now time.Time) {
 			delete(o.entries, n)
 		}
 	}
-	o.entries[name] = overlayEntry{values: slices.Clone(values), ttl: ttl, until: now.Add(o.hold)}
+	e, ok := o.entries[name]
+	if !ok || now.After(e.until) {
+		e = overlayEntry{}
+	}
+	e.added, e.removed = slices.Clone(e.added), slices.Clone(e.removed)
+	for _, v := range c.Added {
+		e.removed = slices.DeleteFunc(e.removed, func(r string) bool { return r == v })
+		if !slices.Contains(e.added, v) {
+			e.added = append(e.added, v)
+		}
+	}
+	for _, v := range c.Removed {
+		e.added = slices.DeleteFunc(e.added, func(a string) bool { return a == v })
+		if !slices.Contains(e.removed, v) {
+			e.removed = append(e.removed, v)
+		}
+	}
+	if len(c.Added) > 0 {
+		e.ttl = c.TTL
+	}
+	e.until = now.Add(o.hold)
+	o.entries[name] = e
 }
 
-// values returns the overlay's values at name, if it has an entry.
-func (o *Overlay) values(name string, now time.Time) ([]string, uint32, bool) {
+// entry returns the live entry at name.
+func (o *Overlay) entry(name string, now time.Time) (overlayEntry, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	e, ok := o.entries[name]
 	if !ok || now.After(e.until) {
-		return nil, 0, false
+		return overlayEntry{}, false
 	}
-	return e.values, e.ttl, true
+	return e, true
+}
+
+// shown reports whether values (the index's) already show every change of e.
+func (e overlayEntry) shown(values []string) bool {
+	for _, v := range e.added {
+		if !slices.Contains(values, v) {
+			return false
+		}
+	}
+	for _, v := range e.removed {
+		if slices.Contains(values, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// apply returns the TXT RRset at name: the index's records with e's change
+// on top, all with the smallest TTL among them.
+func (e overlayEntry) apply(name string, zone []dns.RR) []dns.RR {
+	values := slices.DeleteFunc(txtValues(zone), func(v string) bool { return slices.Contains(e.removed, v) })
+	ttl, seen := e.ttl, len(e.added) > 0
+	for _, rr := range zone {
+		if rr.Header().Rrtype == dns.TypeTXT && (!seen || rr.Header().Ttl < ttl) {
+			ttl, seen = rr.Header().Ttl, true
+		}
+	}
+	for _, v := range e.added {
+		if !slices.Contains(values, v) {
+			values = append(values, v)
+		}
+	}
+	return txtRecords(name, values, ttl)
 }
 
 // Answer returns the TXT records to answer for qname (canonical) when the
-// overlay has an entry for it that the zone does not show yet; zone holds the
+// overlay has a change there that the zone does not show yet; zone holds the
 // TXT records the index answers there. The entry is dropped once the zone
-// agrees with it.
+// shows the change.
 func (o *Overlay) Answer(qname string, zone []dns.RR, now time.Time) ([]dns.RR, bool) {
-	values, ttl, ok := o.values(qname, now)
+	e, ok := o.entry(qname, now)
 	if !ok {
 		return nil, false
 	}
-	if sameSet(values, txtValues(zone)) {
+	if e.shown(txtValues(zone)) {
 		o.mu.Lock()
-		if e, ok := o.entries[qname]; ok && slices.Equal(e.values, values) {
+		if cur, ok := o.entries[qname]; ok && slices.Equal(cur.added, e.added) && slices.Equal(cur.removed, e.removed) {
 			delete(o.entries, qname)
 		}
 		o.mu.Unlock()
 		return nil, false
 	}
-	return txtRecords(qname, values, ttl), true
+	return e.apply(qname, zone), true
 }
 
 // txtValues returns the values of the TXT records among rrs.

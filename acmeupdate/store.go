@@ -48,50 +48,59 @@ func ObjectName(name string) string {
 }
 
 // Edit implements Store, retrying on conflicts with other writers.
-func (s *DNSEndpoints) Edit(ctx context.Context, namespace, name, keyName string, edit EditFunc) error {
+func (s *DNSEndpoints) Edit(ctx context.Context, namespace, name, keyName string, edit EditFunc) (Change, error) {
+	var change Change
 	var err error
 	for range 5 {
-		if err = s.edit(ctx, namespace, name, keyName, edit); !apierrors.IsConflict(err) && !apierrors.IsAlreadyExists(err) {
-			return err
+		if change, err = s.edit(ctx, namespace, name, keyName, edit); !apierrors.IsConflict(err) && !apierrors.IsAlreadyExists(err) {
+			return change, err
 		}
 	}
-	return err
+	return Change{}, err
 }
 
-func (s *DNSEndpoints) edit(ctx context.Context, namespace, name, keyName string, edit EditFunc) error {
+// edit makes one attempt; the change is what the write did (none when it failed).
+func (s *DNSEndpoints) edit(ctx context.Context, namespace, name, keyName string, edit EditFunc) (Change, error) {
 	c := s.Client.Resource(dnsEndpoints).Namespace(namespace)
 	obj, err := c.Get(ctx, ObjectName(name), metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		obj = nil
 	case err != nil:
-		return err
+		return Change{}, err
 	case obj.GetLabels()[WrittenByLabel] != writtenByValue || obj.GetAnnotations()[NameAnnotation] != name:
-		return fmt.Errorf("DNSEndpoint %s/%s exists and is not the plugin's challenge for %s", namespace, obj.GetName(), name)
+		return Change{}, fmt.Errorf("DNSEndpoint %s/%s exists and is not the plugin's challenge for %s", namespace, obj.GetName(), name)
 	}
-	values, ttl := endpointValues(obj)
-	values, ttl, err = edit(values, ttl)
+	before, ttl := endpointValues(obj)
+	values, ttl, err := edit(before, ttl)
 	if err != nil {
-		return err
+		return Change{}, err
 	}
+	change := changeOf(before, values, ttl)
 	if len(values) == 0 {
 		if obj == nil {
-			return nil
+			return change, nil
 		}
 		err := c.Delete(ctx, obj.GetName(), metav1.DeleteOptions{Preconditions: &metav1.Preconditions{UID: ptr(obj.GetUID()), ResourceVersion: ptr(obj.GetResourceVersion())}})
 		if apierrors.IsNotFound(err) {
-			return nil
+			return Change{}, nil // gone meanwhile: someone else removed the values
 		}
-		return err
+		if err != nil {
+			return Change{}, err
+		}
+		return change, nil
 	}
 	next := s.object(namespace, name, keyName, values, ttl)
 	if obj == nil {
 		_, err = c.Create(ctx, next, metav1.CreateOptions{})
-		return err
+	} else {
+		next.SetResourceVersion(obj.GetResourceVersion())
+		_, err = c.Update(ctx, next, metav1.UpdateOptions{})
 	}
-	next.SetResourceVersion(obj.GetResourceVersion())
-	_, err = c.Update(ctx, next, metav1.UpdateOptions{})
-	return err
+	if err != nil {
+		return Change{}, err
+	}
+	return change, nil
 }
 
 func ptr[T any](v T) *T { return &v }

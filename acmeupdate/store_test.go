@@ -39,18 +39,25 @@ func TestDNSEndpointsStore(t *testing.T) {
 		return obj
 	}
 	steps := []struct {
-		ops  []op
-		want []string
+		ops            []op
+		want           []string
+		added, removed []string // the change reported
 	}{
-		{[]op{{kind: opAdd, name: challengeA, value: "v1", ttl: 60}}, []string{"v1"}},
-		{[]op{{kind: opAdd, name: challengeA, value: "v2", ttl: 60}}, []string{"v1", "v2"}},
-		{[]op{{kind: opDelete, name: challengeA, value: "v1"}}, []string{"v2"}},
-		{[]op{{kind: opDelete, name: challengeA, value: "nope"}}, []string{"v2"}},
-		{[]op{{kind: opDeleteSet, name: challengeA}}, nil},
+		{[]op{{kind: opAdd, name: challengeA, value: "v1", ttl: 60}}, []string{"v1"}, []string{"v1"}, nil},
+		{[]op{{kind: opAdd, name: challengeA, value: "v2", ttl: 60}}, []string{"v1", "v2"}, []string{"v2"}, nil},
+		{[]op{{kind: opAdd, name: challengeA, value: "v2", ttl: 60}}, []string{"v1", "v2"}, nil, nil},
+		{[]op{{kind: opDelete, name: challengeA, value: "v1"}}, []string{"v2"}, nil, []string{"v1"}},
+		{[]op{{kind: opDelete, name: challengeA, value: "nope"}}, []string{"v2"}, nil, nil},
+		{[]op{{kind: opDeleteSet, name: challengeA}}, nil, nil, []string{"v2"}},
+		{[]op{{kind: opDeleteSet, name: challengeA}}, nil, nil, nil},
 	}
 	for i, st := range steps {
-		if err := s.Edit(ctx, "team-a", challengeA, keyA, editOps(st.ops...)); err != nil {
+		change, err := s.Edit(ctx, "team-a", challengeA, keyA, editOps(st.ops...))
+		if err != nil {
 			t.Fatalf("step %d: %v", i, err)
+		}
+		if !slices.Equal(change.Added, st.added) || !slices.Equal(change.Removed, st.removed) {
+			t.Errorf("step %d: change +%q -%q, want +%q -%q", i, change.Added, change.Removed, st.added, st.removed)
 		}
 		got, _ := endpointValues(get())
 		if !slices.Equal(got, st.want) {
@@ -69,12 +76,12 @@ func TestDNSEndpointsStore(t *testing.T) {
 	if _, err := s.Client.Resource(dnsEndpoints).Namespace("team-a").Create(ctx, foreign, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Edit(ctx, "team-a", challengeA, keyA, editOps(op{kind: opDeleteSet, name: challengeA})); err == nil {
+	if _, err := s.Edit(ctx, "team-a", challengeA, keyA, editOps(op{kind: opDeleteSet, name: challengeA})); err == nil {
 		t.Fatal("edited an object the plugin did not write")
 	}
 	// The janitor deletes only the plugin's expired objects.
 	_ = s.Client.Resource(dnsEndpoints).Namespace("team-a").Delete(ctx, foreign.GetName(), metav1.DeleteOptions{})
-	if err := s.Edit(ctx, "team-a", challengeA, keyA, editOps(op{kind: opAdd, name: challengeA, value: "v", ttl: 60})); err != nil {
+	if _, err := s.Edit(ctx, "team-a", challengeA, keyA, editOps(op{kind: opAdd, name: challengeA, value: "v", ttl: 60})); err != nil {
 		t.Fatal(err)
 	}
 	if n, err := s.ExpireNow(ctx, ""); err != nil || n != 0 {

@@ -22,8 +22,9 @@ type EditFunc func(values []string, ttl uint32) ([]string, uint32, error)
 type Store interface {
 	// Edit changes the values of the plugin's object for name in namespace:
 	// edit gets its values (none when there is no object) and returns the new
-	// ones; none removes the object. keyName is recorded on the object.
-	Edit(ctx context.Context, namespace, name, keyName string, edit EditFunc) error
+	// ones; none removes the object. keyName is recorded on the object. The
+	// Change is what the store really did (its values before and after).
+	Edit(ctx context.Context, namespace, name, keyName string, edit EditFunc) (Change, error)
 }
 
 // Rejection is one refused update, for logs, metrics and Events.
@@ -206,15 +207,16 @@ func (u *Updater) process(ctx context.Context, r *dns.Msg, key Key, rej *Rejecti
 	defer cancel()
 	for _, name := range names {
 		rej.Name = name
-		if f := u.apply(ctx, zone, name, ops, key, view, now); f != nil {
+		if f := u.apply(ctx, zone, name, ops, key); f != nil {
 			return f
 		}
 	}
 	return nil
 }
 
-// apply writes the ops at one owner name and records the result in the overlay.
-func (u *Updater) apply(ctx context.Context, zone, name string, ops []op, key Key, view Zone, now time.Time) *failure {
+// apply writes the ops at one owner name and records in the overlay what
+// the store really changed.
+func (u *Updater) apply(ctx context.Context, zone, name string, ops []op, key Key) *failure {
 	max := u.cfg.Limits.MaxValues
 	edit := func(values []string, ttl uint32) ([]string, uint32, error) {
 		values, ttl = applyOps(values, ttl, name, ops)
@@ -223,11 +225,7 @@ func (u *Updater) apply(ctx context.Context, zone, name string, ops []op, key Ke
 		}
 		return values, ttl, nil
 	}
-	current := view.Records(name, dns.TypeTXT)
-	want, ttl, err := edit(txtValues(current), minTTL(current))
-	if err == nil {
-		err = u.cfg.Store.Edit(ctx, key.Namespace, name, key.Name, edit)
-	}
+	change, err := u.cfg.Store.Edit(ctx, key.Namespace, name, key.Name, edit)
 	if err != nil {
 		var f *failure
 		if errors.As(err, &f) {
@@ -235,9 +233,9 @@ func (u *Updater) apply(ctx context.Context, zone, name string, ops []op, key Ke
 		}
 		return fail(dns.RcodeServerFailure, ReasonStorage, err.Error())
 	}
-	u.overlay.set(name, want, ttl, now)
+	u.overlay.record(name, change, u.cfg.Now())
 	appliedTotal.WithLabelValues(zone).Inc()
-	log.Infof("update applied: %s TXT %d value(s), key %s (namespace %s)", name, len(want), key.Name, key.Namespace)
+	log.Infof("update applied: %s TXT +%d -%d value(s), key %s (namespace %s)", name, len(change.Added), len(change.Removed), key.Name, key.Namespace)
 	if u.cfg.OnAccept != nil {
 		u.cfg.OnAccept(zone, name, key.Name, key.Namespace)
 	}
@@ -266,29 +264,19 @@ func applyOps(values []string, ttl uint32, name string, ops []op) ([]string, uin
 	return values, ttl
 }
 
-func minTTL(rrs []dns.RR) uint32 {
-	if len(rrs) == 0 {
-		return 0
-	}
-	t := rrs[0].Header().Ttl
-	for _, rr := range rrs[1:] {
-		t = min(t, rr.Header().Ttl)
-	}
-	return t
-}
-
-// view returns the zone with the overlay's TXT RRsets in place of the index's.
+// view returns the zone with this replica's overlay applied to its TXT RRsets.
 func (u *Updater) view(now time.Time) Zone {
 	return ZoneFunc(func(name string, t uint16) []dns.RR {
 		rrs := u.cfg.Zone.Records(name, t)
 		if t != dns.TypeTXT && t != dns.TypeANY {
 			return rrs
 		}
-		values, ttl, ok := u.overlay.values(name, now)
+		e, ok := u.overlay.entry(name, now)
 		if !ok {
 			return rrs
 		}
+		txt := e.apply(name, rrs)
 		rrs = slices.DeleteFunc(slices.Clone(rrs), func(rr dns.RR) bool { return rr.Header().Rrtype == dns.TypeTXT })
-		return append(rrs, txtRecords(name, values, ttl)...)
+		return append(rrs, txt...)
 	})
 }
