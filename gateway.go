@@ -27,6 +27,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/seed-e581d630/k8s_gateway/acmeupdate"
+	"github.com/seed-e581d630/k8s_gateway/catalog"
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
@@ -97,6 +98,9 @@ type Gateway struct {
 	// updateOpts, updates: the updates option (update.go); nil without.
 	updateOpts *acmeupdate.Options
 	updates    *acmeupdate.Service
+	// catalogOpt, catalog: the catalog option (catalog.go); nil without.
+	catalogOpt *catalogOption
+	catalog    *catalog.Zone
 }
 
 // newGateway returns a Gateway with the defaults of the original plugin.
@@ -127,6 +131,9 @@ func (g *Gateway) init() {
 		Domains:  g.indexDomains(),
 		Serials:  serials,
 	})
+	// The catalog's serial is the time of the start: a reload that changes
+	// the members gives a larger one.
+	g.buildCatalog(uint32(g.clock().Unix()))
 }
 
 // indexListener logs and counts what the index reports, and sends NOTIFY.
@@ -202,6 +209,9 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 	state := request.Request{W: w, Req: r}
 	qname := queryName(&state)
 	zi := index.ZoneOf(g.Zones, qname)
+	if zi < 0 && g.catalog != nil && r.Opcode == dns.OpcodeQuery && dns.IsSubDomain(g.catalog.Name(), qname) {
+		return g.serveCatalogQuery(w, r, &state, qname)
+	}
 	if zi < 0 {
 		return plugin.NextOrFailure(g.Name(), g.Next, ctx, w, r)
 	}

@@ -12,7 +12,9 @@ import (
 // packages of the layers below its own (and internal helpers); persist
 // stands beside source and may import only index.
 var layers = map[string]int{
-	"index":   0,
+	"index": 0,
+	// catalog: RFC 9432 catalog zones, built from zone names alone.
+	"catalog": 0,
 	"source":  1,
 	"persist": 1,
 	"watch":   2,

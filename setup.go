@@ -77,6 +77,9 @@ func setup(c *caddy.Controller) error {
 		// With the transfer plugin in the server block, changes send NOTIFY.
 		if t, ok := dnsserver.GetConfig(c).Handler("transfer").(*transfer.Transfer); ok {
 			g.xfer.Store(t)
+			if g.catalog != nil {
+				g.notify(g.catalog.Name()) // the members may have changed
+			}
 		}
 		// The first publication after the sync sends NOTIFY (see Index.Flush).
 		return g.start()
@@ -141,6 +144,9 @@ func parse(c *caddy.Controller) (*Gateway, error) {
 	if err == nil {
 		opt, err = g.checkClusters()
 	}
+	if err == nil {
+		opt, err = "catalog", g.checkCatalog()
+	}
 	if err != nil {
 		if l, ok := lines[opt]; ok {
 			line = l
@@ -186,6 +192,8 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 		} else {
 			g.secondary = name
 		}
+	case "catalog":
+		return parseCatalog(c, g, args)
 	case "fallthrough":
 		g.Fall.SetZonesFromArgs(args)
 	case "clusterapi":

@@ -24,6 +24,9 @@ func (g *Gateway) Transfer(zone string, serial uint32) (<-chan []dns.RR, error) 
 			zi = i
 		}
 	}
+	if zi < 0 && g.catalog != nil && zone == g.catalog.Name() {
+		return g.transferCatalog(serial), nil
+	}
 	if zi < 0 {
 		return nil, transfer.ErrNotAuthoritative
 	}

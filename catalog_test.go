@@ -1,0 +1,138 @@
+package gateway
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/coredns/caddy"
+	"github.com/coredns/coredns/plugin/pkg/dnstest"
+	"github.com/coredns/coredns/plugin/test"
+	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/catalog"
+)
+
+func TestCatalogParse(t *testing.T) {
+	tests := []struct {
+		keys     []string
+		corefile string
+		err      string // "" for none
+		want     catalogOption
+	}{
+		{[]string{"example.com", "catalog.invalid"}, "k8s_gateway example.com {\n catalog catalog.invalid\n}", "",
+			catalogOption{name: "catalog.invalid."}},
+		{[]string{"example.com", "catalog.invalid"}, "k8s_gateway example.com {\n catalog Catalog.Invalid. group blue coo next.invalid\n}", "",
+			catalogOption{name: "catalog.invalid.", group: "blue", coo: "next.invalid."}},
+		{[]string{"."}, "k8s_gateway example.com {\n catalog catalog.invalid\n}", "",
+			catalogOption{name: "catalog.invalid."}},
+		{[]string{"example.com"}, "k8s_gateway example.com {\n catalog catalog.invalid\n}", "not a zone of the server block", catalogOption{}},
+		{[]string{"example.com"}, "k8s_gateway example.com {\n catalog sub.example.com\n}", "overlaps the zone example.com.", catalogOption{}},
+		{[]string{"."}, "k8s_gateway example.com {\n catalog\n}", "catalog ZONE", catalogOption{}},
+		{[]string{"."}, "k8s_gateway example.com {\n catalog c.invalid group\n}", "catalog ZONE", catalogOption{}},
+		{[]string{"."}, "k8s_gateway example.com {\n catalog c.invalid colour blue\n}", `unknown argument "colour"`, catalogOption{}},
+		{[]string{"."}, "k8s_gateway example.com {\n catalog c.invalid coo c.invalid\n}", "invalid coo", catalogOption{}},
+	}
+	for _, tc := range tests {
+		c := caddy.NewTestController("dns", tc.corefile)
+		c.ServerBlockKeys = tc.keys
+		g, err := parse(c)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: error %v, want one with %q", tc.corefile, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", tc.corefile, err)
+			continue
+		}
+		if g.catalogOpt == nil || *g.catalogOpt != tc.want {
+			t.Errorf("%q: catalog %+v, want %+v", tc.corefile, g.catalogOpt, tc.want)
+		}
+	}
+}
+
+// catalogGateway is a ready Gateway for two zones with a catalog.
+func catalogGateway(t *testing.T) *Gateway {
+	t.Helper()
+	g := xtGateway(t, []string{"example.com.", "example.org."}, nil)
+	g.catalogOpt = &catalogOption{name: "catalog.invalid.", group: "g1"}
+	g.buildCatalog(42)
+	return g
+}
+
+func TestCatalogServe(t *testing.T) {
+	g := catalogGateway(t)
+	idCom := catalog.MemberID("example.com.") + ".zones.catalog.invalid."
+	tests := []struct {
+		qname  string
+		qtype  uint16
+		rcode  int
+		answer int
+	}{
+		{"catalog.invalid.", dns.TypeSOA, dns.RcodeSuccess, 1},
+		{"version.catalog.invalid.", dns.TypeTXT, dns.RcodeSuccess, 1},
+		{idCom, dns.TypePTR, dns.RcodeSuccess, 1},
+		{"group." + idCom, dns.TypeTXT, dns.RcodeSuccess, 1},
+		{"zones.catalog.invalid.", dns.TypePTR, dns.RcodeSuccess, 0},
+		{"missing.catalog.invalid.", dns.TypeA, dns.RcodeNameError, 0},
+	}
+	for _, tc := range tests {
+		r := new(dns.Msg)
+		r.SetQuestion(tc.qname, tc.qtype)
+		rec := dnstest.NewRecorder(&test.ResponseWriter{})
+		if _, err := g.ServeDNS(context.Background(), rec, r); err != nil {
+			t.Fatal(err)
+		}
+		m := rec.Msg
+		if m == nil {
+			t.Fatalf("%s: no reply", tc.qname)
+		}
+		if m.Rcode != tc.rcode || len(m.Answer) != tc.answer || !m.Authoritative {
+			t.Errorf("%s %s: rcode %d, %d answers, aa %v; want %d, %d, aa", tc.qname, dns.TypeToString[tc.qtype], m.Rcode, len(m.Answer), m.Authoritative, tc.rcode, tc.answer)
+		}
+		if tc.answer == 0 && (len(m.Ns) != 1 || m.Ns[0].Header().Rrtype != dns.TypeSOA) {
+			t.Errorf("%s: authority %v, want the catalog's SOA", tc.qname, m.Ns)
+		}
+	}
+}
+
+func TestCatalogTransfer(t *testing.T) {
+	g := catalogGateway(t)
+	rrs := xtTransfer(t, g, "catalog.invalid.", 0)
+	var ptrs []string
+	for _, rr := range rrs {
+		if p, ok := rr.(*dns.PTR); ok {
+			ptrs = append(ptrs, p.Ptr)
+		}
+	}
+	if len(rrs) < 4 || rrs[0].Header().Rrtype != dns.TypeSOA || rrs[len(rrs)-1].Header().Rrtype != dns.TypeSOA {
+		t.Fatalf("transfer %v: not framed by the SOA", rrs)
+	}
+	if strings.Join(ptrs, " ") != "example.com. example.org." {
+		t.Errorf("members %v, want both zones", ptrs)
+	}
+	if got := xtTransfer(t, g, "catalog.invalid.", g.catalog.SOA().Serial); len(got) != 1 {
+		t.Errorf("IXFR from the current serial: %d records, want the SOA alone", len(got))
+	}
+	if _, err := g.Transfer("other.invalid.", 0); err == nil {
+		t.Error("transfer of a zone not served: no error")
+	}
+}
+
+func TestCatalogSerialMoves(t *testing.T) {
+	name := "serial-test.invalid."
+	if got := nextCatalogSerial(name, 100); got != 100 {
+		t.Errorf("first serial %d, want 100", got)
+	}
+	if got := nextCatalogSerial(name, 100); got != 101 {
+		t.Errorf("a reload in the same second: serial %d, want 101", got)
+	}
+	if got := nextCatalogSerial(name, 500); got != 500 {
+		t.Errorf("a later reload: serial %d, want 500", got)
+	}
+	if got := nextCatalogSerial(name, 200); got != 501 {
+		t.Errorf("a clock that went back: serial %d, want 501", got)
+	}
+}
