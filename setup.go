@@ -21,7 +21,7 @@ import (
 	"github.com/coredns/caddy"
 	"github.com/coredns/coredns/core/dnsserver"
 	"github.com/coredns/coredns/plugin"
-	clog "github.com/coredns/coredns/plugin/pkg/log"
+	"github.com/seed-e581d630/k8s_gateway/internal/plog"
 	"github.com/coredns/coredns/plugin/transfer"
 
 	"github.com/miekg/dns"
@@ -31,7 +31,8 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-var log = clog.NewWithPlugin(metrics.Plugin)
+// log is the plugin's logger: every line carries plugin/k8s_gateway:.
+var log = plog.Log
 
 const (
 	defaultTTL = 60
@@ -41,6 +42,7 @@ const (
 func init() { plugin.Register(metrics.Plugin, setup) }
 
 func setup(c *caddy.Controller) error {
+	watch.RouteKlog()
 	g, err := parse(c)
 	if err != nil {
 		return plugin.Error(metrics.Plugin, err)

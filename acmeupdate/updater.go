@@ -8,12 +8,12 @@ import (
 	"sync"
 	"time"
 
-	clog "github.com/coredns/coredns/plugin/pkg/log"
+	"github.com/seed-e581d630/k8s_gateway/internal/plog"
 	"github.com/miekg/dns"
-	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
 )
 
-var log = clog.NewWithPlugin(metrics.Plugin)
+// log is the plugin's logger: every line carries plugin/k8s_gateway:.
+var log = plog.Log
 
 // EditFunc turns the TXT values (and TTL) of one owner name into new ones.
 type EditFunc func(values []string, ttl uint32) ([]string, uint32, error)

@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coredns/coredns/plugin/pkg/log"
 	"github.com/seed-e581d630/k8s_gateway/watch"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"

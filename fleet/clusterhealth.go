@@ -3,7 +3,6 @@ package fleet
 import (
 	"time"
 
-	"github.com/coredns/coredns/plugin/pkg/log"
 )
 
 // watchHealth follows a named cluster until it stops: its synced and

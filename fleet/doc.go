@@ -15,3 +15,8 @@
 //
 // Imports: watch, source and index; never the plugin.
 package fleet
+
+import "github.com/seed-e581d630/k8s_gateway/internal/plog"
+
+// log is the plugin's logger: every line carries plugin/k8s_gateway:.
+var log = plog.Log

@@ -3,13 +3,14 @@ package persist
 import (
 	"time"
 
-	clog "github.com/coredns/coredns/plugin/pkg/log"
+	"github.com/seed-e581d630/k8s_gateway/internal/plog"
 	"github.com/miekg/dns"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
-var log = clog.NewWithPlugin("k8s_gateway")
+// log is the plugin's logger: every line carries plugin/k8s_gateway:.
+var log = plog.Log
 
 // Timing is when the copies on disk are written.
 type Timing struct {

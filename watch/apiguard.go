@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/coredns/coredns/plugin/pkg/log"
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/coredns/coredns/plugin/pkg/log"
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"

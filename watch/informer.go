@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/coredns/coredns/plugin/pkg/log"
 	"github.com/seed-e581d630/k8s_gateway/source"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
