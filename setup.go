@@ -21,8 +21,8 @@ import (
 	"github.com/coredns/caddy"
 	"github.com/coredns/coredns/core/dnsserver"
 	"github.com/coredns/coredns/plugin"
-	"github.com/seed-e581d630/k8s_gateway/internal/plog"
 	"github.com/coredns/coredns/plugin/transfer"
+	"github.com/seed-e581d630/k8s_gateway/internal/plog"
 
 	"github.com/miekg/dns"
 

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/plog"
 	"github.com/miekg/dns"
+	"github.com/seed-e581d630/k8s_gateway/internal/plog"
 )
 
 // log is the plugin's logger: every line carries plugin/k8s_gateway:.

@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"time"
-
 )
 
 // watchHealth follows a named cluster until it stops: its synced and

@@ -3,8 +3,8 @@ package persist
 import (
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/plog"
 	"github.com/miekg/dns"
+	"github.com/seed-e581d630/k8s_gateway/internal/plog"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
