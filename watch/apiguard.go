@@ -318,10 +318,14 @@ func (g *apiGuard) tombstone(obj any) runtime.Object {
 // guard returns the apiGuard of informer w, shared by the controllers that
 // share the informer. Its state drives each one's kind_enabled (see
 // guardChanged) and the contact metric.
+// The guard lives as long as the shared informer, longer than the
+// controller that made it: nothing in it may reach w or c (a reload would
+// keep the old block, its index included, alive).
 func (c *Controller) guard(w *Watched, list ListFunc, watchFn WatchFunc) *apiGuard {
+	empty := w.Version.Object
 	return &apiGuard{
 		kind: w.Kind.Name, what: w.what(), list: list, watch: watchFn,
-		newObject: func() runtime.Object { return w.Version.Object.DeepCopyObject() },
+		newObject: func() runtime.Object { return empty.DeepCopyObject() },
 		timing:    c.cfg.Timing.Guard,
 		state:     newKindState(nil),
 	}
