@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/coredns/caddy"
-	"github.com/coredns/coredns/core/dnsserver"
 	"github.com/miekg/dns"
 
 	"github.com/seed-e581d630/k8s_gateway/acmeupdate"
@@ -70,8 +69,10 @@ func parseUpdates(c *caddy.Controller, g *Gateway) error {
 	return c.Err("updates block not closed: missing }")
 }
 
-// setupUpdates lets UPDATE messages reach the plugin and runs the updates
-// service with the plugin, when the option is on.
+// setupUpdates runs the updates service with the plugin, when the option is
+// on. UPDATE messages come on the service's own listen address (see package
+// acmeupdate: a MAC covers bytes that CoreDNS does not hand a plugin), never
+// through CoreDNS, which answers them NOTIMP.
 func (g *Gateway) setupUpdates(c *caddy.Controller) error {
 	if g.updateOpts == nil {
 		return nil
@@ -79,7 +80,6 @@ func (g *Gateway) setupUpdates(c *caddy.Controller) error {
 	if !slices.Contains(g.resources, "DNSEndpoint") {
 		return errors.New("updates: the challenges are DNSEndpoints: add DNSEndpoint to resources")
 	}
-	dnsserver.GetConfig(c).AllowOpcode(dns.OpcodeUpdate)
 	g.newUpdates()
 	c.OnStartup(func() error {
 		cfg, err := watch.RestConfig(g.kubeconfig, g.kubecontext)
@@ -172,12 +172,10 @@ func (g *Gateway) updateRefused(r acmeupdate.Rejection) {
 	e.Warning(ref, eventUpdateRefused, msg)
 }
 
-// serveUpdate answers an UPDATE: NOTIMP without the updates option.
-func (g *Gateway) serveUpdate(ctx context.Context, w dns.ResponseWriter, r *dns.Msg) (int, error) {
-	if g.updates == nil {
-		return dns.RcodeNotImplemented, nil
-	}
-	return g.updates.ServeDNS(ctx, w, r)
+// serveUpdate answers an UPDATE that reached CoreDNS (another plugin of the
+// server lets them in): NOTIMP, updates are read on their own address.
+func (g *Gateway) serveUpdate(context.Context, dns.ResponseWriter, *dns.Msg) (int, error) {
+	return dns.RcodeNotImplemented, nil
 }
 
 // overlayTXT puts the challenges this replica took, and the informer has not

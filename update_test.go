@@ -29,12 +29,14 @@ func TestParseUpdates(t *testing.T) {
 	cases := []struct {
 		block, err string
 	}{
-		{"updates {\n key team-a. hmac-sha256 " + key + " team-a\n secrets\n expire 2h\n }", ""},
-		{"updates {\n secrets team-a\n}", ""},
+		{"updates {\n listen :5353\n key team-a. hmac-sha256 " + key + " team-a\n secrets\n expire 2h\n }", ""},
+		{"updates {\n listen 127.0.0.1:5353\n secrets team-a\n}", ""},
+		{"updates {\n secrets team-a\n}", "no listen address"},
+		{"updates {\n listen 5353\n secrets team-a\n}", "HOST:PORT"},
 		{"updates {\n}", "no key"},
 		{"updates", "want updates {"},
 		{"updates {\n key team-a. hmac-md5 " + key + " team-a\n}", "unsupported TSIG algorithm"},
-		{"updates {\n secrets\n}\nupdates {\n secrets\n}", "given twice"},
+		{"updates {\n listen :5353\n secrets\n}\nupdates {\n listen :5353\n secrets\n}", "given twice"},
 		{"updates {\n secrets\n rate\n}", "rate"},
 	}
 	for _, tc := range cases {
@@ -106,14 +108,26 @@ func TestServeUpdate(t *testing.T) {
 			t.Fatal(err)
 		}
 		g.updateOpts.Keys = []acmeupdate.Key{k}
+		g.updateOpts.Listen = "127.0.0.1:0"
 	}, nil)
 	g.newUpdates()
 	gvr := schema.GroupVersionResource{Group: "externaldns.k8s.io", Version: "v1alpha1", Resource: "dnsendpoints"}
 	dyn := dynfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "DNSEndpointList"})
 	g.updates.StartClient(dyn)
+	if err := g.updates.Listen(); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(g.updates.Stop)
-	if _, msg := updServe(t, g, update()); msg == nil || msg.Rcode != dns.RcodeSuccess || msg.IsTsig() == nil {
-		t.Fatalf("update: %v", msg)
+	// Through CoreDNS: NOTIMP, the MAC covers bytes only the listener has.
+	if code, _ := updServe(t, g, update()); code != dns.RcodeNotImplemented {
+		t.Fatalf("update through CoreDNS: code %d", code)
+	}
+	for _, netw := range []string{"udp", "tcp"} {
+		c := &dns.Client{Net: netw, TsigSecret: map[string]string{"team-a.": secret}}
+		msg, _, err := c.Exchange(update(), g.updates.Addr())
+		if err != nil || msg.Rcode != dns.RcodeSuccess || msg.IsTsig() == nil {
+			t.Fatalf("update over %s: %v %v", netw, msg, err)
+		}
 	}
 	list, err := dyn.Resource(gvr).Namespace("team-a").List(context.Background(), metav1.ListOptions{})
 	if err != nil || len(list.Items) != 1 {
@@ -135,7 +149,7 @@ func TestServeUpdate(t *testing.T) {
 // TestUpdatesNeedDNSEndpoints: the challenges come back through the
 // DNSEndpoint informer; without that kind the setup fails.
 func TestUpdatesNeedDNSEndpoints(t *testing.T) {
-	c := caddy.NewTestController("dns", "k8s_gateway example.com {\n resources Service\n updates {\n  secrets\n }\n}")
+	c := caddy.NewTestController("dns", "k8s_gateway example.com {\n resources Service\n updates {\n  listen :5353\n  secrets\n }\n}")
 	if err := setup(c); err == nil || !strings.Contains(err.Error(), "add DNSEndpoint to resources") {
 		t.Fatalf("setup without DNSEndpoint: %v", err)
 	}

@@ -1,6 +1,8 @@
 package acmeupdate
 
 import (
+	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -76,4 +78,69 @@ func onlyDeletes(rrs []dns.RR) bool {
 		}
 	}
 	return true
+}
+
+// FuzzSignedUpdate feeds whole UPDATE messages with TSIG to Handle: random
+// sections (from the input), signed with one of the keys (valid key
+// names), compressed or not, and forged (one bit of the MAC flipped) when
+// the input says so. Whatever the input: at most one MAC is computed, none
+// for a message beyond the size limit, and a forged message changes nothing
+// and is never answered NOERROR.
+func FuzzSignedUpdate(f *testing.F) {
+	for _, s := range []func(m *dns.Msg){
+		func(m *dns.Msg) { m.Insert([]dns.RR{txt(f, challengeA, 60, acmeValue)}) },
+		func(m *dns.Msg) {
+			m.NameUsed([]dns.RR{txt(f, "www.example.com.", 0, "x")})
+			m.Insert([]dns.RR{txt(f, challengeA, 60, acmeValue)})
+		},
+		func(m *dns.Msg) { m.Remove([]dns.RR{txt(f, challengeA, 0, acmeValue)}) },
+	} {
+		m := updateMsg(testZone)
+		s(m)
+		buf, err := m.Pack()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(buf, false, uint8(0))
+		f.Add(buf, true, uint8(1))
+	}
+	keys := []struct{ name, alg, secret string }{
+		{keyA, dns.HmacSHA256, secretA}, {keyB, dns.HmacSHA512, secretB}, {keyA, dns.HmacSHA256, secretB},
+	}
+	f.Fuzz(func(t *testing.T, data []byte, forge bool, choice uint8) {
+		r := new(dns.Msg)
+		if r.Unpack(data) != nil {
+			return
+		}
+		r.Opcode, r.Response = dns.OpcodeUpdate, false
+		r.Extra = slices.DeleteFunc(r.Extra, func(rr dns.RR) bool { return rr.Header().Rrtype == dns.TypeTSIG })
+		r.Compress = choice&1 == 1
+		k := keys[int(choice>>1)%len(keys)]
+		r.SetTsig(k.name, k.alg, 300, time.Now().Unix())
+		wire, _, err := dns.TsigGenerate(r, k.secret, "", false)
+		if err != nil {
+			return
+		}
+		forged := forge || k.secret == secretB && k.name == keyA
+		if forge {
+			wire[len(wire)-7] ^= 1 // the MAC's last byte: origid, error and other len follow
+		}
+		u, store, rejected := testUpdater(t, existing(t))
+		before := macsComputed.Load()
+		reply := u.Handle(context.Background(), wire)
+		macs := macsComputed.Load() - before
+		if macs > 1 || len(wire) > u.cfg.Limits.MaxMessage && macs > 0 {
+			t.Fatalf("%d MACs computed for a message of %d bytes", macs, len(wire))
+		}
+		if !forged {
+			return
+		}
+		if len(store.objs) > 0 || len(*rejected) > 0 {
+			t.Fatalf("a forged message stored %v, reported %v", store.objs, *rejected)
+		}
+		m := new(dns.Msg)
+		if reply != nil && m.Unpack(reply) == nil && m.Rcode == dns.RcodeSuccess {
+			t.Fatal("a forged message answered NOERROR")
+		}
+	})
 }

@@ -2,7 +2,6 @@ package acmeupdate
 
 import (
 	"context"
-	"net"
 	"slices"
 	"sync"
 	"testing"
@@ -21,32 +20,6 @@ const (
 	acmeValue2  = "9ihDbjxnXgkvKX2exTmU3vL7YKjZF_2EubGdKj1SyuM"
 	testTimeout = 5 * time.Second
 )
-
-// recorder is a dns.ResponseWriter keeping what was written.
-type recorder struct {
-	buf []byte
-	msg *dns.Msg
-}
-
-func (r *recorder) LocalAddr() net.Addr { return &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 53} }
-func (r *recorder) RemoteAddr() net.Addr {
-	return &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40000}
-}
-func (r *recorder) WriteMsg(m *dns.Msg) error {
-	r.msg = m
-	var err error
-	r.buf, err = m.Pack()
-	return err
-}
-func (r *recorder) Write(b []byte) (int, error) {
-	r.buf = slices.Clone(b)
-	r.msg = new(dns.Msg)
-	return len(b), r.msg.Unpack(b)
-}
-func (r *recorder) Close() error        { return nil }
-func (r *recorder) TsigStatus() error   { return nil }
-func (r *recorder) TsigTimersOnly(bool) {}
-func (r *recorder) Hijack()             {}
 
 // memStore is a Store in memory, by namespace and name.
 type memStore struct {
@@ -146,21 +119,18 @@ func signed(t testing.TB, m *dns.Msg, name, alg, secret string, ts time.Time) ([
 	return buf, mac
 }
 
-// serve sends wire to u as the server would (unpacked) and returns the reply.
+// serve sends wire to u as the listener does and returns the reply.
 func serve(t testing.TB, u *Updater, wire []byte) (*dns.Msg, []byte) {
 	t.Helper()
-	r := new(dns.Msg)
-	if err := r.Unpack(wire); err != nil {
-		t.Fatal(err)
-	}
-	w := &recorder{}
-	if _, err := u.ServeDNS(context.Background(), w, r); err != nil {
-		t.Fatal(err)
-	}
-	if w.msg == nil {
+	buf := u.Handle(context.Background(), slices.Clone(wire))
+	if buf == nil {
 		t.Fatal("no reply written")
 	}
-	return w.msg, w.buf
+	reply := new(dns.Msg)
+	if err := reply.Unpack(buf); err != nil {
+		t.Fatal(err)
+	}
+	return reply, buf
 }
 
 func updateMsg(zone string) *dns.Msg {

@@ -33,7 +33,7 @@ var algorithms = map[string]bool{dns.HmacSHA256: true, dns.HmacSHA384: true, dns
 // ParseAlgorithm returns the canonical name of a TSIG algorithm: hmac-sha256,
 // hmac-sha384 or hmac-sha512, with or without the trailing dot.
 func ParseAlgorithm(s string) (string, error) {
-	a := dns.CanonicalName(s)
+	a := canonical(s)
 	if !algorithms[a] {
 		return "", fmt.Errorf("unsupported TSIG algorithm %q (supported: hmac-sha256, hmac-sha384, hmac-sha512)", s)
 	}
@@ -42,7 +42,7 @@ func ParseAlgorithm(s string) (string, error) {
 
 // NewKey checks and returns a key.
 func NewKey(name, algorithm, secret, namespace, source string) (Key, error) {
-	n := dns.CanonicalName(name)
+	n := canonical(name)
 	if _, ok := dns.IsDomainName(n); !ok || n == "." {
 		return Key{}, fmt.Errorf("invalid key name %q", name)
 	}

@@ -15,13 +15,14 @@ type Limits struct {
 	MaxTTL     uint32 // largest TTL of an added record
 	MaxTXT     int    // largest TXT value, in bytes (all its strings)
 	MaxRecords int    // most update RRs in one message
+	MaxPrereqs int    // most prerequisite RRs in one message
 	MaxValues  int    // most TXT values at one name
 	MaxMessage int    // largest message, in bytes
 }
 
 // DefaultLimits are generous for ACME: one value per challenge (two for a
 // name and its wildcard), 43 bytes each.
-var DefaultLimits = Limits{MaxTTL: 3600, MaxTXT: 255, MaxRecords: 16, MaxValues: 16, MaxMessage: 4096}
+var DefaultLimits = Limits{MaxTTL: 3600, MaxTXT: 255, MaxRecords: 16, MaxPrereqs: 16, MaxValues: 16, MaxMessage: 4096}
 
 // opKind is what one update RR does (RFC 2136 §2.5).
 type opKind int
@@ -63,7 +64,7 @@ func zoneOf(r *dns.Msg, zones []string) (string, *failure) {
 	if c := r.Question[0].Qclass; c != dns.ClassINET {
 		return "", fail(dns.RcodeNotAuth, ReasonNotAuth, "zone class "+dns.Class(c).String())
 	}
-	zone := dns.CanonicalName(r.Question[0].Name)
+	zone := canonical(r.Question[0].Name)
 	if !slices.Contains(zones, zone) {
 		return "", fail(dns.RcodeNotAuth, ReasonNotAuth, "not authoritative for "+zone)
 	}
@@ -83,7 +84,7 @@ func isMeta(t uint16) bool {
 func prescan(updates []dns.RR, zone string) *failure {
 	for _, rr := range updates {
 		h := rr.Header()
-		if !dns.IsSubDomain(zone, dns.CanonicalName(h.Name)) {
+		if !dns.IsSubDomain(zone, canonical(h.Name)) {
 			return fail(dns.RcodeNotZone, ReasonNotZone, h.Name+" is outside zone "+zone)
 		}
 		switch h.Class {
@@ -115,7 +116,7 @@ func scope(updates []dns.RR, zone string, lim Limits) ([]op, *failure) {
 	ops := make([]op, 0, len(updates))
 	for _, rr := range updates {
 		h := rr.Header()
-		name := dns.CanonicalName(h.Name)
+		name := canonical(h.Name)
 		if !challengeName(name, zone) {
 			return nil, fail(dns.RcodeRefused, ReasonScope, "only "+ChallengeLabel+".<name> may be updated, not "+name)
 		}
@@ -181,3 +182,18 @@ func txtValue(t *dns.TXT, max int) (string, string) {
 
 // Error implements error, so that a failure crosses Store.Edit.
 func (f *failure) Error() string { return f.reason + ": " + f.detail }
+
+// canonical returns name fully qualified and lower-cased with DNS case
+// folding: ASCII letters only (RFC 4343), never Unicode's rules.
+func canonical(name string) string {
+	b := []byte(dns.Fqdn(name))
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// sameName reports whether a and b are one name under DNS case folding.
+func sameName(a, b string) bool { return canonical(a) == canonical(b) }

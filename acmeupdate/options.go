@@ -2,6 +2,7 @@ package acmeupdate
 
 import (
 	"fmt"
+	"net"
 	"slices"
 	"strconv"
 	"time"
@@ -10,6 +11,7 @@ import (
 // Options are those of the Corefile's updates block:
 //
 //	updates {
+//	    listen ADDRESS
 //	    key NAME ALGORITHM FILE NAMESPACE
 //	    secrets [NAMESPACES...]
 //	    expire DURATION
@@ -18,7 +20,10 @@ import (
 //	    fudge SECONDS
 //	}
 type Options struct {
-	Keys []Key
+	// Listen is the address (host:port) UPDATE messages are read on, UDP
+	// and TCP (see Listen).
+	Listen string
+	Keys   []Key
 	// Secrets: keys from labelled Secrets; SecretsNamespaces limits them to
 	// those namespaces (and the janitor too, with the Corefile keys' ones).
 	Secrets           bool
@@ -57,6 +62,14 @@ func (o *Options) Set(opt string, args []string) error {
 	var err error
 	var n int
 	switch opt {
+	case "listen":
+		if err = one("ADDRESS"); err == nil {
+			if _, _, err = net.SplitHostPort(args[0]); err != nil {
+				err = fmt.Errorf("listen: want HOST:PORT, got %q", args[0])
+			} else {
+				o.Listen = args[0]
+			}
+		}
 	case "key":
 		if len(args) != 4 {
 			return fmt.Errorf("key: want key NAME ALGORITHM FILE NAMESPACE, got %d argument(s)", len(args))
@@ -132,6 +145,9 @@ func (o *Options) Namespaces() []string {
 func (o *Options) Check() error {
 	if len(o.Keys) == 0 && !o.Secrets {
 		return fmt.Errorf("updates: no key: give key lines or secrets")
+	}
+	if o.Listen == "" {
+		return fmt.Errorf("updates: no listen address: UPDATE messages are read on an address of their own (listen HOST:PORT)")
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ func checkPrereqs(prereqs []dns.RR, zone string, z Zone) *failure {
 	var order []rrsetKey
 	for _, rr := range prereqs {
 		h := rr.Header()
-		name := dns.CanonicalName(h.Name)
+		name := canonical(h.Name)
 		if h.Ttl != 0 {
 			return fail(dns.RcodeFormatError, ReasonFormat, "prerequisite with a TTL at "+name)
 		}

@@ -16,8 +16,7 @@ import (
 
 // IndexZone is the Zone of the plugin's index: snapshot returns the
 // snapshot answering zone zi (nil when there is none yet). Names covered
-// only by a wildcard look as if they existed: the index does not tell
-// synthesized answers apart.
+// only by a wildcard do not exist here: prerequisites never expand wildcards.
 func IndexZone(zones []string, snapshot func(zi int) *index.Snapshot) Zone {
 	return ZoneFunc(func(name string, t uint16) []dns.RR {
 		zi := index.ZoneOf(zones, name)
@@ -25,8 +24,8 @@ func IndexZone(zones []string, snapshot func(zi int) *index.Snapshot) Zone {
 			return nil
 		}
 		snap := snapshot(zi)
-		if snap == nil {
-			return nil
+		if snap == nil || (name != zones[zi] && !snap.Has(name)) {
+			return nil // no such name: a wildcard does not make one (RFC 2136 §3.2)
 		}
 		answer, _, _, res := snap.Lookup(zi, name, t)
 		if res != index.Success {
@@ -34,7 +33,7 @@ func IndexZone(zones []string, snapshot func(zi int) *index.Snapshot) Zone {
 		}
 		var out []dns.RR
 		for _, rr := range answer {
-			if h := rr.Header(); strings.EqualFold(h.Name, name) && (t == dns.TypeANY || h.Rrtype == t) {
+			if h := rr.Header(); sameName(h.Name, name) && (t == dns.TypeANY || h.Rrtype == t) {
 				out = append(out, rr)
 			}
 		}
@@ -49,6 +48,7 @@ type Service struct {
 	opts   *Options
 	keys   *Keyring
 	store  *DNSEndpoints
+	listen *Listening
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -73,14 +73,33 @@ func NewService(opts *Options, w Wiring) *Service {
 }
 
 // Start connects the store to the cluster of cfg, starts the janitor and,
-// with the secrets option, waits for the Secrets' keys to be listed.
+// with the secrets option, waits for the Secrets' keys to be listed; then
+// it reads UPDATE messages on the listen address.
 func (s *Service) Start(cfg *rest.Config) error {
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("updates: %w", err)
 	}
 	s.StartClient(dyn)
+	return s.Listen()
+}
+
+// Listen reads UPDATE messages on the listen address (see Listen).
+func (s *Service) Listen() error {
+	l, err := Listen(s.opts.Listen, s.Updater.cfg.Limits.MaxMessage, s.Updater.Handle)
+	if err != nil {
+		return err
+	}
+	s.listen = l
 	return nil
+}
+
+// Addr returns the address UPDATE messages are read on, once listening.
+func (s *Service) Addr() string {
+	if s.listen == nil {
+		return ""
+	}
+	return s.listen.Addr()
 }
 
 // StartClient is Start with a dynamic client of the cluster.
@@ -127,8 +146,12 @@ func (s *Service) watchSecrets(ctx context.Context) {
 	}
 }
 
-// Stop stops the janitor and the Secrets' informer.
+// Stop stops reading UPDATE messages, the janitor and the Secrets' informer.
 func (s *Service) Stop() {
+	if s.listen != nil {
+		s.listen.Close()
+		s.listen = nil
+	}
 	if s.cancel != nil {
 		s.cancel()
 		<-s.done

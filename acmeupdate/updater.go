@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/miekg/dns"
@@ -55,8 +54,12 @@ type Config struct {
 	// Fudge is the largest time difference accepted, in seconds (RFC 8945
 	// recommends 300); a request's smaller fudge applies.
 	Fudge uint16
-	// RatePerMinute is the number of updates a key may send a minute.
+	// RatePerMinute is the number of updates the keys of one namespace may
+	// send a minute, together.
 	RatePerMinute int
+	// GlobalRatePerMinute is the number of updates all namespaces together
+	// may send a minute; 10 × RatePerMinute when 0.
+	GlobalRatePerMinute int
 	// OverlayHold is how long an update is answered from the overlay while
 	// the informer has not brought it back.
 	OverlayHold time.Duration
@@ -73,7 +76,8 @@ type Updater struct {
 	overlay *Overlay
 	replays *replays
 	rate    *rateLimit
-	mu      sync.Mutex // one update at a time: prerequisites see the last one
+	names   nameLocks // one update of a name at a time: prerequisites see the last one
+	unauth  logLimit  // the log lines of unauthenticated refusals
 }
 
 // New returns an Updater; zero fields of cfg get defaults.
@@ -96,89 +100,31 @@ func New(cfg Config) *Updater {
 	if cfg.Authorizer == nil {
 		cfg.Authorizer = AuthorizerFunc(func(string, string, string) (bool, string) { return false, "no ownership policy" })
 	}
-	return &Updater{cfg: cfg, overlay: NewOverlay(cfg.OverlayHold), replays: newReplays(1 << 16), rate: newRateLimit(cfg.RatePerMinute)}
+	if cfg.GlobalRatePerMinute == 0 {
+		cfg.GlobalRatePerMinute = 10 * cfg.RatePerMinute
+	}
+	rate := newRateLimit(cfg.RatePerMinute)
+	rate.global = float64(cfg.GlobalRatePerMinute)
+	return &Updater{
+		cfg: cfg, overlay: NewOverlay(cfg.OverlayHold), replays: newReplays(1 << 16), rate: rate,
+		unauth: logLimit{every: time.Second},
+	}
 }
 
 // Answer returns the TXT records to answer for qname from the overlay (see
 // Overlay.Answer); zone holds the TXT records the index answers there.
 func (u *Updater) Answer(qname string, zone []dns.RR) ([]dns.RR, bool) {
-	return u.overlay.Answer(dns.CanonicalName(qname), zone, u.cfg.Now())
+	return u.overlay.Answer(canonical(qname), zone, u.cfg.Now())
 }
 
-// ServeDNS answers an UPDATE message; it always writes the reply.
-func (u *Updater) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg) (int, error) {
-	now := u.cfg.Now()
-	reply := new(dns.Msg)
-	reply.SetReply(r)
-	reply.Answer, reply.Ns, reply.Extra = nil, nil, nil
-	for i, rr := range r.Extra {
-		if rr.Header().Rrtype == dns.TypeTSIG && i != len(r.Extra)-1 {
-			u.reject(Rejection{Reason: ReasonFormat, Detail: "TSIG not last", Rcode: dns.RcodeFormatError})
-			reply.Rcode = dns.RcodeFormatError
-			return dns.RcodeSuccess, w.WriteMsg(reply)
-		}
+// process checks and applies an authenticated update of zone; nil means
+// done. Only the updates naming one of the same names wait for each other.
+func (u *Updater) process(ctx context.Context, r *dns.Msg, zone string, key Key, rej *Rejection, now time.Time) *failure {
+	var touched []string
+	for _, rr := range append(slices.Clip(r.Answer), r.Ns...) {
+		touched = append(touched, canonical(rr.Header().Name))
 	}
-	v := verifyTSIG(r, u.cfg.Keys, now, u.cfg.Fudge)
-	rej := Rejection{Key: v.key.Name, Namespace: v.key.Namespace, Source: v.key.Source, Reason: v.reason}
-	switch {
-	case v.tsig == nil:
-		rej.Rcode, rej.Detail = dns.RcodeRefused, "updates must be signed with TSIG"
-		u.reject(rej)
-		reply.Rcode = dns.RcodeRefused
-		return dns.RcodeSuccess, w.WriteMsg(reply)
-	case v.err != 0:
-		rej.Key = dns.CanonicalName(v.tsig.Hdr.Name)
-		rej.Rcode, rej.Detail = dns.RcodeNotAuth, "TSIG "+dns.RcodeToString[int(v.err)]
-		u.reject(rej)
-		reply.Rcode = dns.RcodeNotAuth
-		return u.write(w, reply, v, now)
-	case !u.replays.first(v, now, u.cfg.Fudge):
-		rej.Reason, rej.Rcode, rej.Detail = ReasonReplay, dns.RcodeRefused, "a message with this MAC was seen before"
-		u.reject(rej)
-		reply.Rcode = dns.RcodeRefused
-		return u.write(w, reply, v, now)
-	}
-	if f := u.process(ctx, r, v.key, &rej, now); f != nil {
-		rej.Reason, rej.Rcode, rej.Detail = f.reason, f.rcode, f.detail
-		u.reject(rej)
-		reply.Rcode = f.rcode
-	}
-	return u.write(w, reply, v, now)
-}
-
-// write sends the reply signed (see signReply).
-func (u *Updater) write(w dns.ResponseWriter, reply *dns.Msg, v verdict, now time.Time) (int, error) {
-	buf, err := signReply(reply, v, now)
-	if err != nil {
-		return dns.RcodeServerFailure, err
-	}
-	_, err = w.Write(buf)
-	return dns.RcodeSuccess, err
-}
-
-func (u *Updater) reject(r Rejection) {
-	log.Warning(r.String())
-	rejectedTotal.WithLabelValues(r.Zone, r.Reason).Inc()
-	if u.cfg.OnReject != nil {
-		u.cfg.OnReject(r)
-	}
-}
-
-// process checks and applies an authenticated update; nil means done.
-func (u *Updater) process(ctx context.Context, r *dns.Msg, key Key, rej *Rejection, now time.Time) *failure {
-	zone, f := zoneOf(r, u.cfg.Zones)
-	if f != nil {
-		return f
-	}
-	rej.Zone = zone
-	if r.Len() > u.cfg.Limits.MaxMessage {
-		return fail(dns.RcodeRefused, ReasonSize, "message too large")
-	}
-	if !u.rate.allow(key.Name, now) {
-		return fail(dns.RcodeRefused, ReasonRate, "rate limit of the key")
-	}
-	u.mu.Lock()
-	defer u.mu.Unlock()
+	defer u.names.lock(touched)()
 	view := u.view(now)
 	if f := checkPrereqs(r.Answer, zone, view); f != nil {
 		return f

@@ -37,6 +37,7 @@ type updateCase struct {
 	rcode   int
 	tsigErr uint16
 	reason  string
+	quiet   bool     // refused before the message is known to be the key's, new: no OnReject
 	stored  []string // the values of team-a at challengeA afterwards
 }
 
@@ -47,15 +48,15 @@ func updateCases(t *testing.T, now time.Time) []updateCase {
 		{name: "add two values", build: func(m *dns.Msg) {
 			m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue), txt(t, challengeA, 60, acmeValue2)})
 		}, stored: []string{acmeValue, acmeValue2}},
-		{name: "unsigned", key: "none", build: func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)}) }, rcode: dns.RcodeRefused, reason: ReasonUnsigned},
-		{name: "unknown key", key: "unknown", build: func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)}) }, rcode: dns.RcodeNotAuth, tsigErr: dns.RcodeBadKey, reason: ReasonBadKey},
-		{name: "wrong secret", key: "badsecret", build: func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)}) }, rcode: dns.RcodeNotAuth, tsigErr: dns.RcodeBadSig, reason: ReasonBadSig},
-		{name: "wrong algorithm", key: "badalg", build: func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)}) }, rcode: dns.RcodeNotAuth, tsigErr: dns.RcodeBadKey, reason: ReasonBadKey},
-		{name: "time too old", at: now.Add(-301 * time.Second), build: func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)}) }, rcode: dns.RcodeNotAuth, tsigErr: dns.RcodeBadTime, reason: ReasonBadTime},
-		{name: "time in the future", at: now.Add(400 * time.Second), build: func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)}) }, rcode: dns.RcodeNotAuth, tsigErr: dns.RcodeBadTime, reason: ReasonBadTime},
-		{name: "other zone", build: func(m *dns.Msg) { m.Question[0].Name = "example.org." }, rcode: dns.RcodeNotAuth, reason: ReasonNotAuth},
-		{name: "two zones", build: func(m *dns.Msg) { m.Question = append(m.Question, m.Question[0]) }, rcode: dns.RcodeFormatError, reason: ReasonFormat},
-		{name: "zone type not SOA", build: func(m *dns.Msg) { m.Question[0].Qtype = dns.TypeA }, rcode: dns.RcodeFormatError, reason: ReasonFormat},
+		{name: "unsigned", quiet: true, key: "none", build: func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)}) }, rcode: dns.RcodeRefused, reason: ReasonUnsigned},
+		{name: "unknown key", quiet: true, key: "unknown", build: func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)}) }, rcode: dns.RcodeNotAuth, tsigErr: dns.RcodeBadKey, reason: ReasonBadKey},
+		{name: "wrong secret", quiet: true, key: "badsecret", build: func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)}) }, rcode: dns.RcodeNotAuth, tsigErr: dns.RcodeBadSig, reason: ReasonBadSig},
+		{name: "wrong algorithm", quiet: true, key: "badalg", build: func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)}) }, rcode: dns.RcodeNotAuth, tsigErr: dns.RcodeBadKey, reason: ReasonBadKey},
+		{name: "time too old", quiet: true, at: now.Add(-301 * time.Second), build: func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)}) }, rcode: dns.RcodeNotAuth, tsigErr: dns.RcodeBadTime, reason: ReasonBadTime},
+		{name: "time in the future", quiet: true, at: now.Add(400 * time.Second), build: func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)}) }, rcode: dns.RcodeNotAuth, tsigErr: dns.RcodeBadTime, reason: ReasonBadTime},
+		{name: "other zone", quiet: true, build: func(m *dns.Msg) { m.Question[0].Name = "example.org." }, rcode: dns.RcodeNotAuth, reason: ReasonNotAuth},
+		{name: "two zones", quiet: true, build: func(m *dns.Msg) { m.Question = append(m.Question, m.Question[0]) }, rcode: dns.RcodeFormatError, reason: ReasonFormat},
+		{name: "zone type not SOA", quiet: true, build: func(m *dns.Msg) { m.Question[0].Qtype = dns.TypeA }, rcode: dns.RcodeFormatError, reason: ReasonFormat},
 		{name: "type A", build: func(m *dns.Msg) { m.Insert([]dns.RR{mustRR(t, challengeA+" 60 IN A 192.0.2.1")}) }, rcode: dns.RcodeRefused, reason: ReasonScope},
 		{name: "other owner", build: func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, "www.example.com.", 60, "x")}) }, rcode: dns.RcodeRefused, reason: ReasonScope},
 		{name: "wildcard base", build: func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, "_acme-challenge.*.example.com.", 60, "x")}) }, rcode: dns.RcodeRefused, reason: ReasonScope},
@@ -126,7 +127,11 @@ func TestUpdate(t *testing.T) {
 				wire, mac = signed(t, m, keyA, dns.HmacSHA256, secretA, at)
 				secret = secretA
 			}
+			counted := rejectedCount(t, "", tc.reason) + rejectedCount(t, testZone, tc.reason)
 			reply, buf := serve(t, u, wire)
+			if got := rejectedCount(t, "", tc.reason) + rejectedCount(t, testZone, tc.reason); tc.reason != "" && got != counted+1 {
+				t.Errorf("update_rejected_total{reason=%s} went from %v to %v", tc.reason, counted, got)
+			}
 			if reply.Rcode != tc.rcode {
 				t.Fatalf("rcode %s, want %s", dns.RcodeToString[reply.Rcode], dns.RcodeToString[tc.rcode])
 			}
@@ -134,7 +139,10 @@ func TestUpdate(t *testing.T) {
 			if tc.reason == "" && len(*rejected) > 0 {
 				t.Fatalf("rejected: %v", *rejected)
 			}
-			if tc.reason != "" && (len(*rejected) != 1 || (*rejected)[0].Reason != tc.reason) {
+			if tc.quiet && len(*rejected) > 0 {
+				t.Fatalf("rejections %v, want none (no Event for what anyone may send)", *rejected)
+			}
+			if tc.reason != "" && !tc.quiet && (len(*rejected) != 1 || (*rejected)[0].Reason != tc.reason) {
 				t.Fatalf("rejections %v, want one with reason %s", *rejected, tc.reason)
 			}
 			if got := store.values("team-a", challengeA); !slices.Equal(got, tc.stored) {
@@ -196,12 +204,12 @@ func TestReplay(t *testing.T) {
 	if reply, _ := serve(t, u, dw); reply.Rcode != dns.RcodeSuccess {
 		t.Fatalf("delete: %s", dns.RcodeToString[reply.Rcode])
 	}
-	counted := rejectedCount(t, "", ReasonReplay)
+	counted := rejectedCount(t, testZone, ReasonReplay)
 	reply, _ := serve(t, u, wire)
-	if got := rejectedCount(t, "", ReasonReplay); got != counted+1 {
+	if got := rejectedCount(t, testZone, ReasonReplay); got != counted+1 {
 		t.Errorf("update_rejected_total{reason=replay} went from %v to %v", counted, got)
 	}
-	if reply.Rcode != dns.RcodeRefused || (*rejected)[0].Reason != ReasonReplay {
+	if reply.Rcode != dns.RcodeRefused || len(*rejected) != 0 {
 		t.Fatalf("replay: %s %v", dns.RcodeToString[reply.Rcode], *rejected)
 	}
 	if got := store.values("team-a", challengeA); len(got) != 0 {
@@ -271,7 +279,7 @@ func TestRateLimit(t *testing.T) {
 		reply, _ := serve(t, u, wire)
 		codes = append(codes, reply.Rcode)
 	}
-	if !slices.Equal(codes, []int{0, 0, dns.RcodeRefused}) || (*rejected)[0].Reason != ReasonRate {
+	if !slices.Equal(codes, []int{0, 0, dns.RcodeRefused}) || len(*rejected) != 0 {
 		t.Fatalf("rcodes %v, rejections %v", codes, *rejected)
 	}
 }

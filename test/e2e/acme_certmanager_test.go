@@ -77,7 +77,7 @@ spec:
             tsigKeyName: %s
             tsigAlgorithm: HMACSHA256
             tsigSecretSecretRef: {name: acme, key: secret}
-`, ns, dirURL, base64.StdEncoding.EncodeToString(ca), s.port, strings.TrimSuffix(k.name, ".")), "apply", "-f", "-")
+`, ns, dirURL, base64.StdEncoding.EncodeToString(ca), s.updatePort(t), strings.TrimSuffix(k.name, ".")), "apply", "-f", "-")
 }
 
 func certificate(t *testing.T, ns, dnsName string) {

@@ -33,7 +33,7 @@ func TestChartACME(t *testing.T) {
 		t.Errorf("acme ClusterRole rules:\n got %q\nwant %q", got, acmeRules)
 	}
 	cm := chartGet[corev1.ConfigMap](t, m, "ConfigMap", "")
-	for _, want := range []string{"updates {", "secrets\n", "expire 1h", "maxttl 300", "rate 30"} {
+	for _, want := range []string{"updates {", "listen :5353\n", "secrets\n", "expire 1h", "maxttl 300", "rate 30"} {
 		if !strings.Contains(cm.Data["Corefile"], want) {
 			t.Errorf("Corefile without %q:\n%s", want, cm.Data["Corefile"])
 		}

@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"slices"
 	"fmt"
 	"os"
 	"os/exec"
@@ -72,7 +73,7 @@ func nsupdate(t *testing.T, s *server, zone string, k tsigKey, commands ...strin
 	if k.name != "" {
 		args = append(args, "-y", k.alg+":"+k.name+":"+k.secret)
 	}
-	script := fmt.Sprintf("server 127.0.0.1 %d\nzone %s\n%s\nsend\n", s.port, zone, strings.Join(commands, "\n"))
+	script := fmt.Sprintf("server 127.0.0.1 %d\nzone %s\n%s\nsend\n", s.updatePort(t), zone, strings.Join(commands, "\n"))
 	cmd := exec.Command("nsupdate", args...)
 	cmd.Stdin = strings.NewReader(script)
 	out, err := cmd.CombinedOutput()
@@ -115,11 +116,28 @@ func signedUpdate(t *testing.T, zone string, k tsigKey, name, value string, ts t
 	return wire
 }
 
-// sendRaw sends wire over UDP to s and returns the reply.
+// updatePort returns the port s reads UPDATE messages on (the updates
+// block's listen address, $ACME_UPDATE_PORT; the last one given counts).
+func (s *server) updatePort(t *testing.T) int {
+	t.Helper()
+	for _, e := range slices.Backward(s.env) {
+		if v, ok := strings.CutPrefix(e, "ACME_UPDATE_PORT="); ok {
+			p, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+	}
+	t.Fatal("no ACME_UPDATE_PORT")
+	return 0
+}
+
+// sendRaw sends wire over UDP to s's UPDATE port and returns the reply.
 func sendRaw(t *testing.T, s *server, wire []byte) *dns.Msg {
 	t.Helper()
 	c := &dns.Client{Timeout: 5 * time.Second}
-	conn, err := c.Dial(fmt.Sprintf("127.0.0.1:%d", s.port))
+	conn, err := c.Dial(fmt.Sprintf("127.0.0.1:%d", s.updatePort(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +202,7 @@ func obtain(t *testing.T, tools acmeTools, dirURL string, s *server, zone string
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "cert.pem")
 	cmd := exec.Command(tools.client, "-ca", dirURL, "-ca-cert", filepath.Join(tools.certs, "pebble.minica.pem"),
-		"-nameserver", "127.0.0.1:"+strconv.Itoa(s.port), "-zone", zone,
+		"-nameserver", "127.0.0.1:"+strconv.Itoa(s.updatePort(t)), "-zone", zone,
 		"-tsig-key", k.name, "-tsig-secret", k.secret, "-tsig-algorithm", dns.CanonicalName(k.alg),
 		"-domains", strings.Join(domains, ","), "-out", out, "-timeout", "90s")
 	output, err := cmd.CombinedOutput()

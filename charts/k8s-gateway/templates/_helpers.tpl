@@ -334,6 +334,7 @@ Certificates (ACME DNS-01)), and the checks that make it usable.
 {{- end }}
 {{- end }}
         updates {
+            listen :{{ .port }}
             {{- range .keys }}
             key {{ .name }} {{ .algorithm | default "hmac-sha256" }} /etc/k8s-gateway/tsig/{{ .secretName }}/{{ .key | default "secret" }} {{ .namespace }}
             {{- end }}
