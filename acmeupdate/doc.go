@@ -5,43 +5,74 @@
 //
 // # Contract
 //
-// The plugin hands every message with opcode UPDATE for one of its zones to
-// Updater.ServeDNS. The Updater always writes the reply itself (signed with
-// the key of the request when the request's TSIG verified) and returns
-// (dns.RcodeSuccess, nil) as CoreDNS plugins do once they have written.
+// UPDATE messages come on a listener of the package's own (Listen, the
+// updates block's listen address, UDP and TCP), never through CoreDNS: a
+// TSIG MAC covers the bytes of the message as they arrived (RFC 8945 §4.3),
+// and CoreDNS hands a plugin only the parsed message. Its server does verify
+// TSIG over the bytes, but with a static map of secrets fixed when the
+// server starts, while keys here come and go with Secrets; and it parses a
+// whole message before any plugin could bound the work. Searching the MAC
+// over re-encodings of the parsed message costs a search per forged message
+// and accepts altered bytes, so it is not done. The listener hands the raw
+// message to Updater.Handle, which returns the reply; a reload shares the
+// sockets, the newest Updater answering.
 //
-// A message is processed in the order of RFC 2136 §3, with TSIG first:
+// The work per message is bounded before it is done:
 //
-//  1. TSIG (RFC 8945 §5.2). No TSIG: REFUSED, never applied. A key that is
+//  0. Limits, on the header alone: a message over Limits.MaxMessage
+//     bytes, or with more than Limits.MaxPrereqs prerequisites,
+//     Limits.MaxRecords updates or two additional records: REFUSED,
+//     unsigned. A zone section of more than two records: FORMERR. Then one
+//     pass over the bytes, without following compression pointers, finds
+//     the TSIG RR, which must be the last record (else FORMERR).
+//
+// Then, in the order of RFC 2136 §3, with TSIG first:
+//
+//  1. TSIG (RFC 8945 §5.2), one HMAC over the bytes that arrived (the TSIG
+//     RR removed, ARCOUNT one less, the ID the original one, then the TSIG
+//     variables as sent). No TSIG: REFUSED, never applied. A key that is
 //     not known, or whose algorithm differs from the request's: NOTAUTH with
-//     TSIG error BADKEY. A wrong MAC: NOTAUTH, BADSIG. A time signed outside
-//     min(request fudge, Config.Fudge) of the server's clock: NOTAUTH,
-//     BADTIME, with the server's time in the TSIG other data, signed. A MAC
-//     seen before within that window (a replay): REFUSED, signed. Only
-//     hmac-sha256, hmac-sha384 and hmac-sha512 are accepted.
+//     TSIG error BADKEY. A wrong or truncated MAC: NOTAUTH, BADSIG. A time
+//     signed more than min(request fudge, Config.Fudge) before the
+//     server's clock, or more than min(request fudge, 10 s) after it:
+//     NOTAUTH, BADTIME, with the server's time in the TSIG other data,
+//     signed. Only hmac-sha256, hmac-sha384 and hmac-sha512 are accepted.
+//     Only a message whose MAC verified is parsed; every reply to it is
+//     signed.
 //  2. Zone section (§3.1): exactly one RR of type SOA, else FORMERR; a zone
 //     that is not one of the block's: NOTAUTH.
-//  3. Rate and size limits per key: REFUSED.
-//  4. Prerequisites (§3.2): FORMERR, NOTZONE, NXDOMAIN, YXDOMAIN, NXRRSET,
+//  3. Rates: the key's namespace's (all its keys share it) and the global
+//     one: REFUSED.
+//  4. Replays: the MAC is remembered until the time signed plus
+//     Config.Fudge (whatever the request's fudge), within a quota per
+//     namespace and one for all: seen before, or a full quota: REFUSED.
+//  5. Prerequisites (§3.2): FORMERR, NOTZONE, NXDOMAIN, YXDOMAIN, NXRRSET,
 //     YXRRSET, checked against the zone as this replica answers it (the
 //     index and this replica's overlay, see below), without wildcards.
-//  5. Prescan of the update section (§3.4.1): NOTZONE, FORMERR.
-//  6. Scope (§3.3): by default only TXT records at _acme-challenge.<name>,
+//  6. Prescan of the update section (§3.4.1): NOTZONE, FORMERR.
+//  7. Scope (§3.3): by default only TXT records at _acme-challenge.<name>,
 //     <name> in the zone and free of wildcards; adds of class IN with a TTL
 //     within Config.MaxTTL and values within Config.MaxTXT bytes; deletes of
 //     one TXT value (class NONE) or of the TXT RRset (class ANY). Anything
 //     else, including a delete of every RRset of a name: REFUSED.
-//  7. Ownership: the key's namespace must be allowed to publish <name>
+//  8. Ownership: the key's namespace must be allowed to publish <name>
 //     (Authorizer): REFUSED otherwise.
-//  8. Storage (§3.4.2): each owner name is one DNSEndpoint in the key's
+//  9. Storage (§3.4.2): each owner name is one DNSEndpoint in the key's
 //     namespace, labelled as the plugin's; only such objects are changed or
 //     deleted. A failed write: SERVFAIL. Updates are atomic per owner name;
 //     an update naming several owner names may apply to some of them only
 //     when the API server fails half-way.
 //
-// Every refusal is logged, counted in
-// coredns_k8s_gateway_update_rejected_total{zone,reason} and reported to
-// Config.OnReject (the plugin turns it into an Event for the tenant).
+// Every refusal is counted in
+// coredns_k8s_gateway_update_rejected_total{zone,reason}. Those of steps 5
+// to 9, of a message known to be its key's and new, are logged and reported
+// to Config.OnReject (the plugin turns them into an Event for the tenant);
+// the others may come from anyone who knows a key's name, and are logged at
+// most once a second, never reported.
+//
+// Updates naming the same owner names (prerequisites included) wait for
+// each other; no lock is shared by all updates, so neither a slow API call
+// nor an ownership walk of one name holds the others.
 //
 // # Answering at once
 //

@@ -262,7 +262,7 @@ type blockingStore struct {
 	release chan struct{}
 }
 
-func (s *blockingStore) Edit(ctx context.Context, ns, name, key string, edit EditFunc) error {
+func (s *blockingStore) Edit(ctx context.Context, ns, name, key string, edit EditFunc) (Change, error) {
 	if name == s.name {
 		close(s.entered)
 		<-s.release
@@ -334,6 +334,7 @@ func TestIndexZoneNoWildcard(t *testing.T) {
 		t.Errorf("the wildcard's own TXT: %v", rrs)
 	}
 }
+
 // TestNamesFoldASCIIOnly: names compare with DNS case folding (ASCII), never
 // Unicode's: a key name or zone with a non-ASCII byte that Unicode would
 // lower-case to ASCII is another name.
