@@ -3,11 +3,11 @@
 package e2e
 
 import (
-	"slices"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"

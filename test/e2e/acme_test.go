@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"strconv"
 	"crypto/x509"
 	"encoding/pem"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
