@@ -95,6 +95,8 @@ type Gateway struct {
 	copies atomic.Pointer[zoneCopies]
 	// unregisterCopies takes the plugin off the copy metric; nil when not on it.
 	unregisterCopies func()
+	// unregisterSizes takes the plugin off the zone size metrics.
+	unregisterSizes func()
 	// updateOpts, updates: the updates option (update.go); nil without.
 	updateOpts *acmeupdate.Options
 	updates    *acmeupdate.Service

@@ -86,6 +86,7 @@ func (g *Gateway) start() error {
 	if g.persistDir != "" {
 		g.unregisterCopies = registerCopies(g)
 	}
+	g.unregisterSizes = registerSizes(g)
 	waits := make([]syncWait, 0, len(clusters)+1)
 	for _, cl := range clusters {
 		waits = append(waits, syncWait{cl.Name, cl.Controller.Synced(), cl.Controller.SyncedKinds})
@@ -199,6 +200,10 @@ func (g *Gateway) stop() {
 	if g.unregisterCopies != nil {
 		g.unregisterCopies()
 		g.unregisterCopies = nil
+	}
+	if g.unregisterSizes != nil {
+		g.unregisterSizes()
+		g.unregisterSizes = nil
 	}
 	g.ready.Store(false)
 	g.index.Close()

@@ -1,9 +1,12 @@
 package gateway
 
 import (
+	"runtime"
+	"runtime/debug"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/seed-e581d630/k8s_gateway/index"
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
 )
 
@@ -74,4 +77,71 @@ func init() {
 // copyWrittenAt sets the copy metric of zone: its copy was written at at.
 func copyWrittenAt(zone string, at time.Time) {
 	copyWritten.WithLabelValues(zone).Set(float64(at.Unix()))
+}
+
+// The size of the zones: what each running plugin instance answers.
+
+// Running plugin instances, for the size metrics, each with the sizes of the
+// last snapshot read (a scrape reads every name only when it changed).
+var serving metrics.LiveSet[*Gateway, *sizeMemo]
+
+type sizeMemo struct {
+	snap  *index.Snapshot
+	sizes []index.ZoneSize
+}
+
+// registerSizes adds g to the size metrics until the returned function is called.
+func registerSizes(g *Gateway) func() { return serving.Add(g, &sizeMemo{}) }
+
+// sizeCollector exports the names and records of each zone. A zone of two
+// instances (a reload, views) reports the larger.
+type sizeCollector struct{ names, records *prometheus.Desc }
+
+func (c sizeCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.names; ch <- c.records }
+
+func (c sizeCollector) Collect(ch chan<- prometheus.Metric) {
+	largest := map[string]index.ZoneSize{}
+	serving.Each(func(g *Gateway, m *sizeMemo) {
+		if snap := g.index.Snapshot(); snap != m.snap {
+			m.snap, m.sizes = snap, snap.Sizes()
+		}
+		for zi, zone := range m.snap.Zones() {
+			old := largest[zone]
+			largest[zone] = index.ZoneSize{Names: max(old.Names, m.sizes[zi].Names), Records: max(old.Records, m.sizes[zi].Records)}
+		}
+	})
+	for zone, size := range largest {
+		ch <- prometheus.MustNewConstMetric(c.names, prometheus.GaugeValue, float64(size.Names), zone)
+		ch <- prometheus.MustNewConstMetric(c.records, prometheus.GaugeValue, float64(size.Records), zone)
+	}
+}
+
+func init() {
+	prometheus.MustRegister(sizeCollector{
+		names: metrics.Desc("zone_names",
+			"Names that own records in each zone (the apex SOA and NS aside, empty non-terminals not counted).",
+			"zone"),
+		records: metrics.Desc("zone_records",
+			"Records in each zone, the apex SOA and NS aside.",
+			"zone"),
+	})
+	buildInfo := metrics.GaugeVec("build_info",
+		"1, labelled with the plugin's version, the CoreDNS it is built into and the Go version.",
+		"version", "coredns_version", "goversion")
+	buildInfo.WithLabelValues(Version, corednsVersion(), runtime.Version()).Set(1)
+}
+
+// corednsVersion is the version of the CoreDNS module in the binary, or "".
+func corednsVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path == "github.com/coredns/coredns" {
+				if m.Replace != nil {
+					return m.Replace.Version
+				}
+				return m.Version
+			}
+		}
+	}
+	return ""
 }

@@ -1,21 +1,27 @@
 package gateway
 
 import (
+	"fmt"
 	"maps"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/watch"
-
-	"github.com/seed-e581d630/k8s_gateway/source"
-
+	"github.com/miekg/dns"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/source"
+	"github.com/seed-e581d630/k8s_gateway/watch"
 )
 
-// kindSeries returns the kind_enabled series of zones: "kind version", or
+// kindSeries returns the kind_enabled series of zone: "kind version", or
 // "kind/namespace version" for an informer of one namespace → value.
-func kindSeries(t *testing.T, zones string) map[string]float64 {
+func kindSeries(t *testing.T, zone string) map[string]float64 {
 	t.Helper()
 	ch := make(chan prometheus.Metric, 100)
 	watch.KindEnabled.Collect(ch)
@@ -30,7 +36,7 @@ func kindSeries(t *testing.T, zones string) map[string]float64 {
 		for _, p := range d.GetLabel() {
 			l[p.GetName()] = p.GetValue()
 		}
-		if l["zones"] == zones {
+		if l["zone"] == zone {
 			kind := l["kind"]
 			if l["namespace"] != "" {
 				kind += "/" + l["namespace"]
@@ -84,7 +90,7 @@ func TestKindMetrics(t *testing.T) {
 			want:     map[string]float64{"TCPRoute/a gateway.networking.k8s.io/v1": 1, "TCPRoute/b ": 0},
 		},
 	} {
-		g := &Gateway{Zones: []string{"metrics-" + c.desc + "."}}
+		g := &Gateway{Zones: []string{strings.NewReplacer(" ", "-", ",", "").Replace("metrics-" + c.desc + ".")}}
 		for i := range c.running {
 			watch.SetKindMetrics(g.Zones[0], c.running[i], c.disabled[i])
 		}
@@ -147,4 +153,115 @@ func TestCopyMetrics(t *testing.T) {
 	if _, ok := ptCopyAnswered(t)[zones[1]]; !ok {
 		t.Error("no sample for a zone without a copy")
 	}
+}
+
+// collectGauges collects c and returns each sample's value by its labels'
+// values joined with spaces, prefixed with the metric's name from desc.
+func collectGauges(t *testing.T, c prometheus.Collector) map[string]float64 {
+	t.Helper()
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(c)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			key := f.GetName()
+			for _, l := range m.GetLabel() {
+				key += " " + l.GetValue()
+			}
+			out[key] = m.GetGauge().GetValue()
+		}
+	}
+	return out
+}
+
+// TestZoneSizeMetrics: zone_names and zone_records follow the served
+// snapshot; an instance that stops is no longer counted.
+func TestZoneSizeMetrics(t *testing.T) {
+	g, _ := qtGateway(t, []string{"sizes.example."}, nil, map[string][]string{
+		"Service/a/www": {"www.sizes.example. 60 IN A 192.0.2.1", "www.sizes.example. 60 IN A 192.0.2.2"},
+		"Service/a/db":  {"db.sizes.example. 60 IN AAAA 2001:db8::1"},
+	})
+	c := sizeCollector{names: metrics.Desc("zone_names", "x", "zone"), records: metrics.Desc("zone_records", "x", "zone")}
+	remove := registerSizes(g)
+	got := collectGauges(t, c)
+	if got["coredns_k8s_gateway_zone_names sizes.example."] != 2 || got["coredns_k8s_gateway_zone_records sizes.example."] != 3 {
+		t.Errorf("sizes %v, want 2 names, 3 records", got)
+	}
+	g.index.Update("Service/a/db", nil)
+	got = collectGauges(t, c)
+	if got["coredns_k8s_gateway_zone_names sizes.example."] != 1 || got["coredns_k8s_gateway_zone_records sizes.example."] != 2 {
+		t.Errorf("after a removal: sizes %v, want 1 name, 2 records", got)
+	}
+	remove()
+	if got = collectGauges(t, c); len(got) != 0 {
+		t.Errorf("after the instance stopped: %v, want no series", got)
+	}
+}
+
+// TestBuildInfo: build_info carries the plugin's version and the Go version.
+func TestBuildInfo(t *testing.T) {
+	families, err := prometheus.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "coredns_k8s_gateway_build_info" {
+			continue
+		}
+		l := map[string]string{}
+		for _, p := range f.GetMetric()[0].GetLabel() {
+			l[p.GetName()] = p.GetValue()
+		}
+		if l["version"] != Version || l["goversion"] != runtime.Version() || f.GetMetric()[0].GetGauge().GetValue() != 1 {
+			t.Errorf("build_info %v = %v", l, f.GetMetric()[0].GetGauge().GetValue())
+		}
+		return
+	}
+	t.Error("no coredns_k8s_gateway_build_info")
+}
+
+// histogramCount returns the sample count of coredns_k8s_gateway_<name>{kind}.
+func histogramCount(t *testing.T, name, kind string) uint64 {
+	t.Helper()
+	families, err := prometheus.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "coredns_k8s_gateway_"+name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "kind" && l.GetValue() == kind {
+					return m.GetHistogram().GetSampleCount()
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// TestProgrammingDuration: each change after the sync is one sample of
+// programming_duration_seconds of its kind; the initial list is none.
+func TestProgrammingDuration(t *testing.T) {
+	client := fake.NewSimpleClientset(testutil.NamedIngress("default", "old", []string{"old.example.com"}, "192.0.2.9"))
+	before := histogramCount(t, "programming_duration_seconds", "Ingress")
+	g := k8sStartGateway(t, client, []string{"example.com."}, nil)
+	if n := histogramCount(t, "programming_duration_seconds", "Ingress"); n != before {
+		t.Errorf("the initial sync observed %d samples, want none", n-before)
+	}
+	k8sCreate(t, client, testutil.NamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"))
+	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.1"}))
+	// Observed when the handler returns, just after the answer changed.
+	testutil.Eventually(t, "one sample", func() string {
+		if n := histogramCount(t, "programming_duration_seconds", "Ingress"); n != before+1 {
+			return fmt.Sprintf("%d samples, want 1", n-before)
+		}
+		return ""
+	})
 }

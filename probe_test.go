@@ -52,7 +52,7 @@ func TestProbeAllTransientErrorDelaysOnlyItsKind(t *testing.T) {
 	}
 	var m dto.Metric
 	testutil.Eventually(t, "kind_enabled{Ingress} 0", func() string {
-		if err := watch.KindEnabled.WithLabelValues("probeall.example.com. example.com.", "Ingress", "", "").Write(&m); err != nil {
+		if err := watch.KindEnabled.WithLabelValues("probeall.example.com.", "Ingress", "", "").Write(&m); err != nil {
 			return err.Error()
 		}
 		if m.GetGauge().GetValue() != 0 {

@@ -145,3 +145,30 @@ func (s *Snapshot) delegations(zi int) []*node {
 	}
 	return nodes
 }
+
+// ZoneSize is what a zone of a snapshot holds: the names that own records
+// and their records, the apex SOA and NS excepted.
+type ZoneSize struct{ Names, Records int }
+
+// Sizes returns the size of each zone, in the order of Zones. It reads every
+// name: callers keep the result for the snapshot rather than asking per query.
+func (s *Snapshot) Sizes() []ZoneSize {
+	sizes := make([]ZoneSize, len(s.zoneNames))
+	s.names.each(func(v view) {
+		n, b := v.sets()
+		if n == 0 {
+			return
+		}
+		zi := ZoneOf(s.zoneNames, string(v.name()))
+		if zi < 0 {
+			return
+		}
+		sizes[zi].Names++
+		for range n {
+			var set packedSet
+			set, b = nextSet(b)
+			sizes[zi].Records += set.count
+		}
+	})
+	return sizes
+}

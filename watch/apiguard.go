@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"sync"
 	"time"
 
@@ -167,6 +168,17 @@ func (s *kindState) sinceContact() time.Duration {
 		return 0
 	}
 	return time.Since(s.lastContact)
+}
+
+// contactTime is now while a watch is open, else the time of the last
+// successful call or event.
+func (s *kindState) contactTime() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.watching {
+		return time.Now()
+	}
+	return s.lastContact
 }
 
 // refusedError reports whether the API server refuses the kind: RBAC forbids
@@ -364,19 +376,34 @@ func registerGuard(s *kindState, zones, kind string) func() {
 	return guards.Add(&guardUse{s}, [2]string{zones, kind})
 }
 
-// contactCollector exports the seconds since each informer's last contact
-// with the API server.
-type contactCollector struct{ desc *prometheus.Desc }
+// contactCollector exports, per zone and kind, the time of each informer's
+// last contact with the API server (timestamp), and the deprecated seconds
+// since then by the block's zones (age).
+type contactCollector struct{ timestamp, age *prometheus.Desc }
 
-func (c contactCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+func (c contactCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.timestamp; ch <- c.age }
 
 func (c contactCollector) Collect(ch chan<- prometheus.Metric) {
 	// Several informers of one kind (namespaces) report the stalest.
-	stalest := map[[2]string]float64{}
+	stalest := map[[2]string]time.Time{}
 	guards.Each(func(u *guardUse, labels [2]string) {
-		stalest[labels] = max(stalest[labels], u.state.sinceContact().Seconds())
+		t := u.state.contactTime()
+		if old, ok := stalest[labels]; !ok || t.Before(old) {
+			stalest[labels] = t
+		}
 	})
-	for labels, v := range stalest {
-		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, v, labels[0], labels[1])
+	now := time.Now()
+	perZone := map[[2]string]time.Time{}
+	for labels, t := range stalest {
+		ch <- prometheus.MustNewConstMetric(c.age, prometheus.GaugeValue, max(now.Sub(t).Seconds(), 0), labels[0], labels[1])
+		for _, zone := range strings.Fields(labels[0]) {
+			key := [2]string{zone, labels[1]}
+			if old, ok := perZone[key]; !ok || t.Before(old) {
+				perZone[key] = t
+			}
+		}
+	}
+	for labels, t := range perZone {
+		ch <- prometheus.MustNewConstMetric(c.timestamp, prometheus.GaugeValue, float64(t.UnixNano())/1e9, labels[0], labels[1])
 	}
 }

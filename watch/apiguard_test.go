@@ -3,6 +3,7 @@ package watch
 import (
 	"context"
 	"errors"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -278,9 +279,12 @@ func TestContactMetric(t *testing.T) {
 	defer registerGuard(open, "contact.example.", "Service")()
 	defer registerGuard(closed, "contact.example.", "Service")()
 	ch := make(chan prometheus.Metric, 100)
-	contactCollector{prometheus.NewDesc("x", "x", []string{"zones", "kind"}, nil)}.Collect(ch)
+	contactCollector{
+		timestamp: prometheus.NewDesc("ts", "x", []string{"zone", "kind"}, nil),
+		age:       prometheus.NewDesc("age", "x", []string{"zones", "kind"}, nil),
+	}.Collect(ch)
 	close(ch)
-	found := false
+	found := map[string]bool{}
 	for m := range ch {
 		var d dto.Metric
 		if err := m.Write(&d); err != nil {
@@ -289,13 +293,23 @@ func TestContactMetric(t *testing.T) {
 		if d.GetLabel()[0].GetValue() != "Service" || d.GetLabel()[1].GetValue() != "contact.example." {
 			continue
 		}
-		found = true
-		if v := d.GetGauge().GetValue(); v < 90 || v > 100 {
-			t.Errorf("exported %v, want the stalest, about 90", v)
+		name := m.Desc().String()
+		v := d.GetGauge().GetValue()
+		switch {
+		case strings.Contains(name, `"age"`):
+			found["age"] = true
+			if v < 90 || v > 100 {
+				t.Errorf("age: exported %v, want the stalest, about 90", v)
+			}
+		case strings.Contains(name, `"ts"`):
+			found["ts"] = true
+			if want := float64(time.Now().Add(-90 * time.Second).Unix()); v < want-10 || v > want+1 {
+				t.Errorf("timestamp: exported %v, want the stalest, about %v", v, want)
+			}
 		}
 	}
-	if !found {
-		t.Error("no sample for the registered informers")
+	if !found["age"] || !found["ts"] {
+		t.Errorf("samples for the registered informers: %v, want age and ts", found)
 	}
 }
 

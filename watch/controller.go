@@ -240,6 +240,7 @@ func (c *Controller) update(w *Watched, obj any) {
 	if !ok || w.retired.Load() {
 		return
 	}
+	defer c.observeProgramming(w.Kind.Name, time.Now())
 	c.counted(w)
 	if c.dependent(w.Kind) {
 		c.routeMu.Lock()
@@ -266,6 +267,7 @@ func (c *Controller) remove(w *Watched, obj any) {
 	if !ok || w.retired.Load() {
 		return
 	}
+	defer c.observeProgramming(w.Kind.Name, time.Now())
 	c.counted(w)
 	if c.dependent(w.Kind) {
 		c.routeMu.Lock()
@@ -291,8 +293,10 @@ func (c *Controller) remove(w *Watched, obj any) {
 
 // counted counts an event of an informer.
 func (c *Controller) counted(w *Watched) {
+	objectChanges.WithLabelValues(w.Kind.Name).Inc()
 	eventsTotal.WithLabelValues(w.Kind.Name).Inc()
 	if c.cfg.Cluster != "" {
+		clusterChanges.WithLabelValues(c.cfg.Cluster).Inc()
 		clusterEvents.WithLabelValues(c.cfg.Cluster).Inc()
 	}
 }

@@ -1,34 +1,61 @@
 package watch
 
 import (
+	"strings"
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
 )
 
 // The metrics of the informers.
 var (
+	objectChanges = metrics.CounterVec("object_changes_total",
+		"Counter of Kubernetes object changes (adds, updates, deletes) applied to the index, by kind.",
+		"kind")
+	// Deprecated: the old name of object_changes_total, kept for one release.
 	eventsTotal = metrics.CounterVec("events_total",
-		"Counter of Kubernetes object changes applied to the index, by kind.",
+		"Deprecated: use object_changes_total. Counter of Kubernetes object changes applied to the index, by kind.",
+		"kind")
+	programmingDuration = metrics.HistogramVec("programming_duration_seconds",
+		"Time from an informer handing over an object change to the new snapshot being published (answered), by kind; after the initial sync.",
+		[]float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5},
 		"kind")
 	KindEnabled = metrics.GaugeVec("kind_enabled",
-		"1 when the informer of a kind runs, at the group version given, 0 when the cluster does not serve it or RBAC forbids it; by namespace with the namespaces option, else namespace \"\".",
-		"zones", "kind", "namespace", "version")
+		"1 when the informer of a kind runs, at the group version given, 0 when the cluster does not serve it or RBAC forbids it; by zone, and by namespace with the namespaces option, else namespace \"\".",
+		"zone", "kind", "namespace", "version")
 	apiRequests = metrics.CounterVec("api_requests_total",
 		"Counter of list and watch requests sent to the API server, by kind and verb.",
 		"kind", "verb")
 	relistsTotal = metrics.CounterVec("relists_total",
 		"Counter of lists after an informer's first, by kind: after an expired watch or an outage.",
 		"kind")
-	clusterEvents = metrics.CounterVec("cluster_events_total",
+	clusterChanges = metrics.CounterVec("cluster_object_changes_total",
 		"Counter of Kubernetes object changes applied to the index, by cluster.",
+		"cluster")
+	// Deprecated: the old name of cluster_object_changes_total, kept for one release.
+	clusterEvents = metrics.CounterVec("cluster_events_total",
+		"Deprecated: use cluster_object_changes_total. Counter of Kubernetes object changes applied to the index, by cluster.",
 		"cluster")
 )
 
-// setKindEnabled sets the kind_enabled series of informer w, replacing the
-// one of another version.
+// setKindEnabled sets the kind_enabled series of informer w in each of the
+// block's zones (space-separated), replacing those of another version.
 func setKindEnabled(zones string, w *Watched, version string, v float64) {
-	KindEnabled.DeletePartialMatch(prometheus.Labels{"zones": zones, "kind": w.Kind.Name, "namespace": w.Namespace})
-	KindEnabled.WithLabelValues(zones, w.Kind.Name, w.Namespace, version).Set(v)
+	for _, zone := range strings.Fields(zones) {
+		KindEnabled.DeletePartialMatch(prometheus.Labels{"zone": zone, "kind": w.Kind.Name, "namespace": w.Namespace})
+		KindEnabled.WithLabelValues(zone, w.Kind.Name, w.Namespace, version).Set(v)
+	}
+}
+
+// observeProgramming records how long an object change of kind took to
+// publish, once the controller has synced (before, nothing is published).
+func (c *Controller) observeProgramming(kind string, start time.Time) {
+	select {
+	case <-c.syncedCh:
+		programmingDuration.WithLabelValues(kind).Observe(time.Since(start).Seconds())
+	default:
+	}
 }
 
 // SetKindMetrics records which kinds run, at which version, and which are disabled.
@@ -53,7 +80,12 @@ func SetKindMetrics(zones string, running, disabled []*Watched) {
 }
 
 func init() {
-	prometheus.MustRegister(contactCollector{metrics.Desc("api_contact_age_seconds",
-		"Seconds since an informer last heard from the API server: 0 while its watch is open.",
-		"zones", "kind")})
+	prometheus.MustRegister(contactCollector{
+		timestamp: metrics.Desc("api_last_contact_timestamp_seconds",
+			"Unix time an informer of the kind last heard from the API server (now while its watch is open), by zone and kind; the stalest of several.",
+			"zone", "kind"),
+		age: metrics.Desc("api_contact_age_seconds",
+			"Deprecated: use api_last_contact_timestamp_seconds. Seconds since an informer last heard from the API server: 0 while its watch is open.",
+			"zones", "kind"),
+	})
 }

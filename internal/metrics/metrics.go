@@ -25,6 +25,13 @@ func GaugeVec(name, help string, labels ...string) *prometheus.GaugeVec {
 	}, labels)
 }
 
+// HistogramVec registers the histogram coredns_k8s_gateway_<name>.
+func HistogramVec(name, help string, buckets []float64, labels ...string) *prometheus.HistogramVec {
+	return promauto.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: plugin.Namespace, Subsystem: Plugin, Name: name, Help: help, Buckets: buckets,
+	}, labels)
+}
+
 // Desc describes coredns_k8s_gateway_<name> for a collector.
 func Desc(name, help string, labels ...string) *prometheus.Desc {
 	return prometheus.NewDesc(prometheus.BuildFQName(plugin.Namespace, Plugin, name), help, labels, nil)
