@@ -103,6 +103,9 @@ type Gateway struct {
 	// catalogOpt, catalog: the catalog option (catalog.go); nil without.
 	catalogOpt *catalogOption
 	catalog    *catalog.Zone
+	// cdsOpt, cds: the cds option (cds.go); nil without.
+	cdsOpt *cdsOption
+	cds    atomic.Pointer[cdsSets]
 }
 
 // newGateway returns a Gateway with the defaults of the original plugin.
@@ -241,6 +244,14 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 	}
 	if c := state.QClass(); c != dns.ClassINET && c != dns.ClassANY {
 		return dns.RcodeRefused, nil
+	}
+	if rrs := g.cdsAnswer(zi, qname, qtype); rrs != nil {
+		m := new(dns.Msg)
+		m.SetReply(r)
+		m.Authoritative = true
+		m.Answer = withQueryCase(rrs, qname, r.Question[0].Name)
+		w.WriteMsg(m)
+		return dns.RcodeSuccess, nil
 	}
 	snap := g.snapshot(zi)
 	if snap == nil {

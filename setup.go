@@ -83,6 +83,9 @@ func setup(c *caddy.Controller) error {
 				g.notify(g.catalog.Name()) // the members may have changed
 			}
 		}
+		if err := g.startCDS(dnsserver.GetConfig(c).Handler("dnssec")); err != nil {
+			return plugin.Error(metrics.Plugin, err)
+		}
 		// The first publication after the sync sends NOTIFY (see Index.Flush).
 		return g.start()
 	})
@@ -194,6 +197,8 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 		} else {
 			g.secondary = name
 		}
+	case "cds":
+		return parseCDS(c, g, args)
 	case "catalog":
 		return parseCatalog(c, g, args)
 	case "fallthrough":
