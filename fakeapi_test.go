@@ -15,8 +15,12 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	"k8s.io/apimachinery/pkg/types"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	kwatch "k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	k8stesting "k8s.io/client-go/testing"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
@@ -28,14 +32,20 @@ import (
 type fakeAPI struct {
 	core kubernetes.Interface
 	gw   k8stesting.ObjectTracker
+	dyn  dynamic.Interface // the kinds read as unstructured objects, when set
 }
 
 // newGatewayTracker returns an object tracker for the Gateway API kinds.
 func newGatewayTracker() k8stesting.ObjectTracker {
-	return k8stesting.NewObjectTracker(watch.ApiScheme, watch.ApiCodecs.UniversalDecoder())
+	scheme := runtime.NewScheme()
+	utilruntime.Must(gwv1.Install(scheme))
+	return k8stesting.NewObjectTracker(scheme, serializer.NewCodecFactory(scheme).UniversalDecoder())
 }
 
 func (f fakeAPI) Reads(k *source.Kind) bool {
+	if k.Dynamic {
+		return f.dyn != nil
+	}
 	if f.gw != nil && k.GroupVersion == gwv1.GroupVersion.String() {
 		return true
 	}
@@ -74,6 +84,11 @@ func (c clientsetEvents) Patch(ctx context.Context, namespace, name string, merg
 }
 
 func (f fakeAPI) ListWatch(k *source.Kind, ns string) (watch.ListFunc, watch.WatchFunc) {
+	if k.Dynamic {
+		gv, _ := schema.ParseGroupVersion(k.GroupVersion)
+		rc := f.dyn.Resource(gv.WithResource(k.Resource)).Namespace(ns)
+		return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return rc.List(ctx, o) }, rc.Watch
+	}
 	if f.gw != nil && k.GroupVersion == gwv1.GroupVersion.String() {
 		gvr, gvk := gwv1.SchemeGroupVersion.WithResource(k.Resource), gwv1.SchemeGroupVersion.WithKind(k.Name)
 		return func(_ context.Context, o metav1.ListOptions) (runtime.Object, error) {

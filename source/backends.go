@@ -5,10 +5,6 @@ import (
 	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-	gwv1a2 "sigs.k8s.io/gateway-api/apis/v1alpha2"
-	gwv1a3 "sigs.k8s.io/gateway-api/apis/v1alpha3"
 )
 
 // The backend Services of Ingresses and routes, kept for the health option:
@@ -104,100 +100,6 @@ func splitKey(key string) (namespace, name string) {
 		}
 	}
 	return "", key
-}
-
-// slimRouteBackends is the transform of the route kinds: slimRoute, and the
-// route's backend Services and whether a parent says ResolvedRefs False.
-func slimRouteBackends(obj any) (any, error) {
-	out, err := slimRoute(obj)
-	rt, ok := out.(*route)
-	if err != nil || !ok {
-		return out, err
-	}
-	m, _ := obj.(metav1.Object)
-	var refs []gwv1.BackendRef
-	var parents []gwv1.RouteParentStatus
-	switch o := obj.(type) {
-	case *gwv1.HTTPRoute:
-		for _, r := range o.Spec.Rules {
-			for _, b := range r.BackendRefs {
-				refs = append(refs, b.BackendRef)
-			}
-		}
-		parents = o.Status.Parents
-	case *gwv1.GRPCRoute:
-		refs, parents = grpcBackends(o), o.Status.Parents
-	case *gwv1a2.GRPCRoute:
-		refs, parents = grpcBackends((*gwv1.GRPCRoute)(o)), o.Status.Parents
-	case *gwv1.TLSRoute:
-		refs, parents = ruleBackends(o.Spec.Rules), o.Status.Parents
-	case *gwv1a3.TLSRoute:
-		refs, parents = ruleBackends(o.Spec.Rules), o.Status.Parents
-	case *gwv1a2.TLSRoute:
-		for _, r := range o.Spec.Rules {
-			refs = append(refs, r.BackendRefs...)
-		}
-		parents = o.Status.Parents
-	case *gwv1.TCPRoute:
-		refs, parents = ruleBackends(o.Spec.Rules), o.Status.Parents
-	case *gwv1a2.TCPRoute:
-		for _, r := range o.Spec.Rules {
-			refs = append(refs, r.BackendRefs...)
-		}
-		parents = o.Status.Parents
-	case *gwv1.UDPRoute:
-		refs, parents = ruleBackends(o.Spec.Rules), o.Status.Parents
-	case *gwv1a2.UDPRoute:
-		for _, r := range o.Spec.Rules {
-			refs = append(refs, r.BackendRefs...)
-		}
-		parents = o.Status.Parents
-	}
-	for _, b := range refs {
-		if b.Group != nil && *b.Group != "" || b.Kind != nil && *b.Kind != "Service" {
-			continue
-		}
-		ns := m.GetNamespace()
-		if b.Namespace != nil && *b.Namespace != "" {
-			ns = string(*b.Namespace)
-		}
-		rt.backends = append(rt.backends, ns+"/"+string(b.Name))
-	}
-	rt.backends = sortedUnique(rt.backends)
-	for _, p := range parents {
-		rt.unresolved = rt.unresolved || slices.ContainsFunc(p.Conditions, func(c metav1.Condition) bool {
-			return c.Type == string(gwv1.RouteConditionResolvedRefs) && c.Status == metav1.ConditionFalse
-		})
-	}
-	return rt, nil
-}
-
-func grpcBackends(o *gwv1.GRPCRoute) []gwv1.BackendRef {
-	var refs []gwv1.BackendRef
-	for _, r := range o.Spec.Rules {
-		for _, b := range r.BackendRefs {
-			refs = append(refs, b.BackendRef)
-		}
-	}
-	return refs
-}
-
-// ruleBackends returns the backendRefs of the rules of a TLS, TCP or UDP route.
-func ruleBackends[R interface {
-	gwv1.TLSRouteRule | gwv1.TCPRouteRule | gwv1.UDPRouteRule
-}](rules []R) []gwv1.BackendRef {
-	var refs []gwv1.BackendRef
-	for _, r := range rules {
-		switch r := any(r).(type) {
-		case gwv1.TLSRouteRule:
-			refs = append(refs, r.BackendRefs...)
-		case gwv1.TCPRouteRule:
-			refs = append(refs, r.BackendRefs...)
-		case gwv1.UDPRouteRule:
-			refs = append(refs, r.BackendRefs...)
-		}
-	}
-	return refs
 }
 
 func sortedUnique(s []string) []string {

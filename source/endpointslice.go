@@ -175,5 +175,5 @@ func (l *EndpointSliceList) DeepCopyObject() runtime.Object {
 // Services: it publishes nothing itself.
 var EndpointSliceKind = &Kind{
 	Name: "EndpointSlice", GroupVersion: "discovery.k8s.io/v1", Resource: "endpointslices",
-	Object: &EndpointSlice{}, List: &EndpointSliceList{},
+	Object: &EndpointSlice{}, List: &EndpointSliceList{}, Protobuf: true,
 }

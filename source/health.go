@@ -128,3 +128,46 @@ func RouteDownRecords(obj any, ctx Context, c *Config) func(dns.RR) bool {
 // Services whose addresses have a health (the others publish none, or a
 // CNAME of an ExternalName).
 func ServiceLoadBalancer(svc *Service) bool { return svc.typ == loadBalancerService }
+
+// The Health functions of the rows (see Kind.Health).
+
+func serviceHealth(obj any, h HealthContext) (bool, func(dns.RR) bool) {
+	svc := obj.(*Service)
+	_, healthy := h.Service(svc.GetNamespace(), svc.GetName())
+	return ServiceLoadBalancer(svc) && !healthy, nil
+}
+
+// ingressHealth: the records of the hosts whose backends are all unhealthy
+// are; the Ingress is when all its hosts are (see IngressHealth).
+func ingressHealth(obj any, h HealthContext) (bool, func(dns.RR) bool) {
+	hosts, all := IngressHealth(obj.(*Ingress), h.Service)
+	if len(hosts) == 0 {
+		return all, nil
+	}
+	return all, func(rr dns.RR) bool { return slices.Contains(hosts, strings.ToLower(rr.Header().Name)) }
+}
+
+// routeHealth: a route is unhealthy as RouteUnhealthy says; when it is not,
+// the records that point only at Gateways not Programmed are (RouteDownRecords).
+func routeHealth(obj any, h HealthContext) (bool, func(dns.RR) bool) {
+	if RouteUnhealthy(obj, h.Context, h.Service) {
+		return true, nil
+	}
+	return false, RouteDownRecords(obj, h.Context, h.Config)
+}
+
+func ingressBackends(obj any) []string {
+	ing, ok := obj.(*Ingress)
+	if !ok {
+		return nil
+	}
+	return IngressBackends(ing)
+}
+
+// listenerSetParents: a ListenerSet hangs on its Gateway.
+func listenerSetParents(ls *ListenerSet) ([]string, []string) {
+	if ns, name, ok := ls.GatewayKey(); ok {
+		return []string{ns + "/" + name}, nil
+	}
+	return nil, nil
+}

@@ -1,14 +1,15 @@
 package source
 
 import (
+	"slices"
 	"strings"
+
+	"github.com/miekg/dns"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-	gwv1a2 "sigs.k8s.io/gateway-api/apis/v1alpha2"
-	gwv1a3 "sigs.k8s.io/gateway-api/apis/v1alpha3"
 )
 
 // Kind is a resource kind the plugin reads.
@@ -35,16 +36,44 @@ type Kind struct {
 	Route func(obj any) *route
 	// ListenerSet converts a ListenerSet.
 	ListenerSet func(obj any) *ListenerSet
+	// Parents returns the Gateways and ListenerSets ("namespace/name") that
+	// an object hangs on (routes, ListenerSets): the informer indexes them,
+	// so that a change of a parent publishes its children again.
+	Parents func(obj any) (gateways, listenerSets []string)
+	// Backends returns the Services ("namespace/name") whose health is an
+	// object's, with the health option (indexed). Objects of such a kind
+	// publish the records of their unhealthy part apart (see Health).
+	Backends func(obj any) []string
+	// Health tells, with the health option, whether an object's addresses
+	// are unhealthy, and for a kind with Backends which of its records
+	// are (nil when none). Nil: always healthy.
+	Health func(obj any, h HealthContext) (unhealthy bool, sick func(dns.RR) bool)
+	// APIKind is the kind's name in the API, when it is not Name (an older
+	// version's XListenerSet). Protobuf: the API server serves the kind as
+	// protobuf (built-in kinds; CRDs speak JSON).
+	APIKind  string
+	Protobuf bool
+	// Convert turns an object of an older version into the newest
+	// version's type, before Transform.
+	Convert func(obj any) any
 	// Older are the earlier versions of the kind, newest first: the
 	// controller reads the newest version that the cluster serves.
 	Older []*Kind
+}
+
+// HealthContext is what Kind.Health reads besides the object.
+type HealthContext struct {
+	Context
+	Config  *Config
+	Service ServiceHealth
 }
 
 // Kinds the user names in the resources option, in documentation order.
 var Kinds = []*Kind{
 	{
 		Name: "Ingress", GroupVersion: "networking.k8s.io/v1", Resource: "ingresses",
-		Object: &Ingress{}, List: &IngressList{},
+		Object: &Ingress{}, List: &IngressList{}, Protobuf: true,
+		Backends: ingressBackends, Health: ingressHealth,
 		Records: func(obj any, c *Config, ctx Context) Result {
 			if len(c.IngressClasses) == 0 {
 				return ingressRecords(obj.(*Ingress), c, "")
@@ -54,7 +83,8 @@ var Kinds = []*Kind{
 	},
 	{
 		Name: "Service", GroupVersion: "v1", Resource: "services",
-		Object: &Service{}, List: &ServiceList{},
+		Object: &Service{}, List: &ServiceList{}, Protobuf: true,
+		Health: serviceHealth,
 		Records: func(obj any, c *Config, _ Context) Result {
 			return serviceRecords(obj.(*Service), c)
 		},
@@ -67,11 +97,7 @@ var Kinds = []*Kind{
 			return dnsEndpointRecords(obj.(*dnsEndpoint), c)
 		},
 	},
-	routeKind("HTTPRoute", "httproutes", &gwv1.HTTPRoute{}, &gwv1.HTTPRouteList{}),
-	routeKind("GRPCRoute", "grpcroutes", &gwv1.GRPCRoute{}, &gwv1.GRPCRouteList{}, olderVersion("v1alpha2", &gwv1a2.GRPCRoute{}, &gwv1a2.GRPCRouteList{})),
-	routeKind("TLSRoute", "tlsroutes", &gwv1.TLSRoute{}, &gwv1.TLSRouteList{}, olderVersion("v1alpha3", &gwv1a3.TLSRoute{}, &gwv1a3.TLSRouteList{}), olderVersion("v1alpha2", &gwv1a2.TLSRoute{}, &gwv1a2.TLSRouteList{})),
-	routeKind("TCPRoute", "tcproutes", &gwv1.TCPRoute{}, &gwv1.TCPRouteList{}, olderVersion("v1alpha2", &gwv1a2.TCPRoute{}, &gwv1a2.TCPRouteList{})),
-	routeKind("UDPRoute", "udproutes", &gwv1.UDPRoute{}, &gwv1.UDPRouteList{}, olderVersion("v1alpha2", &gwv1a2.UDPRoute{}, &gwv1a2.UDPRouteList{})),
+	httpRouteKind, grpcRouteKind, tlsRouteKind, tcpRouteKind, udpRouteKind,
 }
 
 // Kinds read as the context of routes.
@@ -80,7 +106,10 @@ var (
 		Name: "Gateway", GroupVersion: gwv1.GroupVersion.String(), Resource: "gateways",
 		Object: &gwv1.Gateway{}, List: &gwv1.GatewayList{},
 		Transform: slimGateway,
-		Records:   func(obj any, c *Config, _ Context) Result { return gatewayRecords(obj.(*gwv1.Gateway), c) },
+		Health: func(obj any, _ HealthContext) (bool, func(dns.RR) bool) {
+			return GatewayUnprogrammed(obj.(*gwv1.Gateway)), nil
+		},
+		Records: func(obj any, c *Config, _ Context) Result { return gatewayRecords(obj.(*gwv1.Gateway), c) },
 	}
 	ListenerSetKind = &Kind{
 		Name: "ListenerSet", GroupVersion: gwv1.GroupVersion.String(), Resource: "listenersets",
@@ -89,18 +118,24 @@ var (
 		ListenerSet: func(obj any) *ListenerSet {
 			return newListenerSet(gwv1.GroupName, "ListenerSet", obj.(*gwv1.ListenerSet))
 		},
+		Parents: func(obj any) ([]string, []string) {
+			return listenerSetParents(newListenerSet(gwv1.GroupName, "ListenerSet", obj.(*gwv1.ListenerSet)))
+		},
 		Older: []*Kind{{
-			Name: "ListenerSet", GroupVersion: XListenerSetVersion.String(), Resource: "xlistenersets",
+			Name: "ListenerSet", APIKind: "XListenerSet", GroupVersion: XListenerSetVersion.String(), Resource: "xlistenersets",
 			Object: &gwv1.ListenerSet{}, List: &gwv1.ListenerSetList{},
 			Transform: slimListenerSet,
 			ListenerSet: func(obj any) *ListenerSet {
 				return newListenerSet(experimentalGroup, "XListenerSet", obj.(*gwv1.ListenerSet))
 			},
+			Parents: func(obj any) ([]string, []string) {
+				return listenerSetParents(newListenerSet(experimentalGroup, "XListenerSet", obj.(*gwv1.ListenerSet)))
+			},
 		}},
 	}
 	NamespaceKind = &Kind{
 		Name: "Namespace", GroupVersion: "v1", Resource: "namespaces",
-		Object: &metav1.PartialObjectMetadata{}, List: &metav1.PartialObjectMetadataList{},
+		Object: &metav1.PartialObjectMetadata{}, List: &metav1.PartialObjectMetadataList{}, Protobuf: true,
 		Transform: slimNamespace, Cluster: true, ByName: true,
 	}
 )
@@ -109,37 +144,27 @@ var (
 // is set: the default IngressClass stands for a class-less Ingress's class.
 var IngressClassKind = &Kind{
 	Name: "IngressClass", GroupVersion: "networking.k8s.io/v1", Resource: "ingressclasses",
-	Object: &metav1.PartialObjectMetadata{}, List: &metav1.PartialObjectMetadataList{},
+	Object: &metav1.PartialObjectMetadata{}, List: &metav1.PartialObjectMetadataList{}, Protobuf: true,
 	Transform: slimIngressClass, Cluster: true,
-}
-
-// routeKind returns a route kind read at gateway.networking.k8s.io/v1, or at
-// the older versions given, newest first. Objects of older versions are
-// converted to the v1 types by the transform (slimRoute).
-func routeKind(name, resource string, object, list runtime.Object, older ...*Kind) *Kind {
-	k := &Kind{
-		Name: name, GroupVersion: gwv1.GroupVersion.String(), Resource: resource,
-		Object: object, List: list,
-		Transform: slimRouteBackends,
-		Route:     asRoute,
-		Records:   func(obj any, c *Config, ctx Context) Result { return routeRecords(asRoute(obj), ctx, c) },
-	}
-	for _, o := range older {
-		v := *k
-		v.GroupVersion, v.Object, v.List, v.Older = o.GroupVersion, o.Object, o.List, nil
-		k.Older = append(k.Older, &v)
-	}
-	return k
-}
-
-// olderVersion describes an older version of a route kind for routeKind.
-func olderVersion(version string, object, list runtime.Object) *Kind {
-	return &Kind{GroupVersion: gwv1.GroupName + "/" + version, Object: object, List: list}
 }
 
 // Versions returns the kind at each version it can be read at, newest first.
 func (k *Kind) Versions() []*Kind {
 	return append([]*Kind{k}, k.Older...)
+}
+
+// KindName is the kind's name in the API.
+func (k *Kind) KindName() string {
+	if k.APIKind != "" {
+		return k.APIKind
+	}
+	return k.Name
+}
+
+// AllKinds returns every kind the plugin may read: those of the resources
+// option and those read as their context.
+func AllKinds() []*Kind {
+	return append(slices.Clone(Kinds), GatewayKind, ListenerSetKind, NamespaceKind, IngressClassKind, EndpointSliceKind)
 }
 
 // SupportedKinds returns the names of every kind the resources option takes.

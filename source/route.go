@@ -7,12 +7,10 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-	gwv1a2 "sigs.k8s.io/gateway-api/apis/v1alpha2"
-	gwv1a3 "sigs.k8s.io/gateway-api/apis/v1alpha3"
 )
 
 // route is what the plugin keeps of a Gateway API route of any kind and
-// version: slimRoute makes it, the route informers store it, and
+// version: its row's transform makes it (routekinds.go), the route informers store it, and
 // routeRecords reads it. Rules, filters and backends are left out, and of the
 // status only the parents that accepted the route: an HTTPRoute kept as its
 // API type took three times the memory (BenchmarkCacheBytes).
@@ -348,32 +346,4 @@ func protocolRouteKinds(p gwv1.ProtocolType) []string {
 		return []string{"UDPRoute"}
 	}
 	return []string{"HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute", "UDPRoute"}
-}
-
-// slimRoute converts a route of any kind and version into a route.
-// Anything else, such as a cache.DeletedFinalStateUnknown, passes unchanged.
-func slimRoute(obj any) (any, error) {
-	switch o := obj.(type) {
-	case *gwv1.HTTPRoute:
-		return newRoute("HTTPRoute", &o.ObjectMeta, o.Spec.Hostnames, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
-	case *gwv1.GRPCRoute:
-		return newRoute("GRPCRoute", &o.ObjectMeta, o.Spec.Hostnames, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
-	case *gwv1.TLSRoute:
-		return newRoute("TLSRoute", &o.ObjectMeta, o.Spec.Hostnames, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
-	case *gwv1.TCPRoute:
-		return newRoute("TCPRoute", &o.ObjectMeta, nil, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
-	case *gwv1.UDPRoute:
-		return newRoute("UDPRoute", &o.ObjectMeta, nil, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
-	case *gwv1a2.GRPCRoute:
-		return newRoute("GRPCRoute", &o.ObjectMeta, o.Spec.Hostnames, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
-	case *gwv1a3.TLSRoute:
-		return newRoute("TLSRoute", &o.ObjectMeta, o.Spec.Hostnames, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
-	case *gwv1a2.TLSRoute:
-		return newRoute("TLSRoute", &o.ObjectMeta, o.Spec.Hostnames, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
-	case *gwv1a2.TCPRoute:
-		return newRoute("TCPRoute", &o.ObjectMeta, nil, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
-	case *gwv1a2.UDPRoute:
-		return newRoute("UDPRoute", &o.ObjectMeta, nil, &o.Spec.CommonRouteSpec, o.Status.Parents), nil
-	}
-	return obj, nil
 }

@@ -20,9 +20,6 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
-	gwv1a2 "sigs.k8s.io/gateway-api/apis/v1alpha2"
-	gwv1a3 "sigs.k8s.io/gateway-api/apis/v1alpha3"
 )
 
 type (
@@ -46,57 +43,46 @@ type API interface {
 	ServedResources(ctx context.Context, groupVersion string) ([]string, error)
 }
 
-// ApiScheme knows only the kinds the plugin reads. Using it instead of
-// client-go's clientset keeps every other API group out of the binary: about
-// half of its size and of the process's resident memory.
-var (
-	ApiScheme = runtime.NewScheme()
-	apiParams = runtime.NewParameterCodec(ApiScheme)
-	ApiCodecs = serializer.NewCodecFactory(ApiScheme)
-)
+// groupSchemes know only the kinds the plugin reads, one scheme per group
+// version, each made from the kinds' rows (source.AllKinds): what the
+// informers keep, their own types for Services and Ingresses, the metadata
+// alone for Namespaces and IngressClasses. Using them instead of client-go's
+// clientset keeps every other API group out of the binary: about half of its
+// size and of the process's resident memory. A scheme per group version
+// lets one Go type stand for a kind at two versions (XListenerSet and
+// ListenerSet). Kinds read as unstructured objects need none.
+var groupSchemes = map[string]*groupScheme{}
 
-// The built-in group versions the plugin reads.
-var (
-	coreV1       = schema.GroupVersion{Version: "v1"}
-	networkingV1 = schema.GroupVersion{Group: "networking.k8s.io", Version: "v1"}
-	discoveryV1  = schema.GroupVersion{Group: "discovery.k8s.io", Version: "v1"}
-)
-
-// The experimental XListenerSet's objects are read into the ListenerSet
-// type, whose fields the plugin reads are the same; a scheme of their own
-// keeps the type registered once per scheme.
-var (
-	xScheme = runtime.NewScheme()
-	xParams = runtime.NewParameterCodec(xScheme)
-	xCodecs = serializer.NewCodecFactory(xScheme)
-)
+// groupScheme decodes the objects of one group version.
+type groupScheme struct {
+	scheme   *runtime.Scheme
+	params   runtime.ParameterCodec
+	codecs   serializer.CodecFactory
+	protobuf bool // the API server serves its kinds as protobuf
+}
 
 func init() {
-	// Of the built-in groups, only the kinds read, decoded into the types
-	// the informers keep: their own for Services and Ingresses, the metadata
-	// alone for the others. (Events are written as JSON, not through it.)
-	for _, k := range []struct {
-		kind      schema.GroupVersionKind
-		obj, list runtime.Object
-	}{
-		{coreV1.WithKind("Service"), &source.Service{}, &source.ServiceList{}},
-		{coreV1.WithKind("Namespace"), &metav1.PartialObjectMetadata{}, &metav1.PartialObjectMetadataList{}},
-		{networkingV1.WithKind("Ingress"), &source.Ingress{}, &source.IngressList{}},
-		{networkingV1.WithKind("IngressClass"), &metav1.PartialObjectMetadata{}, &metav1.PartialObjectMetadataList{}},
-		{discoveryV1.WithKind("EndpointSlice"), &source.EndpointSlice{}, &source.EndpointSliceList{}},
-	} {
-		ApiScheme.AddKnownTypeWithName(k.kind, k.obj)
-		ApiScheme.AddKnownTypeWithName(k.kind.GroupVersion().WithKind(k.kind.Kind+"List"), k.list)
+	for _, k := range source.AllKinds() {
+		for _, v := range k.Versions() {
+			if v.Dynamic {
+				continue
+			}
+			gv, err := schema.ParseGroupVersion(v.GroupVersion)
+			utilruntime.Must(err)
+			gs := groupSchemes[v.GroupVersion]
+			if gs == nil {
+				gs = &groupScheme{scheme: runtime.NewScheme(), protobuf: v.Protobuf}
+				metav1.AddToGroupVersion(gs.scheme, gv)
+				groupSchemes[v.GroupVersion] = gs
+			}
+			gs.scheme.AddKnownTypeWithName(gv.WithKind(v.KindName()), v.Object.DeepCopyObject())
+			gs.scheme.AddKnownTypeWithName(gv.WithKind(v.KindName()+"List"), v.List.DeepCopyObject())
+		}
 	}
-	metav1.AddToGroupVersion(ApiScheme, coreV1)
-	metav1.AddToGroupVersion(ApiScheme, networkingV1)
-	metav1.AddToGroupVersion(ApiScheme, discoveryV1)
-	utilruntime.Must(gwv1.Install(ApiScheme))
-	utilruntime.Must(gwv1a2.Install(ApiScheme))
-	utilruntime.Must(gwv1a3.Install(ApiScheme))
-	xScheme.AddKnownTypeWithName(source.XListenerSetVersion.WithKind("XListenerSet"), &gwv1.ListenerSet{})
-	xScheme.AddKnownTypeWithName(source.XListenerSetVersion.WithKind("XListenerSetList"), &gwv1.ListenerSetList{})
-	metav1.AddToGroupVersion(xScheme, source.XListenerSetVersion)
+	for _, gs := range groupSchemes {
+		gs.params = runtime.NewParameterCodec(gs.scheme)
+		gs.codecs = serializer.NewCodecFactory(gs.scheme)
+	}
 }
 
 // RestAPI reads the API server with one REST client per group version.
@@ -116,38 +102,24 @@ type groupClient struct {
 	params runtime.ParameterCodec
 }
 
-// NewRestAPI returns the clients for cfg. Built-in kinds are read as
-// protobuf, Gateway API kinds (CRDs) as JSON.
+// NewRestAPI returns the clients for cfg: a REST client per group version
+// of the kinds' rows, protobuf for built-in kinds, JSON for CRDs; and a
+// dynamic client for the kinds read as unstructured objects.
 func NewRestAPI(cfg *rest.Config) (*restAPI, error) {
 	api := &restAPI{groups: map[string]groupClient{}, shareKey: shareKeyOf(cfg)}
-	for _, gv := range []struct {
-		path     string
-		version  runtime.Object // any object of the group version
-		protobuf bool
-		scheme   *runtime.Scheme
-	}{
-		{"/api", &source.Service{}, true, ApiScheme},
-		{"/apis", &source.Ingress{}, true, ApiScheme},
-		{"/apis", &source.EndpointSlice{}, true, ApiScheme},
-		{"/apis", &gwv1.HTTPRoute{}, false, ApiScheme},
-		{"/apis", &gwv1a2.TCPRoute{}, false, ApiScheme},
-		{"/apis", &gwv1a3.TLSRoute{}, false, ApiScheme},
-		{"/apis", &gwv1.ListenerSet{}, false, xScheme},
-	} {
-		gvks, _, err := gv.scheme.ObjectKinds(gv.version)
+	for groupVersion, gs := range groupSchemes {
+		gv, err := schema.ParseGroupVersion(groupVersion)
 		if err != nil {
 			return nil, err
 		}
 		c := rest.CopyConfig(cfg)
-		c.APIPath = gv.path
-		groupVersion := gvks[0].GroupVersion()
-		c.GroupVersion = &groupVersion
-		c.NegotiatedSerializer = ApiCodecs.WithoutConversion()
-		params := apiParams
-		if gv.scheme == xScheme {
-			c.NegotiatedSerializer, params = xCodecs.WithoutConversion(), xParams
+		c.APIPath = "/apis"
+		if gv.Group == "" {
+			c.APIPath = "/api"
 		}
-		if gv.protobuf {
+		c.GroupVersion = &gv
+		c.NegotiatedSerializer = gs.codecs.WithoutConversion()
+		if gs.protobuf {
 			c.ContentType = runtime.ContentTypeProtobuf
 			c.AcceptContentTypes = runtime.ContentTypeProtobuf + "," + runtime.ContentTypeJSON
 		} else {
@@ -157,7 +129,7 @@ func NewRestAPI(cfg *rest.Config) (*restAPI, error) {
 		if err != nil {
 			return nil, err
 		}
-		api.groups[c.GroupVersion.String()] = groupClient{rest: rc, params: params}
+		api.groups[groupVersion] = groupClient{rest: rc, params: gs.params}
 	}
 	var err error
 	if api.Dynamic, err = dynamic.NewForConfig(cfg); err != nil {
@@ -173,7 +145,8 @@ func (a *restAPI) Reads(k *source.Kind) bool {
 
 func (a *restAPI) ListWatch(k *source.Kind, namespace string) (ListFunc, WatchFunc) {
 	if k.Dynamic {
-		rc := a.Dynamic.Resource(source.DNSEndpointResource).Namespace(namespace)
+		gv, _ := schema.ParseGroupVersion(k.GroupVersion)
+		rc := a.Dynamic.Resource(gv.WithResource(k.Resource)).Namespace(namespace)
 		return func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return rc.List(ctx, o) }, rc.Watch
 	}
 	gc := a.groups[k.GroupVersion]

@@ -1,7 +1,12 @@
 package watch
 
 import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"sync"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -11,33 +16,40 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	"github.com/seed-e581d630/k8s_gateway/source"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/rest"
 )
 
 // TestDecodeWithAPICodecs decodes what client-go's own scheme encodes, in
 // protobuf and in JSON, as the REST clients of the informers do: objects,
 // lists and watch events.
 func TestDecodeWithAPICodecs(t *testing.T) {
-	decoder := ApiCodecs.UniversalDeserializer()
 	for _, mediaType := range []string{runtime.ContentTypeProtobuf, runtime.ContentTypeJSON} {
 		info, ok := runtime.SerializerInfoForMediaType(clientscheme.Codecs.SupportedMediaTypes(), mediaType)
 		if !ok {
 			t.Fatalf("no %s serializer", mediaType)
 		}
-		encode := func(obj runtime.Object) []byte {
-			gv := corev1.SchemeGroupVersion
+		groupVersion := func(obj runtime.Object) schema.GroupVersion {
 			if _, ok := obj.(*networkingv1.Ingress); ok {
-				gv = networkingv1.SchemeGroupVersion
+				return networkingv1.SchemeGroupVersion
 			}
-			data, err := runtime.Encode(clientscheme.Codecs.EncoderForVersion(info.Serializer, gv), obj)
+			return corev1.SchemeGroupVersion
+		}
+		encode := func(obj runtime.Object) []byte {
+			data, err := runtime.Encode(clientscheme.Codecs.EncoderForVersion(info.Serializer, groupVersion(obj)), obj)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return data
 		}
+		decoder := func(obj runtime.Object) runtime.Decoder {
+			return groupSchemes[groupVersion(obj).String()].codecs.UniversalDeserializer()
+		}
 		for _, obj := range testutil.TypedObjects() {
 			want := asDecoded(t, obj)
-			got, _, err := decoder.Decode(encode(obj), nil, nil)
+			got, _, err := decoder(obj).Decode(encode(obj), nil, nil)
 			if err != nil || !reflect.DeepEqual(got, want) {
 				t.Errorf("%s %T: decoded %+v (%v), want %+v", mediaType, obj, got, err, want)
 			}
@@ -47,7 +59,7 @@ func TestDecodeWithAPICodecs(t *testing.T) {
 			list.Items = append(list.Items, *obj.(*corev1.Service))
 		}
 		list.SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind("ServiceList"))
-		got, _, err := decoder.Decode(encode(list), nil, nil)
+		got, _, err := decoder(list).Decode(encode(list), nil, nil)
 		var want []source.Service
 		for _, obj := range testutil.TypedObjects()[:3] {
 			want = append(want, *asDecoded(t, obj).(*source.Service))
@@ -77,4 +89,34 @@ func asDecoded(t *testing.T, obj runtime.Object) runtime.Object {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// TestRestAPIUnstructuredKind: a kind read as unstructured objects is listed
+// at its own row's group version and resource, never as DNSEndpoints.
+func TestRestAPIUnstructuredKind(t *testing.T) {
+	var paths []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.URL.Path)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"apiVersion":"example.dev/v1","kind":"WidgetList","metadata":{"resourceVersion":"1"},"items":[]}`)
+	}))
+	defer srv.Close()
+	api, err := NewRestAPI(&rest.Config{Host: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	widgets := &source.Kind{Name: "Widget", GroupVersion: "example.dev/v1", Resource: "widgets", Object: &unstructured.Unstructured{}, Dynamic: true}
+	if !api.Reads(widgets) {
+		t.Fatal("Reads(Widget) is false")
+	}
+	list, _ := api.ListWatch(widgets, "ns")
+	if _, err := list(context.Background(), metav1.ListOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"/apis/example.dev/v1/namespaces/ns/widgets"}; !reflect.DeepEqual(paths, want) {
+		t.Errorf("requests %v, want %v", paths, want)
+	}
 }

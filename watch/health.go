@@ -1,14 +1,12 @@
 package watch
 
 import (
-	"slices"
 	"strings"
 	"sync"
 
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
 	"github.com/seed-e581d630/k8s_gateway/source"
@@ -175,24 +173,6 @@ func (c *Controller) countSlice(key string, delta int32, ready bool) bool {
 	return was != s.healthy()
 }
 
-// unhealthy reports whether the addresses of obj, of w's kind, are
-// unhealthy. Services and Ingresses are asked with health.mu held.
-func (c *Controller) unhealthy(w *Watched, obj any) bool {
-	switch {
-	case w.Nameserver:
-		return false
-	case w.Kind.Name == "Service":
-		svc := obj.(*source.Service)
-		_, healthy := c.serviceHealth(svc.GetNamespace(), svc.GetName())
-		return source.ServiceLoadBalancer(svc) && !healthy
-	case w.Kind == source.GatewayKind:
-		return source.GatewayUnprogrammed(obj.(*gwv1.Gateway))
-	case w.Kind.Route != nil:
-		return source.RouteUnhealthy(obj, c, c.serviceHealth)
-	}
-	return false
-}
-
 // noteHealth remembers the health an object was published with, and tells
 // the hook and the log when it flipped; removed objects are forgotten.
 func (c *Controller) noteHealth(key string, unhealthy, removed bool) {
@@ -227,22 +207,10 @@ const UnhealthyPart = "#unhealthy"
 // (see source.IngressHealth), a route those that point only at Gateways not
 // Programmed (source.RouteDownRecords), under key+UnhealthyPart.
 func (c *Controller) markHealth(w *Watched, key string, obj any, claim *index.Claim, rrs []dns.RR) []dns.RR {
-	parted := !w.Nameserver && (w.Kind.Name == "Ingress" || w.Kind.Route != nil)
+	parted := !w.Nameserver && w.Kind.Backends != nil
 	var sick func(dns.RR) bool
-	if len(rrs) > 0 {
-		switch {
-		case parted && w.Kind.Name == "Ingress":
-			var hosts []string
-			if hosts, claim.Unhealthy = source.IngressHealth(obj.(*source.Ingress), c.serviceHealth); len(hosts) > 0 {
-				sick = func(rr dns.RR) bool { return slices.Contains(hosts, strings.ToLower(rr.Header().Name)) }
-			}
-		case parted:
-			if claim.Unhealthy = c.unhealthy(w, obj); !claim.Unhealthy {
-				sick = source.RouteDownRecords(obj, c, &c.cfg.Sources)
-			}
-		default:
-			claim.Unhealthy = c.unhealthy(w, obj)
-		}
+	if len(rrs) > 0 && !w.Nameserver && w.Version.Health != nil {
+		claim.Unhealthy, sick = w.Version.Health(obj, source.HealthContext{Context: c, Config: &c.cfg.Sources, Service: c.serviceHealth})
 	}
 	var part []dns.RR
 	if sick != nil {
@@ -269,7 +237,7 @@ func (c *Controller) markHealth(w *Watched, key string, obj any, claim *index.Cl
 
 // dropPart removes what markHealth put under key+UnhealthyPart.
 func (c *Controller) dropPart(w *Watched, key string) {
-	if c.cfg.Health && (w.Kind.Name == "Ingress" || w.Kind.Route != nil) {
+	if c.cfg.Health && w.Kind.Backends != nil {
 		c.out.UpdateClaim(key+UnhealthyPart, index.Claim{}, nil)
 	}
 }

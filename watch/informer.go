@@ -195,33 +195,13 @@ func (c *Controller) indexers(w *Watched) cache.Indexers {
 	// dependencies.go); for Ingresses and Services the index would be a
 	// set of every key per namespace, 160 bytes an object, for nothing.
 	indexers := cache.Indexers{}
-	if conv := w.Kind.Route; conv != nil {
+	if parents := w.Version.Parents; parents != nil {
 		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
-		indexers[gatewayIndex] = func(obj any) ([]string, error) { return source.RouteGateways(conv(obj)), nil }
-		indexers[listenerSetIndex] = func(obj any) ([]string, error) { return source.RouteListenerSets(conv(obj)), nil }
+		indexers[gatewayIndex] = func(obj any) ([]string, error) { gws, _ := parents(obj); return gws, nil }
+		indexers[listenerSetIndex] = func(obj any) ([]string, error) { _, lss := parents(obj); return lss, nil }
 	}
-	if c.cfg.Health {
-		switch {
-		case w.Kind.Route != nil:
-			indexers[backendIndex] = func(obj any) ([]string, error) { return source.RouteBackends(obj), nil }
-		case w.Kind.Name == "Ingress":
-			indexers[backendIndex] = func(obj any) ([]string, error) {
-				ing, ok := obj.(*source.Ingress)
-				if !ok {
-					return nil, nil
-				}
-				return source.IngressBackends(ing), nil
-			}
-		}
-	}
-	if conv := w.Version.ListenerSet; conv != nil {
-		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
-		indexers[gatewayIndex] = func(obj any) ([]string, error) {
-			if ns, name, ok := conv(obj).GatewayKey(); ok {
-				return []string{ns + "/" + name}, nil
-			}
-			return nil, nil
-		}
+	if backends := w.Version.Backends; backends != nil && c.cfg.Health {
+		indexers[backendIndex] = func(obj any) ([]string, error) { return backends(obj), nil }
 	}
 	return indexers
 }
