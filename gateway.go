@@ -39,6 +39,10 @@ type timing struct {
 	// reprobe is how often a kind that the cluster does not serve, or that
 	// RBAC forbids, is tried again.
 	reprobe time.Duration
+	// refusalGrace is how long a kind never listed retries a refusal (403,
+	// 401) before it is disabled: a starting API server refuses until its
+	// authorizer is ready.
+	refusalGrace time.Duration
 	// clusterWait is how long the plugin waits, after the first of several
 	// clusters has synced, for the others before it becomes ready.
 	clusterWait time.Duration
@@ -54,7 +58,7 @@ type timing struct {
 
 // defaultTiming is the timing of a running plugin.
 var defaultTiming = timing{
-	startupWait: 5 * time.Second, reprobe: 10 * time.Second, clusterWait: 10 * time.Second,
+	startupWait: 5 * time.Second, reprobe: 10 * time.Second, refusalGrace: 10 * time.Second, clusterWait: 10 * time.Second,
 	health: 2 * time.Second, unreachableAfter: 10 * time.Second, guard: watch.DefaultGuardTiming,
 	persist: persist.Timing{Interval: time.Second, Refresh: soaRefresh * time.Second},
 }

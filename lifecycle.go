@@ -61,7 +61,7 @@ func (g *Gateway) controllerConfigOf(o *clusterOptions, zones []string, nameserv
 		Priority:       o.priority,
 		Failover:       o.failover,
 		ZonesLabel:     strings.Join(zones, " "),
-		Timing:         watch.Timing{StartupWait: g.timing.startupWait, Reprobe: g.timing.reprobe, Guard: g.timing.guard},
+		Timing:         watch.Timing{StartupWait: g.timing.startupWait, Reprobe: g.timing.reprobe, RefusalGrace: g.timing.refusalGrace, Guard: g.timing.guard},
 		// Refused before the index: told and counted as the index's rejections.
 		Refused: indexListener{g}.Rejected,
 	}

@@ -25,6 +25,10 @@ type Timing struct {
 	// Reprobe is how often a kind that the cluster does not serve, or that
 	// RBAC forbids, is tried again.
 	Reprobe time.Duration
+	// RefusalGrace is how long the first probe of a kind that was never
+	// listed retries a refusal (403, 401), as the API server's authorizer
+	// may still be warming up, before it disables the kind.
+	RefusalGrace time.Duration
 	// Guard are the retry waits of the informers' list and watch calls, and
 	// of the first probe.
 	Guard GuardTiming

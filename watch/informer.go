@@ -63,14 +63,31 @@ func (c *Controller) waitForSync(syncs []cache.InformerSynced) bool {
 var errStopped = errors.New("stopped")
 
 // probe lists one object of the kind, retrying transient errors until it
-// works, the error is permanent (not served, forbidden), or the controller stops.
+// works, the error is permanent (not served), or the controller stops.
 // The waits are the guard's (see apiGuard), so that a server started while
 // the API server is down syncs within about a second of its return.
+// A refusal (403, 401) is retried as well until it has lasted the refusal
+// grace: a starting API server refuses every request until its authorizer
+// has loaded the RBAC rules, and a kind disabled then would deny its names
+// (NXDOMAIN) until the next probe. giveUp (another kind works, the startup
+// wait is over) ends the retries of other errors, not of a refusal in its
+// grace.
 func (c *Controller) probe(w *Watched, giveUp <-chan struct{}) error {
+	var refusedSince time.Time
 	for n := 0; ; n++ {
 		err := c.probeOnce(w)
-		if err == nil || apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsUnauthorized(err) || errors.Is(err, errNotServed) {
+		if err == nil || apierrors.IsNotFound(err) || errors.Is(err, errNotServed) {
 			return err
+		}
+		stop := giveUp
+		if refused := apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err); refused {
+			if refusedSince.IsZero() {
+				refusedSince = time.Now()
+			}
+			if time.Since(refusedSince) >= c.cfg.Timing.RefusalGrace {
+				return err
+			}
+			stop = nil
 		}
 		wait := c.cfg.Timing.Guard.backoff(n, err)
 		if n == 0 {
@@ -79,7 +96,7 @@ func (c *Controller) probe(w *Watched, giveUp <-chan struct{}) error {
 		select {
 		case <-c.StopCh:
 			return errStopped
-		case <-giveUp:
+		case <-stop:
 			return fmt.Errorf("%w: %v", errSlow, err)
 		case <-time.After(wait):
 		}
