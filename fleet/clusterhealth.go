@@ -1,6 +1,8 @@
 package fleet
 
 import (
+	"context"
+	"sync/atomic"
 	"time"
 )
 
@@ -28,6 +30,16 @@ func (cl *Cluster) watchHealth(h HealthTiming) {
 	}()
 	tick := time.NewTicker(h.Every)
 	defer tick.Stop()
+	// A quiet API server sends nothing for minutes (a bookmark a minute);
+	// after pingAfter without contact the cluster is asked, so that only
+	// an API server that does not answer counts as silent.
+	pingAfter := h.UnreachableAfter / 2
+	if failover > 0 {
+		pingAfter = min(pingAfter, failover/3)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var pinging atomic.Bool
 	for {
 		select {
 		case <-cl.stopCh:
@@ -42,13 +54,15 @@ func (cl *Cluster) watchHealth(h HealthTiming) {
 		if !ok {
 			since = time.Since(started) // no informer yet: the first probe has not worked
 		}
-		now := reachable
-		switch {
-		case since == 0:
-			now = true
-		case since >= h.UnreachableAfter:
-			now = false
+		if ok && since >= pingAfter && pinging.CompareAndSwap(false, true) {
+			go func() {
+				defer pinging.Store(false)
+				pctx, pcancel := context.WithTimeout(ctx, pingAfter)
+				defer pcancel()
+				_ = cl.Controller.Ping(pctx)
+			}()
 		}
+		now := since < h.UnreachableAfter
 		if ok {
 			clusterLastContact.WithLabelValues(cl.Name).Set(float64(time.Now().Add(-since).UnixNano()) / 1e9)
 		}

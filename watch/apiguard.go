@@ -69,7 +69,8 @@ type kindState struct {
 	mu          sync.Mutex
 	allowed     bool      // the last call was not refused (403, 401, 404)
 	watching    bool      // a watch is open
-	lastContact time.Time // last successful call or event
+	lastContact time.Time // last successful call or event, or the end of the last watch
+	heard       time.Time // last successful call or event (a bookmark included)
 	lists       int       // successful lists (the first one included)
 	// onChange, and the subscribers (one per controller sharing the
 	// informer), hear when the API server starts or stops refusing the kind.
@@ -78,7 +79,8 @@ type kindState struct {
 }
 
 func newKindState(onChange func(allowed bool, err error)) *kindState {
-	return &kindState{allowed: true, lastContact: time.Now(), onChange: onChange}
+	now := time.Now()
+	return &kindState{allowed: true, lastContact: now, heard: now, onChange: onChange}
 }
 
 // subscribe adds fn to the callbacks of a change, until the returned
@@ -113,6 +115,7 @@ func (s *kindState) success(watching bool) {
 	s.mu.Lock()
 	changed := !s.allowed
 	s.allowed, s.watching, s.lastContact = true, watching, time.Now()
+	s.heard = s.lastContact
 	cbs := s.callbacksLocked()
 	s.mu.Unlock()
 	if changed {
@@ -156,7 +159,18 @@ func (s *kindState) watchEnded() {
 func (s *kindState) touch() {
 	s.mu.Lock()
 	s.lastContact = time.Now()
+	s.heard = s.lastContact
 	s.mu.Unlock()
+}
+
+// sinceHeard is the time since the API server last answered a call or sent
+// an event or a bookmark, open watch or not: a watch on a connection that
+// neither answers nor closes stays open for a long time (until client-go's
+// health check fails), saying nothing.
+func (s *kindState) sinceHeard() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return time.Since(s.heard)
 }
 
 // SinceContact is 0 while a watch is open, else the time since the last
@@ -261,6 +275,7 @@ func (g *apiGuard) List(ctx context.Context, o metav1.ListOptions) (runtime.Obje
 // Watch opens a watch, retrying failures, and lists again itself when the
 // API server ends it as expired.
 func (g *apiGuard) Watch(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+	o.AllowWatchBookmarks = true // a bookmark is contact (see sinceHeard)
 	w, err := g.open(ctx, o)
 	if err != nil {
 		if !apierrors.IsResourceExpired(err) && !apierrors.IsGone(err) || o.SendInitialEvents != nil {

@@ -1,0 +1,59 @@
+package gateway
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+)
+
+// TestFailoverFromLastContact: cluster a's watches stay open while its API
+// server says nothing. A quiet API server that answers keeps a primary; one
+// that stops answering without closing its connections (each request hangs)
+// fails over about failover after it went quiet, not when the transport
+// notices; and a cluster that answers again is primary again.
+func TestFailoverFromLastContact(t *testing.T) {
+	a, b := fake.NewSimpleClientset(), fake.NewSimpleClientset()
+	const failover = 300 * time.Millisecond
+	g := k8sStartFleet(t, []k8sFleetCluster{{name: "a", client: a}, {name: "b", client: b}}, func(g *Gateway) {
+		for i, p := range []int32{1, 2} {
+			g.clusters[i].opts.priority, g.clusters[i].opts.failover = p, failover
+			g.clusters[i].set["priority"], g.clusters[i].set["failover"] = true, true
+		}
+	})
+	k8sClaimingServiceIn(t, a, "apps", "web", 100, "web.example.com", "192.0.2.1")
+	k8sClaimingServiceIn(t, b, "apps", "web", 200, "web.example.com", "192.0.2.2")
+	primary := k8sExpect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1"})
+	standby := k8sExpect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.2"})
+	k8sAnswers(t, g, "web.example.com.", dns.TypeA, primary)
+
+	// Quiet but answering: still the primary after several failover times.
+	for end := time.Now().Add(5 * failover); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if got := k8sAnswer(g, "web.example.com.", dns.TypeA); got != primary {
+			t.Fatalf("a quiet API server that answers: got %s, want the primary", got)
+		}
+	}
+
+	// Black-holed: every request hangs until released.
+	var mu sync.Mutex
+	hole := make(chan struct{})
+	a.PrependReactor("*", "*", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
+		mu.Lock()
+		h := hole
+		mu.Unlock()
+		<-h
+		return false, nil, nil
+	})
+	quiet := time.Now()
+	k8sAnswers(t, g, "web.example.com.", dns.TypeA, standby)
+	// The last contact was at most a ping interval (failover/3) before.
+	if d := time.Since(quiet); d < failover*2/3 {
+		t.Errorf("failed over %s after the silence began, before failover %s", d, failover)
+	}
+	close(hole)
+	k8sAnswers(t, g, "web.example.com.", dns.TypeA, primary)
+}
