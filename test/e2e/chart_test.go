@@ -506,7 +506,7 @@ type chartCase struct {
 }
 
 func chartCases() []chartCase {
-	return append(chartCasesBase(), chartViewCases()...)
+	return slices.Concat(chartCasesBase(), chartViewCases(), chartOpsCases())
 }
 
 func chartCasesBase() []chartCase {
@@ -520,6 +520,7 @@ func chartCasesBase() []chartCase {
 					"ClusterRoleBinding//k8s-gateway." + ns,
 					"ConfigMap/" + ns + "/k8s-gateway",
 					"Deployment/" + ns + "/k8s-gateway",
+					"PodDisruptionBudget/" + ns + "/k8s-gateway",
 					"Service/" + ns + "/k8s-gateway",
 					"ServiceAccount/" + ns + "/k8s-gateway",
 				}
@@ -540,7 +541,7 @@ func chartCasesBase() []chartCase {
 					"health":     {{"health", ":8080", "{"}, {"lameduck", "5s"}, {"}"}},
 					"ready":      {{"ready", ":8181"}},
 					"prometheus": {{"prometheus", "0.0.0.0:9153"}},
-					"log":        {{"log"}},
+					"log":        {{"log", "{"}, {"class", "denial", "error"}, {"}"}},
 					"errors":     {{"errors"}},
 				} {
 					if got := sb.dirs[dir]; !reflect.DeepEqual(got, want) {
@@ -583,7 +584,12 @@ func chartCasesBase() []chartCase {
 				if !slices.Equal(c.Args, []string{"-conf", "/etc/coredns/Corefile"}) {
 					t.Errorf("args %q", c.Args)
 				}
-				if pod.ServiceAccountName != "k8s-gateway" || *d.Spec.Replicas != 1 {
+				// Two pods, spread across nodes where the scheduler can.
+				if spread := pod.TopologySpreadConstraints; len(spread) != 1 || spread[0].TopologyKey != "kubernetes.io/hostname" ||
+					spread[0].WhenUnsatisfiable != corev1.ScheduleAnyway || !reflect.DeepEqual(spread[0].LabelSelector.MatchLabels, d.Spec.Selector.MatchLabels) {
+					t.Errorf("topologySpreadConstraints %+v", spread)
+				}
+				if pod.ServiceAccountName != "k8s-gateway" || *d.Spec.Replicas != 2 {
 					t.Errorf("serviceAccountName %q, replicas %d", pod.ServiceAccountName, *d.Spec.Replicas)
 				}
 				ports := map[string]string{}

@@ -22,7 +22,7 @@ func TestChart(t *testing.T) {
 	const ns, release = "kube-system", "gw"
 	start := time.Now()
 	helm(t, "install", release, filepath.Join(repoRoot, "charts/k8s-gateway"), "--namespace", ns,
-		"--set", "domain=example.com", "--set", "service.type=NodePort",
+		"--set", "domain=example.com", "--set", "service.type=NodePort", "--set", "replicaCount=1",
 		"--set", "image.registry=localhost", "--set", "image.repository=k8s-gateway", "--set", "image.tag=e2e",
 		"--set", "image.pullPolicy=Never", "--wait", "--timeout", "180s")
 	t.Logf("helm install → Ready (the chart's readiness probe): %s", time.Since(start).Round(100*time.Millisecond))
@@ -136,12 +136,19 @@ func TestManifest(t *testing.T) {
 	kubectl(t, manifest, "apply", "-f", "-")
 	t.Cleanup(func() { kubectlErr(manifest, "delete", "-f", "-", "--wait") })
 	waitRolledOut(t, "kube-system", "k8s-gateway")
-	pod := onePod(t, "kube-system", "app.kubernetes.io/instance=k8s-gateway")
 
+	// The manifest runs two pods (the chart's default): each answers.
 	test := appNamespace(t)
 	name := "m." + test + ".example.com"
 	ingress(t, test, "m", name, "192.0.2.50")
-	eventually(t, 30*time.Second, podIP(t, "kube-system", pod), "1053", name, "60 IN A 192.0.2.50")
+	ips := strings.Fields(kubectl(t, "", "-n", "kube-system", "get", "pods", "-l", "app.kubernetes.io/instance=k8s-gateway",
+		"--field-selector=status.phase=Running", "-o", "jsonpath={.items[*].status.podIP}"))
+	if len(ips) != 2 {
+		t.Fatalf("want 2 running pods, got pod IPs %v", ips)
+	}
+	for _, ip := range ips {
+		eventually(t, 30*time.Second, ip, "1053", name, "60 IN A 192.0.2.50")
+	}
 }
 
 // ---- helpers ----
@@ -280,7 +287,7 @@ func TestDualNameservers(t *testing.T) {
 	const ns = "kube-system"
 	for _, r := range []struct{ name, peer string }{{"dns1", "dns2"}, {"dns2", "dns1"}} {
 		helm(t, "install", r.name, filepath.Join(repoRoot, "charts/k8s-gateway"), "--namespace", ns,
-			"--set", "domain=k8s.example.com", "--set", "fullnameOverride="+r.name, "--set", "secondary="+r.peer+".kube-system",
+			"--set", "domain=k8s.example.com", "--set", "fullnameOverride="+r.name, "--set", "secondary="+r.peer+".kube-system", "--set", "replicaCount=1",
 			"--set", "image.registry=localhost", "--set", "image.repository=k8s-gateway", "--set", "image.tag=e2e",
 			"--set", "image.pullPolicy=Never")
 		t.Cleanup(func() { helmErr("uninstall", r.name, "--namespace", ns, "--wait") })

@@ -35,6 +35,9 @@ helm.sh/chart: {{ include "k8s-gateway.chart" . }}
 {{ include "k8s-gateway.selectorLabels" . }}
 app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | toString | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- with .Values.customLabels }}
+{{ toYaml . }}
+{{- end }}
 {{- end }}
 
 {{- define "k8s-gateway.serviceAccountName" -}}
@@ -53,7 +56,31 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 {{- define "k8s-gateway.image" -}}
 {{- $repo := .Values.image.repository }}
 {{- with .Values.image.registry }}{{ $repo = printf "%s/%s" . $repo }}{{ end }}
+{{- with .Values.image.digest }}
+{{- printf "%s@%s" $repo . }}
+{{- else }}
 {{- printf "%s:%s" $repo (.Values.image.tag | default .Chart.AppVersion | toString) }}
+{{- end }}
+{{- end }}
+
+{{/*
+hints: values of other charts that this one names differently. The schema
+accepts them so that rendering can say what to use instead.
+*/}}
+{{- define "k8s-gateway.hints" -}}
+{{- $hints := dict
+  "debug" "add {name: debug} to extraZonePlugins"
+  "dnsChallenge" "set acme.enabled (RFC 2136 updates for ACME DNS-01 challenges)"
+  "env" "use extraEnv"
+  "args" "use extraArgs (and logFormat for -log-format)"
+  "sidecars" "use extraContainers"
+  "volumes" "use extraVolumes"
+  "volumeMounts" "use extraVolumeMounts" }}
+{{- range $key := keys $hints | sortAlpha }}
+{{- if hasKey $.Values $key }}
+{{- fail (printf "%s is not a value of this chart: %s" $key (get $hints $key)) }}
+{{- end }}
+{{- end }}
 {{- end }}
 
 {{/* zoneList: a string of space-separated zones, or a list, as a JSON list. */}}
