@@ -27,6 +27,8 @@ declare -A want=(
 	[/usr/lib/cni/bridge]=containernetworking-plugins
 	[iptables]=iptables
 	[podman]=podman
+	# The chart's alert rules: promtool check rules / test rules (Debian's prometheus package).
+	[promtool]=prometheus
 )
 missing=()
 for cmd in "${!want[@]}"; do
