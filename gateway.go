@@ -101,6 +101,8 @@ type Gateway struct {
 	unregisterCopies func()
 	// unregisterSizes takes the plugin off the zone size metrics.
 	unregisterSizes func()
+	// apiLimits are the API clients' rate limits (apiserver_qps, apiserver_burst).
+	apiLimits watch.ClientLimits
 	// updateOpts, updates: the updates option (update.go); nil without.
 	updateOpts *acmeupdate.Options
 	updates    *acmeupdate.Service

@@ -28,6 +28,7 @@ import (
 
 	"github.com/seed-e581d630/k8s_gateway/index"
 
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
@@ -51,11 +52,11 @@ func setup(c *caddy.Controller) error {
 	if err := g.setupUpdates(c); err != nil {
 		return plugin.Error(metrics.Plugin, err)
 	}
-	if err := g.addClusters(kubeconfigAPI); err != nil {
+	if err := g.addClusters(g.kubeconfigAPI); err != nil {
 		return plugin.Error(metrics.Plugin, err)
 	}
 	if g.clusterAPI != nil {
-		cfg, err := watch.RestConfig(g.kubeconfig, g.kubecontext)
+		cfg, err := g.restConfig(g.kubeconfig, g.kubecontext)
 		if err != nil {
 			return plugin.Error(metrics.Plugin, fmt.Errorf("clusterapi: %w", err))
 		}
@@ -63,7 +64,9 @@ func setup(c *caddy.Controller) error {
 		if err != nil {
 			return plugin.Error(metrics.Plugin, fmt.Errorf("clusterapi: %w", err))
 		}
-		g.discovery = g.newDiscovery(mgmt.Dynamic, mgmt.ServedResources, fleet.KubeconfigBytesAPI)
+		g.discovery = g.newDiscovery(mgmt.Dynamic, mgmt.ServedResources, func(kubeconfig []byte) (watch.API, error) {
+			return fleet.KubeconfigBytesAPI(kubeconfig, g.apiLimits)
+		})
 	}
 
 	// The first start of the process must not wait for the API server:
@@ -101,12 +104,23 @@ func setup(c *caddy.Controller) error {
 }
 
 // kubeconfigAPI returns the API client of a kubeconfig and context.
-func kubeconfigAPI(kubeconfig, context string) (watch.API, error) {
-	cfg, err := watch.RestConfig(kubeconfig, context)
+func (g *Gateway) kubeconfigAPI(kubeconfig, context string) (watch.API, error) {
+	cfg, err := g.restConfig(kubeconfig, context)
 	if err != nil {
 		return nil, err
 	}
 	return watch.NewRestAPI(cfg)
+}
+
+// restConfig returns the client configuration of a kubeconfig and context,
+// with the block's limits (apiserver_qps, apiserver_burst).
+func (g *Gateway) restConfig(kubeconfig, context string) (*rest.Config, error) {
+	cfg, err := watch.RestConfig(kubeconfig, context)
+	if err != nil {
+		return nil, err
+	}
+	g.apiLimits.Apply(cfg)
+	return cfg, nil
 }
 
 // parse reads one k8s_gateway block. Errors name the Corefile line.
@@ -218,6 +232,24 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 		if err := g.addresses.AddRanges(opt, args); err != nil {
 			return c.Err(err.Error())
 		}
+	case "apiserver_qps":
+		if len(args) != 1 {
+			return argCountErr(c, "apiserver_qps QPS", args)
+		}
+		qps, err := strconv.ParseFloat(args[0], 32)
+		if err != nil || qps <= 0 || qps > 10000 {
+			return c.Errf("apiserver_qps must be a number above 0, at most 10000, got %q", args[0])
+		}
+		g.apiLimits.QPS = float32(qps)
+	case "apiserver_burst":
+		if len(args) != 1 {
+			return argCountErr(c, "apiserver_burst BURST", args)
+		}
+		burst, err := strconv.Atoi(args[0])
+		if err != nil || burst < 1 || burst > 100000 {
+			return c.Errf("apiserver_burst must be an integer from 1 to 100000, got %q", args[0])
+		}
+		g.apiLimits.Burst = burst
 	case "persist":
 		if len(args) != 1 {
 			return argCountErr(c, "persist DIR", args)

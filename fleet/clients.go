@@ -30,14 +30,16 @@ func secretValue(u *unstructured.Unstructured) ([]byte, string) {
 	return b, ""
 }
 
-// KubeconfigBytesAPI returns the API client of a kubeconfig's current context.
-func KubeconfigBytesAPI(kubeconfig []byte) (watch.API, error) {
+// KubeconfigBytesAPI returns the API client of a kubeconfig's current
+// context, with limits (the defaults where limits sets none).
+func KubeconfigBytesAPI(kubeconfig []byte, limits watch.ClientLimits) (watch.API, error) {
 	cfg, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 	if err != nil {
 		return nil, err
 	}
 	cfg.UserAgent = "k8s_gateway"
-	cfg.QPS, cfg.Burst = 50, 100
+	watch.DefaultClientLimits.Apply(cfg)
+	limits.Apply(cfg)
 	return watch.NewRestAPI(cfg)
 }
 

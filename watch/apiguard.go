@@ -57,11 +57,13 @@ type apiGuard struct {
 type GuardTiming struct {
 	RetryInitial time.Duration // the first wait after a failure
 	RetryMax     time.Duration // the longest wait, whatever failed
-	// ThrottledMax is the longest wait the API server may ask for (429 with Retry-After).
+	// ThrottledMax is the longest wait the API server may ask for (429 with
+	// Retry-After): its priority and fairness asks for what it needs, and a
+	// fleet of clients that retries sooner only adds to the load.
 	ThrottledMax time.Duration
 }
 
-var DefaultGuardTiming = GuardTiming{RetryInitial: 100 * time.Millisecond, RetryMax: time.Second, ThrottledMax: 5 * time.Second}
+var DefaultGuardTiming = GuardTiming{RetryInitial: 100 * time.Millisecond, RetryMax: time.Second, ThrottledMax: time.Minute}
 
 // kindState is what the guard reports about one informer: whether the API
 // server lets it read, when it last talked to it, how often it listed.

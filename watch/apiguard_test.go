@@ -30,7 +30,7 @@ func svcObj(name, rv string) *corev1.Service {
 }
 
 func TestGuardBackoff(t *testing.T) {
-	tm := GuardTiming{RetryInitial: 100 * time.Millisecond, RetryMax: time.Second, ThrottledMax: 5 * time.Second}
+	tm := DefaultGuardTiming
 	refused := errors.New("connection refused")
 	for n, want := range []time.Duration{100, 200, 400, 800, 1000, 1000, 1000} {
 		want *= time.Millisecond
@@ -44,8 +44,11 @@ func TestGuardBackoff(t *testing.T) {
 	if d := tm.backoff(0, throttled); d != 3*time.Second {
 		t.Errorf("429 with Retry-After 3: backoff %s, want 3s", d)
 	}
-	if d := tm.backoff(0, apierrors.NewTooManyRequests("slow down", 60)); d != 5*time.Second {
-		t.Errorf("429 with Retry-After 60: backoff %s, want the 5s cap", d)
+	if d := tm.backoff(0, apierrors.NewTooManyRequests("slow down", 45)); d != 45*time.Second {
+		t.Errorf("429 with Retry-After 45: backoff %s, want 45s", d)
+	}
+	if d := tm.backoff(0, apierrors.NewTooManyRequests("slow down", 600)); d != time.Minute {
+		t.Errorf("429 with Retry-After 600: backoff %s, want the 1m cap", d)
 	}
 }
 

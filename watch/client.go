@@ -234,6 +234,26 @@ func RestConfig(kubeconfig, context string) (*rest.Config, error) {
 		return nil, err
 	}
 	cfg.UserAgent = "k8s_gateway"
-	cfg.QPS, cfg.Burst = 50, 100
+	DefaultClientLimits.Apply(cfg)
 	return cfg, nil
+}
+
+// ClientLimits are an API client's rate limits: client-go's QPS and Burst
+// (the apiserver_qps and apiserver_burst options). Zero keeps what is set.
+type ClientLimits struct {
+	QPS   float32
+	Burst int
+}
+
+// DefaultClientLimits are the limits of every API client unless configured.
+var DefaultClientLimits = ClientLimits{QPS: 50, Burst: 100}
+
+// Apply sets cfg's limits to l's, where l sets them.
+func (l ClientLimits) Apply(cfg *rest.Config) {
+	if l.QPS > 0 {
+		cfg.QPS = l.QPS
+	}
+	if l.Burst > 0 {
+		cfg.Burst = l.Burst
+	}
 }
