@@ -43,7 +43,7 @@ func benchGateway(b *testing.B) *Gateway {
 	b.Helper()
 	g := newGateway()
 	g.Zones = []string{"example.com."}
-	g.init()
+	g.buildIndex()
 	b.Cleanup(g.index.Close)
 	hdr := func(name string, t uint16) dns.RR_Header {
 		return dns.RR_Header{Name: name, Rrtype: t, Class: dns.ClassINET, Ttl: 60}

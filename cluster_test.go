@@ -50,7 +50,7 @@ func k8sNewFleet(t testing.TB, clusters []k8sFleetCluster, configure func(*Gatew
 	if configure != nil {
 		configure(g)
 	}
-	g.init()
+	g.buildIndex()
 	err := g.addClusters(func(kubeconfig, _ string) (watch.API, error) { return fakeAPI{core: clients[kubeconfig]}, nil })
 	if err != nil {
 		t.Fatal(err)

@@ -66,7 +66,7 @@ func TestClusterAPIDiscovery(t *testing.T) {
 	g.resources = []string{"Service"}
 	g.timing = k8sTiming
 	g.clusterAPI = &clusterAPIConfig{}
-	g.init()
+	g.buildIndex()
 	served := func(_ context.Context, gv string) ([]string, error) {
 		if gv == capiClusters.GroupVersion().String() {
 			return []string{"clusters"}, nil
@@ -156,7 +156,7 @@ func TestClusterAPIReadyWithWorkloads(t *testing.T) {
 	g.timing = k8sTiming
 	g.timing.clusterWait = time.Minute // ready must come from the sync, not the wait
 	g.clusterAPI = &clusterAPIConfig{}
-	g.init()
+	g.buildIndex()
 	served := func(context.Context, string) ([]string, error) { return []string{"clusters"}, nil }
 	g.discovery = g.newDiscovery(dyn, served, func([]byte) (watch.API, error) { return fakeAPI{core: work}, nil })
 	t.Cleanup(g.stop)
@@ -190,7 +190,7 @@ func TestClusterAPIPriority(t *testing.T) {
 	g.timing = k8sTiming
 	g.clusterAPI = &clusterAPIConfig{}
 	g.priority = 5
-	g.init()
+	g.buildIndex()
 	served := func(_ context.Context, gv string) ([]string, error) { return []string{"clusters"}, nil }
 	g.discovery = g.newDiscovery(dyn, served, func([]byte) (watch.API, error) { return fakeAPI{core: a}, nil })
 	t.Cleanup(g.stop)

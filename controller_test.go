@@ -66,7 +66,7 @@ func k8sNewGatewayAPI(api watch.API, zones []string, configure func(*Gateway)) *
 	if configure != nil {
 		configure(g)
 	}
-	g.init()
+	g.buildIndex()
 	g.fleet.Add(fleet.NewCluster("", g.controllerConfig(), api, g.index, g.emitEvents))
 	return g
 }

@@ -6,7 +6,6 @@ package gateway
 import (
 	"context"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -124,8 +123,8 @@ func newGateway() *Gateway {
 	}
 }
 
-// init prepares the index and NS records once the configuration is complete.
-func (g *Gateway) init() {
+// buildIndex prepares the index and NS records once the configuration is complete.
+func (g *Gateway) buildIndex() {
 	var serials []uint32
 	if g.persistDir != "" {
 		var zc *zoneCopies
@@ -147,59 +146,25 @@ func (g *Gateway) init() {
 	g.buildCatalog(uint32(g.clock().Unix()))
 }
 
-// indexListener logs and counts what the index reports, and sends NOTIFY.
-type indexListener struct{ g *Gateway }
-
-func (l indexListener) SerialChanged(zone string, serial uint32) {
-	zoneSerial.WithLabelValues(zone).Set(float64(serial))
-	l.g.notify(zone)
+// clock returns the time of the plugin's clock.
+func (g *Gateway) clock() time.Time {
+	if g.now != nil {
+		return g.now()
+	}
+	return time.Now()
 }
 
-func (l indexListener) Conflict(name, msg string) {
-	log.Infof("%s: %s", name, msg)
-	if zi := index.ZoneOf(l.g.Zones, name); zi >= 0 {
-		conflictsTotal.WithLabelValues(l.g.Zones[zi]).Inc()
+// snapshot returns what zone zi is answered from: the index once the
+// informers have synced, before that the zone's copy from disk while it is
+// fresh; nil when neither (SERVFAIL).
+func (g *Gateway) snapshot(zi int) *index.Snapshot {
+	if g.ready.Load() {
+		return g.index.Snapshot()
 	}
-}
-
-// Rejected implements index.RejectionListener.
-func (l indexListener) Rejected(r index.Rejection) {
-	log.Warning(r.String())
-	rejectedTotal.WithLabelValues(r.Zone, r.Reason).Inc()
-	cl, key := l.g.fleet.Of(r.Key)
-	if cl == nil {
-		return
+	if zc := g.copies.Load(); zc != nil && zc.fresh(zi, g.clock()) {
+		return zc.index.Snapshot()
 	}
-	if owner, _, _ := strings.Cut(r.Owner, "/"); cl.Name != "" && r.Reason == index.ReasonOwned && owner != cl.Name {
-		clusterConflicts.WithLabelValues(r.Zone).Inc()
-	}
-	if e := cl.Events.Load(); e != nil {
-		r.Key = key // the object in its own cluster
-		e.Rejected(r)
-	}
-}
-
-// Conflicted implements index.ConflictListener. Each cluster hears of its
-// own objects.
-func (l indexListener) Conflicted(c index.Conflict) {
-	byCluster := map[*fleet.Cluster][]string{}
-	for _, k := range c.Keys {
-		if cl, key := l.g.fleet.Of(k); cl != nil {
-			byCluster[cl] = append(byCluster[cl], key)
-		}
-	}
-	if len(byCluster) > 1 {
-		if zi := index.ZoneOf(l.g.Zones, c.Name); zi >= 0 {
-			clusterConflicts.WithLabelValues(l.g.Zones[zi]).Inc()
-		}
-	}
-	for cl, keys := range byCluster {
-		if e := cl.Events.Load(); e != nil {
-			own := c
-			own.Keys = keys
-			e.Conflicted(own)
-		}
-	}
+	return nil
 }
 
 // Name implements plugin.Handler.

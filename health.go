@@ -4,7 +4,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/index"
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
 )
 
@@ -24,32 +23,6 @@ var (
 		"Names per zone answered by a standby cluster: those of a better priority have no healthy target there.",
 		"zone")
 )
-
-// HealthChanged implements index.HealthListener.
-func (l indexListener) HealthChanged(zone string, h index.ZoneHealth) {
-	unhealthyTargets.WithLabelValues(zone).Set(float64(h.Unhealthy))
-	failOpenNames.WithLabelValues(zone).Set(float64(h.FailOpen))
-	standbyNames.WithLabelValues(zone).Set(float64(h.Standby))
-}
-
-// FailOpen implements index.HealthListener. A cluster set down may send
-// every one of its names at once: the log says only the first few per second.
-func (l indexListener) FailOpen(zone, name string, open bool) {
-	if open {
-		failOpenTotal.WithLabelValues(zone).Inc()
-	}
-	if !failOpenLog.allow(time.Now()) {
-		return
-	}
-	if n := failOpenLog.takeSuppressed(); n > 0 {
-		log.Infof("(%d more names started or stopped being answered fail-open; see health_failopen_names)", n)
-	}
-	if open {
-		log.Warningf("%s: every target is unhealthy; answering with all of them (fail open)", name)
-		return
-	}
-	log.Infof("%s: a healthy target again; no longer answered fail-open", name)
-}
 
 // failOpenLog limits the fail-open log lines to logBurst a second.
 var failOpenLog logLimiter

@@ -34,7 +34,7 @@ func qtGateway(t testing.TB, zones []string, configure func(*Gateway), objects m
 	clk := &testutil.Clock{}
 	clk.Set(time.Now().Truncate(time.Second))
 	g.now = clk.Now
-	g.init()
+	g.buildIndex()
 	clk.Add(time.Second)
 	t.Cleanup(g.index.Close)
 	keys := make([]string, 0, len(objects))

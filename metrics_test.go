@@ -127,7 +127,7 @@ func TestCopyMetrics(t *testing.T) {
 	// A second instance whose zone has no copy.
 	other := newGateway()
 	other.Zones, other.persistDir = zones[1:], t.TempDir()
-	other.init()
+	other.buildIndex()
 	t.Cleanup(other.index.Close)
 	defer registerCopies(other)()
 

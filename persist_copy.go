@@ -123,24 +123,3 @@ func (zc *zoneCopies) allFresh(now time.Time) bool {
 	}
 	return true
 }
-
-// clock returns the time of the plugin's clock.
-func (g *Gateway) clock() time.Time {
-	if g.now != nil {
-		return g.now()
-	}
-	return time.Now()
-}
-
-// snapshot returns what zone zi is answered from: the index once the
-// informers have synced, before that the zone's copy from disk while it is
-// fresh; nil when neither (SERVFAIL).
-func (g *Gateway) snapshot(zi int) *index.Snapshot {
-	if g.ready.Load() {
-		return g.index.Snapshot()
-	}
-	if zc := g.copies.Load(); zc != nil && zc.fresh(zi, g.clock()) {
-		return zc.index.Snapshot()
-	}
-	return nil
-}

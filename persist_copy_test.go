@@ -41,7 +41,7 @@ func ptCopyGateway(t *testing.T, zones []string, objects map[string][]string, ag
 	clk = &testutil.Clock{}
 	clk.Set(ptWritten.Add(age))
 	g.now = clk.Now
-	g.init()
+	g.buildIndex()
 	t.Cleanup(g.index.Close)
 	return g, from, clk
 }
@@ -161,7 +161,7 @@ func TestPersistCopyLoad(t *testing.T) {
 			clk := &testutil.Clock{}
 			clk.Set(ptWritten.Add(tc.age))
 			g.now = clk.Now
-			g.init()
+			g.buildIndex()
 			t.Cleanup(g.index.Close)
 			if g.Ready() != tc.ready {
 				t.Errorf("Ready() = %v, want %v", g.Ready(), tc.ready)

@@ -48,7 +48,7 @@ func setup(c *caddy.Controller) error {
 	if err != nil {
 		return plugin.Error(metrics.Plugin, err)
 	}
-	g.init()
+	g.buildIndex()
 	if err := g.setupUpdates(c); err != nil {
 		return plugin.Error(metrics.Plugin, err)
 	}

@@ -311,7 +311,7 @@ func TestRejectedMetric(t *testing.T) {
 	g := newGateway()
 	g.Zones = []string{zone}
 	g.ownership = index.First
-	g.init()
+	g.buildIndex()
 	t.Cleanup(g.index.Close)
 	g.index.Flush()
 	owned, reserved := value(zone, index.ReasonOwned), value(zone, index.ReasonReserved)

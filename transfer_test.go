@@ -52,7 +52,7 @@ func xtGateway(t testing.TB, zones []string, objects map[string][]string) *Gatew
 	clk := &testutil.Clock{}
 	clk.Set(time.Now().Truncate(time.Second))
 	g.now = clk.Now
-	g.init()
+	g.buildIndex()
 	clk.Add(time.Second)
 	t.Cleanup(g.index.Close)
 	keys := make([]string, 0, len(objects))
@@ -820,7 +820,7 @@ func TestTransferNotify(t *testing.T) {
 	g := newGateway()
 	g.Zones = []string{"example.com.", "example.org."}
 	g.now = clk.now
-	g.init()
+	g.buildIndex()
 	t.Cleanup(g.index.Close)
 	clk.set(clk.now().Add(10 * time.Second))
 	g.index.Flush()

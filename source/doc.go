@@ -5,7 +5,7 @@
 // It holds, one file per kind, the slim types each kind is kept as and their
 // protobuf and JSON decoders (service.go, ingress.go, dnsendpoint.go,
 // gatewayapi.go, route.go, listenerset.go, namespace.go, ingressclass.go);
-// the hostnames, targets and annotations every kind shares (kubernetes.go,
+// the hostnames, targets and annotations every kind shares (records.go,
 // hostname.go, object.go); the Gateway API graph as data (parentRefs,
 // listeners, ListenerSets, allowedRoutes); reverse names (reverse.go); and
 // for the health option, the slim EndpointSlice (endpointslice.go), the
