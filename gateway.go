@@ -76,11 +76,13 @@ type Gateway struct {
 	// clusterOptions are the block's: those of its one cluster, and the
 	// defaults of the clusters that cluster blocks name.
 	clusterOptions
-	ownership  index.Policy         // who may publish at a name
-	addresses  source.AddressFilter // the include and exclude options
-	clusters   []clusterSpec        // the cluster blocks, in order; none: the block reads one cluster
-	fleet      fleet.Fleet          // the clusters the plugin reads, by key prefix
-	persistDir string               // the persist option: the copies of the zones on disk; "" without
+	ownership   index.Policy         // who may publish at a name
+	addresses   source.AddressFilter // the include and exclude options
+	clusters    []clusterSpec        // the cluster blocks, in order; none: the block reads one cluster
+	fleet       fleet.Fleet          // the clusters the plugin reads, by key prefix
+	persistDir  string               // the persist option: the copies of the zones on disk; "" without
+	persistLine int                  // the line of the persist option
+	view        string               // the server block's view (the view plugin), a label of the per-zone gauges
 	// clusterAPI: the clusterapi option; discovery then finds clusters.
 	clusterAPI *clusterAPIConfig
 	discovery  *fleet.Discovery

@@ -8,20 +8,22 @@ import (
 )
 
 // The metrics of the health option and of cluster priorities (see
-// index/health.go for the decisions they count).
+// index/health.go for the decisions they count), per zone and view (the
+// view plugin's name in the server block, "" without): two views of one
+// zone decide apart.
 var (
 	unhealthyTargets = metrics.GaugeVec("health_unhealthy_targets",
 		"Unhealthy targets per zone: an object's records at one name, marked unhealthy (withdrawn, or answered fail-open).",
-		"zone")
+		"zone", "view")
 	failOpenNames = metrics.GaugeVec("health_failopen_names",
 		"Names per zone whose every target is unhealthy, answered with all of them (fail open).",
-		"zone")
+		"zone", "view")
 	failOpenTotal = metrics.CounterVec("health_failopen_total",
 		"Counter of names per zone that started to be answered fail-open.",
-		"zone")
+		"zone", "view")
 	standbyNames = metrics.GaugeVec("standby_names",
 		"Names per zone answered by a standby cluster: those of a better priority have no healthy target there.",
-		"zone")
+		"zone", "view")
 )
 
 // failOpenLog limits the fail-open log lines to logBurst a second.

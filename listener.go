@@ -65,16 +65,16 @@ func (l indexListener) Conflicted(c index.Conflict) {
 
 // HealthChanged implements index.HealthListener.
 func (l indexListener) HealthChanged(zone string, h index.ZoneHealth) {
-	unhealthyTargets.WithLabelValues(zone).Set(float64(h.Unhealthy))
-	failOpenNames.WithLabelValues(zone).Set(float64(h.FailOpen))
-	standbyNames.WithLabelValues(zone).Set(float64(h.Standby))
+	unhealthyTargets.WithLabelValues(zone, l.g.view).Set(float64(h.Unhealthy))
+	failOpenNames.WithLabelValues(zone, l.g.view).Set(float64(h.FailOpen))
+	standbyNames.WithLabelValues(zone, l.g.view).Set(float64(h.Standby))
 }
 
 // FailOpen implements index.HealthListener. A cluster set down may send
 // every one of its names at once: the log says only the first few per second.
 func (l indexListener) FailOpen(zone, name string, open bool) {
 	if open {
-		failOpenTotal.WithLabelValues(zone).Inc()
+		failOpenTotal.WithLabelValues(zone, l.g.view).Inc()
 	}
 	if !failOpenLog.allow(time.Now()) {
 		return

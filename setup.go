@@ -79,6 +79,7 @@ func setup(c *caddy.Controller) error {
 		return nil
 	})
 	c.OnStartup(func() error {
+		g.view = dnsserver.GetConfig(c).ViewName // known once every block is set up
 		// With the transfer plugin in the server block, changes send NOTIFY.
 		if t, ok := dnsserver.GetConfig(c).Handler("transfer").(*transfer.Transfer); ok {
 			g.xfer.Store(t)
@@ -160,6 +161,9 @@ func parse(c *caddy.Controller) (*Gateway, error) {
 		}
 	}
 	opt, err := g.checkZones()
+	if err == nil {
+		opt, err = "persist", claimPersist(c, g)
+	}
 	if err == nil {
 		opt, err = g.checkClusters()
 	}
@@ -257,7 +261,7 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 		if err := persist.CheckDir(args[0]); err != nil {
 			return c.Errf("persist: %v", err)
 		}
-		g.persistDir = args[0]
+		g.persistDir, g.persistLine = args[0], c.Line()
 	default:
 		err := setClusterOption(&g.clusterOptions, opt, args)
 		if errors.Is(err, errUnknownOption) {
