@@ -104,6 +104,8 @@ type Gateway struct {
 	unregisterSizes func()
 	// apiLimits are the API clients' rate limits (apiserver_qps, apiserver_burst).
 	apiLimits watch.ClientLimits
+	// tlsReload: the CERT and KEY of the tls_reload option (tlsreload.go); nil without.
+	tlsReload []string
 	// updateOpts, updates: the updates option (update.go); nil without.
 	updateOpts *acmeupdate.Options
 	updates    *acmeupdate.Service

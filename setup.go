@@ -52,6 +52,9 @@ func setup(c *caddy.Controller) error {
 	if err := g.setupUpdates(c); err != nil {
 		return plugin.Error(metrics.Plugin, err)
 	}
+	if err := g.setupTLSReload(c); err != nil {
+		return plugin.Error(metrics.Plugin, err)
+	}
 	if err := g.addClusters(g.kubeconfigAPI); err != nil {
 		return plugin.Error(metrics.Plugin, err)
 	}
@@ -236,6 +239,11 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 		if err := g.addresses.AddRanges(opt, args); err != nil {
 			return c.Err(err.Error())
 		}
+	case "tls_reload":
+		if len(args) != 2 {
+			return argCountErr(c, "tls_reload CERT KEY", args)
+		}
+		g.tlsReload = []string{args[0], args[1]}
 	case "apiserver_qps":
 		if len(args) != 1 {
 			return argCountErr(c, "apiserver_qps QPS", args)

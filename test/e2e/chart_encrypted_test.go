@@ -103,6 +103,10 @@ autoscaling: {enabled: true, minReplicas: 2, maxReplicas: 4, targetCPUUtilizatio
 	if got := cf[0].dirs["tls"]; !reflect.DeepEqual(got, [][]string{{"tls", "/etc/k8s-gateway/tls/tls.crt", "/etc/k8s-gateway/tls/tls.key"}}) {
 		t.Errorf("tls directive %q", got)
 	}
+	// The plugin serves the certificate the files hold now (tls_reload).
+	if _, opts := cf[0].gateway(t); !slices.Equal(opts["tls_reload"], []string{"/etc/k8s-gateway/tls/tls.crt", "/etc/k8s-gateway/tls/tls.key"}) {
+		t.Errorf("k8s_gateway tls_reload %q", opts["tls_reload"])
+	}
 
 	chartEnsureCRDs(t, []string{"certificates.cert-manager.io"}, true, filepath.Join(repoRoot, "test/e2e/testdata/certificate-crd.yaml"))
 	chartApplyDryRun(t, m.text)
@@ -156,6 +160,34 @@ spec: {rules: [{host: web.`+ns+`.example.com}]}
 		"+tls-hostname="+nsName, "+short", "+timeout=3", "+retry=0", name, "AAAA").CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "2001:db8::80" {
 		t.Errorf("kdig +tls: %v\n%s", err, out)
+	}
+
+	// A renewed certificate (here of another CA) is served without a
+	// restart, within tls_reload's check interval.
+	renewed, err := harness.NewTestCA([]string{nsName}, []net.IP{net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"tls.crt": renewed.ServerCertPEM, "tls.key": renewed.ServerKeyPEM, "ca2.crt": renewed.CertPEM} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	replaced := time.Now()
+	for {
+		out, err = exec.Command("kdig", "@127.0.0.1", "-p", strconv.Itoa(dot), "+tls", "+tls-ca="+filepath.Join(dir, "ca2.crt"),
+			"+tls-hostname="+nsName, "+short", "+timeout=2", "+retry=0", name, "AAAA").CombinedOutput()
+		if err == nil && strings.TrimSpace(string(out)) == "2001:db8::80" {
+			break
+		}
+		if time.Since(replaced) > 30*time.Second {
+			t.Fatalf("kdig +tls with the new CA 30s after the files changed: %v\n%s", err, out)
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+	t.Logf("renewed certificate served %s after the files changed", time.Since(replaced).Round(100*time.Millisecond))
+	if _, err := renewed.ExchangeDoH(new(dns.Msg).SetQuestion(name, dns.TypeA), "127.0.0.1:"+strconv.Itoa(doh), nsName); err != nil {
+		t.Errorf("DoH with the renewed certificate: %v", err)
 	}
 }
 

@@ -4,11 +4,17 @@ package e2e
 
 import (
 	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/miekg/dns"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -150,4 +156,68 @@ func TestChartOpsBadValues(t *testing.T) {
 			}
 		})
 	}
+}
+
+// chartZoneFileKey returns the ConfigMap key of the zone file filename:
+// filename, a dash and ten hex digits of its contents' hash.
+func chartZoneFileKey(t *testing.T, data map[string]string, filename string) string {
+	t.Helper()
+	for k := range data {
+		if rest, ok := strings.CutPrefix(k, filename+"-"); ok && regexp.MustCompile(`^[0-9a-f]{10}$`).MatchString(rest) {
+			return k
+		}
+	}
+	t.Fatalf("no key for %s in the ConfigMap: %q", filename, slices.Collect(maps.Keys(data)))
+	return ""
+}
+
+// TestChartZoneFileEdit: a zone file edited through the chart, its SOA
+// serial unchanged, is served once the pod's files change: the Corefile
+// names the file by a hash of its contents, so the reload plugin loads
+// the new Corefile and the file plugin the new contents. The server is not
+// restarted.
+func TestChartZoneFileEdit(t *testing.T) {
+	chartHelm(t)
+	ns := namespace(t)
+	values := func(addr string) string {
+		return `domain: example.com
+extraZonePlugins: [{name: errors}, {name: ready, parameters: ":8181"}, {name: reload, parameters: "2s 1s"}]
+zoneFiles:
+  - filename: db.example.org
+    domains: example.org
+    contents: |
+      $ORIGIN example.org.
+      @    60 IN SOA ns1.example.org. hostmaster.example.org. 7 300 60 604800 60
+      @    60 IN NS  ns1.example.org.
+      ns1  60 IN A   198.51.100.53
+      www  60 IN A   ` + addr + "\n"
+	}
+	data := chartGet[corev1.ConfigMap](t, chartRender(t, ns, values("198.51.100.80")), "ConfigMap", "").Data
+	corefile := chartLocalCorefile(t, data)
+	dir := filepath.Dir(filepath.Join(repoRoot, corefile))
+	s := startServer(t, corefile, kubeconfig)
+	s.eventually(t, 5*time.Second, "www.example.org.", dns.TypeA, expectation{
+		Rcode: "NOERROR", Answer: []string{"www.example.org. 60 IN A 198.51.100.80"}, Authority: []string{"NS"}})
+
+	// The edit, as kubelet writes a ConfigMap: every key at once. The new
+	// Corefile keeps the old one's ports and directories.
+	edited := chartGet[corev1.ConfigMap](t, chartRender(t, ns, values("198.51.100.81")), "ConfigMap", "").Data
+	if chartZoneFileKey(t, edited, "db.example.org") == chartZoneFileKey(t, data, "db.example.org") {
+		t.Fatal("the zone file's key did not change with its contents")
+	}
+	oldCorefile, err := os.ReadFile(filepath.Join(dir, "Corefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	newCorefile := strings.ReplaceAll(string(oldCorefile), chartZoneFileKey(t, data, "db.example.org"), chartZoneFileKey(t, edited, "db.example.org"))
+	key := chartZoneFileKey(t, edited, "db.example.org")
+	if err := os.WriteFile(filepath.Join(dir, key), []byte(edited[key]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Corefile"), []byte(newCorefile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := s.eventually(t, 30*time.Second, "www.example.org.", dns.TypeA, expectation{
+		Rcode: "NOERROR", Answer: []string{"www.example.org. 60 IN A 198.51.100.81"}, Authority: []string{"NS"}})
+	t.Logf("the edited zone file served %s after the files changed (reload every 2s)", d)
 }

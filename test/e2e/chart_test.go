@@ -1053,14 +1053,16 @@ zoneFiles:
 `,
 			check: func(t *testing.T, ns string, m chartManifest, cf chartCorefile) {
 				cm := chartGet[corev1.ConfigMap](t, m, "ConfigMap", "")
-				if !strings.Contains(cm.Data["db.example.com"], "static  60 IN A   198.51.100.1") || !strings.Contains(cm.Data["db.example.org"], "www     60 IN A   198.51.100.80") {
+				// Each file's key is its name and a hash of its contents (see TestChartZoneFileEdit).
+				com, org := chartZoneFileKey(t, cm.Data, "db.example.com"), chartZoneFileKey(t, cm.Data, "db.example.org")
+				if !strings.Contains(cm.Data[com], "static  60 IN A   198.51.100.1") || !strings.Contains(cm.Data[org], "www     60 IN A   198.51.100.80") {
 					t.Errorf("zone files in the ConfigMap: %q", cm.Data)
 				}
 				if len(cf) != 2 {
 					t.Fatalf("want two server blocks, got %d", len(cf))
 				}
 				// The zone of k8s_gateway: its file after it, for fallthrough.
-				if got, want := cf[0].dirs["file"], [][]string{{"file", "/etc/coredns/db.example.com", "example.com"}}; !reflect.DeepEqual(got, want) {
+				if got, want := cf[0].dirs["file"], [][]string{{"file", "/etc/coredns/" + com, "example.com"}}; !reflect.DeepEqual(got, want) {
 					t.Errorf("file in the k8s_gateway block: %q, want %q", got, want)
 				}
 				_, opts := cf[0].gateway(t)
@@ -1069,7 +1071,7 @@ zoneFiles:
 				}
 				// Another zone: a server block of its own.
 				if !slices.Equal(cf[1].keys, []string{"example.org:1053"}) || !slices.Equal(cf[1].directives(), []string{"errors", "file"}) ||
-					!reflect.DeepEqual(cf[1].dirs["file"], [][]string{{"file", "/etc/coredns/db.example.org", "example.org"}}) {
+					!reflect.DeepEqual(cf[1].dirs["file"], [][]string{{"file", "/etc/coredns/" + org, "example.org"}}) {
 					t.Errorf("zone file server block %+v", cf[1])
 				}
 			},

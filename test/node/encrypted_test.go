@@ -93,6 +93,36 @@ func TestChartEncryptedScaled(t *testing.T) {
 		}
 		t.Logf("%s, %s, %s: the same answers over DNS, DoT and DoH", at.plain, at.dot, at.doh)
 	}
+
+	// The certificate is renewed (here by another CA): every pod serves the
+	// new one within a minute of the Secret changing, without a restart
+	// (kubelet rewrites the mounted files; tls_reload reads them again).
+	pods := kubectl(t, "", "-n", ns, "get", "pods", "-l", "app.kubernetes.io/instance="+release, "-o", "jsonpath={.items[*].metadata.name}")
+	renewed, err := harness.NewTestCA([]string{serverName}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renewedCA := filepath.Join(t.TempDir(), "ca.crt")
+	if err := os.WriteFile(renewedCA, renewed.CertPEM, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kubectl(t, renewed.TLSSecret(ns, "enc-tls"), "apply", "-f", "-")
+	replaced := time.Now()
+	for _, ip := range ips {
+		var out []byte
+		poll(t, 90*time.Second, func() bool {
+			out, err = exec.Command("kdig", "@"+ip, "-p", "8853", "+tls", "+tls-ca="+renewedCA, "+tls-hostname="+serverName,
+				"+short", "+timeout=2", "+retry=0", name, "A").CombinedOutput()
+			return err == nil && strings.TrimSpace(string(out)) == "192.0.2.60"
+		})
+		t.Logf("pod %s serves the renewed certificate %s after the Secret changed", ip, time.Since(replaced).Round(time.Second))
+	}
+	if now := kubectl(t, "", "-n", ns, "get", "pods", "-l", "app.kubernetes.io/instance="+release, "-o", "jsonpath={.items[*].metadata.name}"); now != pods {
+		t.Errorf("pods %q became %q: the renewal should need no new pod", pods, now)
+	}
+	if r := kubectl(t, "", "-n", ns, "get", "pods", "-l", "app.kubernetes.io/instance="+release, "-o", "jsonpath={.items[*].status.containerStatuses[0].restartCount}"); strings.Trim(r, "0 ") != "" {
+		t.Errorf("restart counts %q after the renewal, want 0", r)
+	}
 }
 
 // sameEncrypted asks name/qtype over plain DNS, DoT and DoH (retrying while

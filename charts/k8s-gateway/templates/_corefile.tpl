@@ -10,7 +10,7 @@
 {{- $domains := include "k8s-gateway.zoneList" $zf.domains | fromJsonArray }}
 {{- $in := 0 }}
 {{- range $domains }}{{ if has (include "k8s-gateway.zoneKey" .) $zoneKeys }}{{ $in = add1 $in }}{{ end }}{{ end }}
-{{- $entry := dict "filename" $zf.filename "domains" $domains }}
+{{- $entry := dict "filename" $zf.filename "domains" $domains "key" (include "k8s-gateway.zoneFileKey" $zf) }}
 {{- if eq $in (len $domains) }}
 {{- $inBlock = append $inBlock $entry }}
 {{- else if eq $in 0 }}
@@ -30,9 +30,19 @@
 {{- range $ownBlock }}
 {{ range .domains }}{{ . }}:{{ $port }} {{ end }}{
     errors
-    file /etc/coredns/{{ .filename }} {{ join " " .domains }}
+    file /etc/coredns/{{ .key }} {{ join " " .domains }}
 }
 {{- end }}
+{{- end }}
+
+{{/*
+zoneFileKey: the ConfigMap key (and file name) of a zoneFiles entry: its
+filename and a hash of its contents. An edit changes the Corefile, which the
+reload plugin then loads, and the file plugin reads the new contents; the
+file plugin alone would wait for a higher SOA serial.
+*/}}
+{{- define "k8s-gateway.zoneFileKey" -}}
+{{ .filename }}-{{ .contents | sha256sum | trunc 10 }}
 {{- end }}
 
 {{/*
@@ -113,6 +123,9 @@ ranges and plugins) or, without a name, the default block.
         {{- if .Values.persistence.enabled }}
         persist {{ .Values.persistence.mountPath }}{{ with $view.name }}/{{ . }}{{ end }}
         {{- end }}
+        {{- if include "k8s-gateway.encrypted" . }}
+        tls_reload {{ include "k8s-gateway.tlsDir" . }}/tls.crt {{ include "k8s-gateway.tlsDir" . }}/tls.key
+        {{- end }}
         {{- include "k8s-gateway.acmeUpdates" . }}
         {{- with .Values.fleet }}
         {{- if .clusterAPI.enabled }}
@@ -154,7 +167,7 @@ ranges and plugins) or, without a name, the default block.
         {{- end }}
     }
 {{- range $inBlock }}
-    file /etc/coredns/{{ .filename }} {{ join " " .domains }}
+    file /etc/coredns/{{ .key }} {{ join " " .domains }}
 {{- end }}
 }
 {{- end }}
