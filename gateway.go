@@ -109,6 +109,11 @@ type Gateway struct {
 	// updateOpts, updates: the updates option (update.go); nil without.
 	updateOpts *acmeupdate.Options
 	updates    *acmeupdate.Service
+	updatesAt  updatesLines
+	// updatesCluster: the cluster of the keys, Secrets and challenges ("" for
+	// the block's one cluster); owners: the unfiltered view (update_owners.go).
+	updatesCluster string
+	owners         *ownerView
 	// catalogOpt, catalog: the catalog option (catalog.go); nil without.
 	catalogOpt *catalogOption
 	catalog    *catalog.Zone

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -17,17 +16,32 @@ import (
 )
 
 // The updates option: RFC 2136 UPDATE of ACME DNS-01 challenges (package
-// acmeupdate). This file is all the plugin adds for it, besides a field of
-// Gateway, a case of parseOption, a call in setup and two in ServeDNS.
+// acmeupdate). This file and update_owners.go are all the plugin adds for
+// it, besides fields of Gateway, a case of parseOption, a call in setup and
+// two in ServeDNS.
 
 // eventUpdateRefused is the reason of the Event a refused update gives.
 const eventUpdateRefused = "DNSUpdateRefused"
 
-// parseUpdates reads the updates block; its options are one a line.
+// updatesLines are where the updates block and its cluster line are, for
+// the errors of the setup.
+type updatesLines struct {
+	file          string
+	block, clusOp int
+}
+
+// errAt returns an error naming line of the Corefile.
+func (l updatesLines) errAt(line int, format string, args ...any) error {
+	return fmt.Errorf("%s:%d - Error during parsing: updates: %s", l.file, line, fmt.Sprintf(format, args...))
+}
+
+// parseUpdates reads the updates block; its options are one a line. The
+// cluster line is the plugin's; the others are acmeupdate's.
 func parseUpdates(c *caddy.Controller, g *Gateway) error {
 	if g.updateOpts != nil {
 		return c.Err("updates is given twice")
 	}
+	g.updatesAt = updatesLines{file: c.File(), block: c.Line()}
 	if !c.NextArg() || c.Val() != "{" {
 		return c.Err("updates: want updates { ... } with its options inside the braces")
 	}
@@ -36,6 +50,14 @@ func parseUpdates(c *caddy.Controller, g *Gateway) error {
 	at := 0
 	flush := func() error {
 		if len(line) == 0 {
+			return nil
+		}
+		if line[0] == "cluster" {
+			if len(line) != 2 {
+				return g.updatesAt.errAt(at, "want cluster NAME, got %d argument(s)", len(line)-1)
+			}
+			g.updatesCluster, g.updatesAt.clusOp = line[1], at
+			line = nil
 			return nil
 		}
 		if err := opts.Set(line[0], line[1:]); err != nil {
@@ -69,6 +91,31 @@ func parseUpdates(c *caddy.Controller, g *Gateway) error {
 	return c.Err("updates block not closed: missing }")
 }
 
+// localOptions returns the options of the local cluster: the one holding
+// the keys' Secrets and the challenges' DNSEndpoints, whose namespaces the
+// keys are bound to. Without cluster blocks it is the block's one cluster;
+// with them, the updates block must name one (cluster NAME), so that the
+// keys, Secrets and DNSEndpoints are all in one cluster and ownership reads
+// its namespaces.
+func (g *Gateway) localOptions() (clusterOptions, error) {
+	at := g.updatesAt
+	if len(g.clusters) == 0 {
+		if g.updatesCluster != "" {
+			return clusterOptions{}, at.errAt(at.clusOp, "cluster %s: there are no cluster blocks; the keys and challenges are in the block's own cluster", g.updatesCluster)
+		}
+		return g.clusterOptions, nil
+	}
+	if g.updatesCluster == "" {
+		return clusterOptions{}, at.errAt(at.block, "with cluster blocks, name the cluster that holds the keys' Secrets and the challenges: cluster NAME")
+	}
+	for _, s := range g.clusters {
+		if s.name == g.updatesCluster {
+			return s.resolved(g.clusterOptions), nil
+		}
+	}
+	return clusterOptions{}, at.errAt(at.clusOp, "cluster %s: no cluster block of that name", g.updatesCluster)
+}
+
 // setupUpdates runs the updates service with the plugin, when the option is
 // on. UPDATE messages come on the service's own listen address (see package
 // acmeupdate: a MAC covers bytes that CoreDNS does not hand a plugin), never
@@ -77,19 +124,39 @@ func (g *Gateway) setupUpdates(c *caddy.Controller) error {
 	if g.updateOpts == nil {
 		return nil
 	}
-	if !slices.Contains(g.resources, "DNSEndpoint") {
-		return errors.New("updates: the challenges are DNSEndpoints: add DNSEndpoint to resources")
+	local, err := g.localOptions()
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(local.resources, "DNSEndpoint") {
+		return g.updatesAt.errAt(g.updatesAt.block, "the challenges are DNSEndpoints: add DNSEndpoint to resources")
+	}
+	if g.discovery != nil || g.clusterAPI != nil {
+		if g.ownership != index.Union && g.viewFilters() {
+			return g.updatesAt.errAt(g.updatesAt.block, "with clusterapi, ownership cannot be read past the block's namespaces, label, class and address filters: remove them or use ownership union")
+		}
+	}
+	if g.owners, err = g.newOwnerView(kubeconfigAPI); err != nil {
+		return fmt.Errorf("updates: %w", err)
 	}
 	g.newUpdates()
 	c.OnStartup(func() error {
-		cfg, err := watch.RestConfig(g.kubeconfig, g.kubecontext)
+		cfg, err := watch.RestConfig(local.kubeconfig, local.kubecontext)
 		if err != nil {
 			return fmt.Errorf("updates: %w", err)
+		}
+		if g.owners != nil {
+			if err := g.owners.start(g.healthTiming()); err != nil {
+				return fmt.Errorf("updates: %w", err)
+			}
 		}
 		return g.updates.Start(cfg)
 	})
 	c.OnShutdown(func() error {
 		g.updates.Stop()
+		if g.owners != nil {
+			g.owners.stop()
+		}
 		return nil
 	})
 	return nil
@@ -101,50 +168,20 @@ func (g *Gateway) newUpdates() {
 	g.updates = acmeupdate.NewService(g.updateOpts, acmeupdate.Wiring{
 		Zones:      g.Zones,
 		Zone:       acmeupdate.IndexZone(g.Zones, g.snapshot),
-		Authorizer: acmeupdate.AuthorizerFunc(g.mayChallenge),
+		Authorizer: updateAuthorizer{g},
 		OnReject:   g.updateRefused,
 	})
 }
 
-// localCluster returns the cluster of the block's own kubeconfig: the
-// unnamed one, else the first.
+// localCluster returns the local cluster (see localOptions) among the
+// clusters the block reads, or nil.
 func (g *Gateway) localCluster() *fleet.Cluster {
-	clusters := g.fleet.List()
-	for _, cl := range clusters {
-		if cl.Name == "" {
+	for _, cl := range g.fleet.List() {
+		if cl.Name == g.updatesCluster {
 			return cl
 		}
 	}
-	if len(clusters) > 0 {
-		return clusters[0]
-	}
 	return nil
-}
-
-// mayChallenge applies the ownership policy to a challenge of a key's
-// namespace (acmeupdate.Ownership). The keys' namespaces are those of the
-// local cluster: with cluster blocks, the index knows them by the cluster's
-// name, "<cluster>/<namespace>".
-func (g *Gateway) mayChallenge(namespace, zone, name string) (bool, string) {
-	if g.ownership == index.Union {
-		return true, "" // anywhere: no cluster needed to say so
-	}
-	cl := g.localCluster()
-	if cl == nil || cl.Controller == nil {
-		return false, "the cluster is not read yet"
-	}
-	prefix := ""
-	if cl.Name != "" {
-		prefix = cl.Name + "/"
-	}
-	own := acmeupdate.Ownership{
-		Policy: g.ownership,
-		Owners: func(_, name string) []string { return g.index.OwnersBelow(name) },
-		MayPublish: func(ns, name string) bool {
-			return cl.Controller.MayPublish(strings.TrimPrefix(ns, prefix), name)
-		},
-	}
-	return own.MayChallenge(prefix+namespace, zone, name)
 }
 
 // updateRefused gives the tenant an Event (with the events option) on the

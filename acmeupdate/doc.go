@@ -56,7 +56,9 @@
 //     one TXT value (class NONE) or of the TXT RRset (class ANY). Anything
 //     else, including a delete of every RRset of a name: REFUSED.
 //  8. Ownership: the key's namespace must be allowed to publish <name>
-//     (Authorizer): REFUSED otherwise.
+//     (Authorizer): REFUSED otherwise. An Authorizer that is also a
+//     Completer is asked first, before the prerequisites, whether the data
+//     it decides on is whole; while it is not: SERVFAIL, nothing applied.
 //  9. Storage (§3.4.2): each owner name is one DNSEndpoint in the key's
 //     namespace, labelled as the plugin's; only such objects are changed or
 //     deleted. A failed write: SERVFAIL. Updates are atomic per owner name;

@@ -1,6 +1,8 @@
 package acmeupdate
 
 import (
+	"github.com/miekg/dns"
+
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
@@ -8,6 +10,17 @@ import (
 // challenge of name (at _acme-challenge.<name>) in zone. A refusal says why.
 type Authorizer interface {
 	MayChallenge(namespace, zone, name string) (ok bool, why string)
+}
+
+// ReasonIncomplete: the data the ownership decision reads is not whole yet.
+const ReasonIncomplete = "incomplete"
+
+// Completer is an Authorizer that knows whether the data its decisions read
+// is whole: every kind and every cluster listed and in contact. While it is
+// not, no update is accepted (SERVFAIL, ReasonIncomplete): a name whose
+// owner has not been read yet would look free.
+type Completer interface {
+	Complete() (ok bool, why string)
 }
 
 // AuthorizerFunc adapts a function to Authorizer.
@@ -29,9 +42,14 @@ func (f AuthorizerFunc) MayChallenge(namespace, zone, name string) (bool, string
 //     namespace itself (names nobody owns are free);
 //   - delegated: inside the namespace's domains, with the rules of first.
 //
-// The zone apex belongs to the plugin under first and delegated.
+// The zone apex belongs to the plugin under first and delegated, and the
+// nameserver names under every policy: a certificate for the DNS server's
+// own name is never a tenant's. Under first and delegated a name above a
+// nameserver name is refused too (its wildcard would cover it).
 type Ownership struct {
 	Policy index.Policy
+	// Nameservers are the nameserver names of the block's zones (canonical).
+	Nameservers []string
 	// Owners returns the namespaces owning name or a name below it, under the
 	// policy ("" for the plugin's own names).
 	Owners func(zone, name string) []string
@@ -41,6 +59,11 @@ type Ownership struct {
 
 // MayChallenge implements Authorizer.
 func (o Ownership) MayChallenge(namespace, zone, name string) (bool, string) {
+	for _, ns := range o.Nameservers {
+		if name == ns || o.Policy != index.Union && dns.IsSubDomain(name, ns) {
+			return false, "the name of a nameserver of the zone belongs to the DNS server"
+		}
+	}
 	if o.Policy == index.Union {
 		return true, ""
 	}

@@ -2,6 +2,7 @@ package acmeupdate
 
 import (
 	"testing"
+	"time"
 
 	"github.com/miekg/dns"
 
@@ -20,6 +21,9 @@ func TestOwnership(t *testing.T) {
 	o := Ownership{
 		Owners:     func(_, name string) []string { return owners[name] },
 		MayPublish: func(ns, name string) bool { return dns.IsSubDomain(delegated[ns], name) },
+		// A nameserver name that no object publishes (no glue), in a domain
+		// delegated to team-a, and one outside the zone.
+		Nameservers: []string{"ns1.a.example.com.", "ns.example.net."},
 	}
 	cases := []struct {
 		policy   index.Policy
@@ -28,18 +32,25 @@ func TestOwnership(t *testing.T) {
 	}{
 		{index.Union, "team-b", "a.example.com.", true},
 		{index.Union, "team-b", "example.com.", true},
-		{index.First, "team-a", "a.example.com.", true},
+		{index.First, "team-a", "a.example.com.", false}, // above ns1.a.example.com.
 		{index.First, "team-a", "www.a.example.com.", true},
 		{index.First, "team-b", "a.example.com.", false},
 		{index.First, "team-b", "free.example.com.", true},
 		{index.First, "team-b", "example.com.", false},
 		{index.First, "team-a", "ns.example.com.", false},
 		{index.First, "team-a", "shared.example.com.", false},
-		{index.Delegated, "team-a", "a.example.com.", true},
 		{index.Delegated, "team-a", "x.a.example.com.", true},
 		{index.Delegated, "team-b", "b.example.com.", true},
 		{index.Delegated, "team-b", "a.example.com.", false},
 		{index.Delegated, "team-b", "free.example.com.", false},
+		// The nameserver names are the DNS server's under every policy;
+		// the names above them under first and delegated.
+		{index.Union, "team-a", "ns1.a.example.com.", false},
+		{index.First, "team-a", "ns1.a.example.com.", false},
+		{index.Delegated, "team-a", "ns1.a.example.com.", false},
+		{index.Delegated, "team-a", "a.example.com.", false},
+		{index.Union, "team-a", "a.example.com.", true},
+		{index.Delegated, "team-a", "www.a.example.com.", true},
 	}
 	for _, c := range cases {
 		o.Policy = c.policy
@@ -47,5 +58,49 @@ func TestOwnership(t *testing.T) {
 		if ok != c.ok || !ok && why == "" {
 			t.Errorf("%s: %s at %s: %v (%q), want %v", c.policy, c.ns, c.name, ok, why, c.ok)
 		}
+	}
+}
+
+// incompleteAuth is an Authorizer whose data is not whole yet: it would let
+// anyone through.
+type incompleteAuth struct{ complete bool }
+
+func (a *incompleteAuth) MayChallenge(string, string, string) (bool, string) { return true, "" }
+func (a *incompleteAuth) Complete() (bool, string) {
+	if !a.complete {
+		return false, "Ingress is refused by the API server"
+	}
+	return true, ""
+}
+
+// TestIncompleteFailsClosed: while the data of the ownership decision is not
+// whole, no update is accepted: SERVFAIL, signed, counted, logged, nothing
+// stored; once it is, the same update goes through.
+func TestIncompleteFailsClosed(t *testing.T) {
+	u, store, rejected := testUpdater(t, nil)
+	auth := &incompleteAuth{}
+	u.cfg.Authorizer = auth
+	counted := rejectedCount(t, testZone, ReasonIncomplete)
+	send := func() *dns.Msg {
+		m := updateMsg(testZone)
+		m.Id = dns.Id() // a new message each time, not a replay
+		m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)})
+		wire, _ := signed(t, m, keyA, dns.HmacSHA256, secretA, time.Now())
+		reply, _ := serve(t, u, wire)
+		return reply
+	}
+	reply := send()
+	if reply.Rcode != dns.RcodeServerFailure || reply.IsTsig() == nil || len(*rejected) != 1 || (*rejected)[0].Reason != ReasonIncomplete {
+		t.Fatalf("incomplete: %s signed=%v, rejections %v", dns.RcodeToString[reply.Rcode], reply.IsTsig() != nil, *rejected)
+	}
+	if got := rejectedCount(t, testZone, ReasonIncomplete); got != counted+1 {
+		t.Errorf("update_rejected_total{reason=incomplete} went from %v to %v", counted, got)
+	}
+	if got := store.values("team-a", challengeA); len(got) != 0 {
+		t.Fatalf("stored while incomplete: %q", got)
+	}
+	auth.complete = true
+	if reply := send(); reply.Rcode != dns.RcodeSuccess {
+		t.Fatalf("complete: %s", dns.RcodeToString[reply.Rcode])
 	}
 }

@@ -124,6 +124,11 @@ func (u *Updater) process(ctx context.Context, r *dns.Msg, zone string, key Key,
 	for _, rr := range append(slices.Clip(r.Answer), r.Ns...) {
 		touched = append(touched, canonical(rr.Header().Name))
 	}
+	if c, ok := u.cfg.Authorizer.(Completer); ok {
+		if done, why := c.Complete(); !done {
+			return fail(dns.RcodeServerFailure, ReasonIncomplete, "the cluster is not read completely: "+why)
+		}
+	}
 	defer u.names.lock(touched)()
 	view := u.view(now)
 	if f := checkPrereqs(r.Answer, zone, view); f != nil {

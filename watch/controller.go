@@ -82,6 +82,7 @@ type Controller struct {
 	Informers map[InformerKey]*Watched // running informers (registry.go)
 	states    []*kindState             // of every informer started, for the cluster's health
 	pinged    atomic.Int64             // Unix nanoseconds of the last Ping answered, 0 before
+	unread    map[*Watched]error       // the kinds not read, and why (complete.go)
 	StopCh    chan struct{}
 	wg        sync.WaitGroup
 	syncedCh  chan struct{} // closed once every enabled kind has synced
@@ -105,6 +106,7 @@ type Watched struct {
 	key       func(obj metav1.Object) string
 	records   func(obj any) source.Result
 	informer  cache.SharedIndexInformer // set once started
+	synced    cache.InformerSynced      // this controller's handler has seen the first list; set once started
 	stop      chan struct{}             // closed to stop this informer alone
 	// retired is set when a newer version's informer has replaced this one:
 	// its events are ignored from then on.
@@ -179,6 +181,7 @@ func (c *Controller) run() {
 		default:
 			log.Warningf("%s disabled: %v; retrying every %s", w.what(), err, c.cfg.Timing.Reprobe)
 			disabled = append(disabled, w)
+			c.setUnread(w, err)
 		}
 	}
 	if !c.waitForSync(syncs) {
@@ -200,8 +203,10 @@ func (c *Controller) run() {
 		for _, w := range disabled {
 			if err := c.probeOnce(w); err != nil {
 				still = append(still, w)
+				c.setUnread(w, err)
 				continue
 			}
+			c.setUnread(w, nil)
 			log.Infof("%s enabled", w.what())
 			c.startInformer(w, true)
 			running = append(running, w)

@@ -185,6 +185,9 @@ func (c *Controller) startInformer(w *Watched, register bool) cache.InformerSync
 		handler = c.sliceHandler(w)
 	}
 	reg, _ := inf.AddEventHandler(handler)
+	c.Mu.Lock()
+	w.synced = reg.HasSynced
+	c.Mu.Unlock()
 	unsubscribe := state.subscribe(c.guardChanged(w))
 	unregister := func() {}
 	if !w.Nameserver {

@@ -1,0 +1,239 @@
+package gateway
+
+import (
+	"errors"
+	"net/netip"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coredns/caddy"
+	"github.com/miekg/dns"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/seed-e581d630/k8s_gateway/acmeupdate"
+	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/watch"
+)
+
+// The keys of the ownership tests: one per namespace.
+var updKeys = map[string]string{
+	"team-a": "c2VjcmV0LW9mLXRlYW0tYS0zMi1ieXRlcy1sb25nISE=",
+	"team-b": "c2VjcmV0LW9mLXRlYW0tYi0zMi1ieXRlcy1sb25nISE=",
+}
+
+// updGateway returns a gateway of example.com. on client with the updates
+// option (a key per namespace of updKeys), configured by configure, not
+// started.
+func updGateway(t *testing.T, client kubernetes.Interface, configure func(*Gateway)) *Gateway {
+	t.Helper()
+	g := k8sNewGateway(client, []string{"example.com."}, func(g *Gateway) {
+		g.ownership = index.First
+		g.updateOpts = acmeupdate.NewOptions()
+		for ns, secret := range updKeys {
+			k, err := acmeupdate.NewKey(ns+".", "hmac-sha256", secret, ns, "Corefile")
+			if err != nil {
+				t.Fatal(err)
+			}
+			g.updateOpts.Keys = append(g.updateOpts.Keys, k)
+		}
+		g.updateOpts.Listen = "127.0.0.1:0"
+		if configure != nil {
+			configure(g)
+		}
+	})
+	api := func(string, string) (watch.API, error) { return fakeAPI{core: client}, nil }
+	var err error
+	if g.owners, err = g.newOwnerView(api); err != nil {
+		t.Fatal(err)
+	}
+	g.newUpdates()
+	gvr := schema.GroupVersionResource{Group: "externaldns.k8s.io", Version: "v1alpha1", Resource: "dnsendpoints"}
+	g.updates.StartClient(dynfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "DNSEndpointList"}))
+	if err := g.updates.Listen(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.updates.Stop)
+	return g
+}
+
+// updStart starts g (and its owner view) until the test ends.
+func updStart(t *testing.T, g *Gateway) {
+	t.Helper()
+	t.Cleanup(g.stop)
+	if err := g.start(); err != nil {
+		t.Fatal(err)
+	}
+	if g.owners != nil {
+		if err := g.owners.start(g.healthTiming()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(g.owners.stop)
+	}
+}
+
+// updChallenge sends namespace's signed update adding a value at
+// _acme-challenge.<name> and returns the reply's rcode.
+func updChallenge(t *testing.T, g *Gateway, namespace, name string) int {
+	t.Helper()
+	m := new(dns.Msg)
+	m.SetUpdate("example.com.")
+	m.Id = dns.Id()
+	rr, err := dns.NewRR("_acme-challenge." + name + " 60 IN TXT \"token\"")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Insert([]dns.RR{rr})
+	m.SetTsig(namespace+".", dns.HmacSHA256, 300, time.Now().Unix())
+	c := &dns.Client{Net: "tcp", TsigSecret: map[string]string{namespace + ".": updKeys[namespace]}}
+	reply, _, err := c.Exchange(m, g.updates.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reply.Rcode
+}
+
+// updWant checks the rcode of namespace's challenge at name.
+func updWant(t *testing.T, g *Gateway, what, namespace, name string, want int) {
+	t.Helper()
+	if got := updChallenge(t, g, namespace, name); got != want {
+		t.Errorf("%s: %s's challenge at %s: %s, want %s", what, namespace, name, dns.RcodeToString[got], dns.RcodeToString[want])
+	}
+}
+
+// TestUpdateOwnershipFailsClosed: while a kind the ownership decision reads
+// is refused by the API server, or before the first sync (as with persist,
+// which is Ready before it), another tenant's name would look free: no
+// update is accepted (SERVFAIL) until everything is read.
+func TestUpdateOwnershipFailsClosed(t *testing.T) {
+	client := fake.NewSimpleClientset(testutil.NamedIngress("team-a", "web", []string{"www.a.example.com"}, "192.0.2.1"))
+	var forbidden atomic.Bool
+	forbidden.Store(true)
+	client.PrependReactor("list", "ingresses", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
+		if !forbidden.Load() {
+			return false, nil, nil
+		}
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"}, "", errors.New("RBAC: not allowed"))
+	})
+	g := updGateway(t, client, nil)
+	g.ready.Store(true) // ready from a persisted copy, before the informers list
+	updWant(t, g, "before the first sync", "team-b", "www.a.example.com.", dns.RcodeServerFailure)
+	updStart(t, g)
+	updWant(t, g, "Ingresses forbidden", "team-b", "www.a.example.com.", dns.RcodeServerFailure)
+	updWant(t, g, "Ingresses forbidden, a free name", "team-b", "free.example.com.", dns.RcodeServerFailure)
+	forbidden.Store(false)
+	testutil.Eventually(t, "Ingresses read", func() string {
+		if ok, why := (updateAuthorizer{g}).Complete(); !ok {
+			return why
+		}
+		return ""
+	})
+	updWant(t, g, "everything read", "team-b", "www.a.example.com.", dns.RcodeRefused)
+	updWant(t, g, "everything read", "team-a", "www.a.example.com.", dns.RcodeSuccess)
+	updWant(t, g, "everything read, a free name", "team-b", "free.example.com.", dns.RcodeSuccess)
+}
+
+// TestUpdateOwnershipUnfiltered: a block's filters (address exclude,
+// namespaces, labels, classes) hide a name from its view, but the challenge
+// is served in every view: ownership is decided on what the cluster
+// publishes, so the name never looks free.
+func TestUpdateOwnershipUnfiltered(t *testing.T) {
+	internal := testutil.NamedService("team-a", "internal", "10.1.2.3")
+	internal.Labels = map[string]string{"expose": "internal"}
+	cases := []struct {
+		name      string
+		configure func(g *Gateway)
+	}{
+		{"exclude", func(g *Gateway) { g.addresses.Exclude = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")} }},
+		{"namespaces", func(g *Gateway) { g.namespaces = []string{"team-b"} }},
+		{"serviceLabelSelectors", func(g *Gateway) { g.labelSelectors = map[string]string{"Service": "expose=public"} }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			client := fake.NewSimpleClientset(internal.DeepCopy())
+			g := updGateway(t, client, c.configure)
+			updStart(t, g)
+			if got := k8sAnswer(g, "internal.team-a.example.com.", dns.TypeA); got != k8sNX {
+				t.Fatalf("the view shows the name: %s", got)
+			}
+			testutil.Eventually(t, "complete", func() string {
+				if ok, why := (updateAuthorizer{g}).Complete(); !ok {
+					return why
+				}
+				return ""
+			})
+			updWant(t, g, c.name, "team-b", "internal.team-a.example.com.", dns.RcodeRefused)
+			updWant(t, g, c.name, "team-a", "internal.team-a.example.com.", dns.RcodeSuccess)
+		})
+	}
+}
+
+// TestUpdateNameserverNames: a challenge at a nameserver name would give a
+// certificate for the DNS server's own name; it is refused under every
+// policy, even when no object publishes the name.
+func TestUpdateNameserverNames(t *testing.T) {
+	for _, policy := range []index.Policy{index.Union, index.First, index.Delegated} {
+		client := fake.NewSimpleClientset()
+		g := updGateway(t, client, func(g *Gateway) {
+			g.ownership = policy
+			g.apex = "ns1.example.com."
+			g.secondary = "dns2.kube-system"
+			g.delegations = map[string][]string{"team-a": {"example.com."}}
+		})
+		updStart(t, g)
+		testutil.Eventually(t, "complete", func() string {
+			if ok, why := (updateAuthorizer{g}).Complete(); !ok {
+				return why
+			}
+			return ""
+		})
+		updWant(t, g, policy.String(), "team-a", "ns1.example.com.", dns.RcodeRefused)
+		updWant(t, g, policy.String(), "team-a", "dns2.kube-system.example.com.", dns.RcodeRefused)
+		updWant(t, g, policy.String(), "team-a", "www.example.com.", dns.RcodeSuccess)
+		g.stop()
+	}
+}
+
+// TestUpdatesLocalCluster: with cluster blocks, the updates block names the
+// cluster of the keys' Secrets and the challenges; a configuration where
+// they could live in different clusters is refused, naming the line.
+func TestUpdatesLocalCluster(t *testing.T) {
+	kc := k8sKubeconfig(t)
+	clusters := " cluster one {\n  kubeconfig " + kc + "\n }\n cluster two {\n  kubeconfig " + kc + "\n  resources Service\n }\n"
+	cases := []struct {
+		name, updates string
+		err           []string
+	}{
+		{"not named", " updates {\n  secrets\n  listen 127.0.0.1:0\n }\n", []string{"Testfile:9", "cluster NAME"}},
+		{"unknown", " updates {\n  secrets\n  cluster three\n  listen 127.0.0.1:0\n }\n", []string{"Testfile:11", "no cluster block"}},
+		{"without DNSEndpoints", " updates {\n  secrets\n  cluster two\n  listen 127.0.0.1:0\n }\n", []string{"Testfile:9", "DNSEndpoint"}},
+		{"named", " updates {\n  secrets\n  cluster one\n  listen 127.0.0.1:0\n }\n", nil},
+	}
+	for _, c := range cases {
+		ctl := caddy.NewTestController("dns", "k8s_gateway example.com {\n"+clusters+c.updates+"}")
+		err := setup(ctl)
+		if c.err == nil {
+			if err != nil {
+				t.Errorf("%s: %v", c.name, err)
+			}
+			continue
+		}
+		for _, want := range c.err {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: error %v, want %q", c.name, err, want)
+			}
+		}
+	}
+	ctl := caddy.NewTestController("dns", "k8s_gateway example.com {\n updates {\n  secrets\n  cluster one\n  listen 127.0.0.1:0\n }\n}")
+	if err := setup(ctl); err == nil || !strings.Contains(err.Error(), "Testfile:4") {
+		t.Errorf("a cluster line without cluster blocks: %v", err)
+	}
+}

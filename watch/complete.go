@@ -1,0 +1,63 @@
+package watch
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+)
+
+// Whether a controller's view of its cluster is whole, for the decisions
+// that must not be made on part of it (who owns a name, for dynamic
+// updates): the query path serves what it has, these fail closed.
+
+// setUnread records why the kind of w is not read (nil: it is now).
+func (c *Controller) setUnread(w *Watched, err error) {
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	if c.unread == nil {
+		c.unread = map[*Watched]error{}
+	}
+	if err == nil {
+		delete(c.unread, w)
+		return
+	}
+	c.unread[w] = err
+}
+
+// Complete reports whether the controller holds every object of its kinds:
+// it has synced, no kind is refused by the API server (RBAC) or failing (a
+// kind the cluster does not serve has no objects, and counts as read), and
+// every informer has heard from the API server within the last within.
+// Otherwise it says what is missing.
+func (c *Controller) Complete(within time.Duration) (bool, string) {
+	select {
+	case <-c.syncedCh:
+	default:
+		return false, "its informers have not synced yet"
+	}
+	c.Mu.Lock()
+	defer c.Mu.Unlock()
+	for w, err := range c.unread {
+		if errors.Is(err, errNotServed) || apierrors.IsNotFound(err) {
+			continue
+		}
+		return false, fmt.Sprintf("%s cannot be read: %v", w.what(), err)
+	}
+	for _, w := range c.Informers {
+		if w.api == nil {
+			continue
+		}
+		if w.synced == nil || !w.synced() {
+			return false, w.what() + " has not synced yet"
+		}
+		if !w.api.isAllowed() {
+			return false, w.what() + " is refused by the API server"
+		}
+		if d := w.api.sinceContact(); d > within {
+			return false, fmt.Sprintf("no contact with the API server for %s (%s)", d.Round(time.Second), w.what())
+		}
+	}
+	return true, ""
+}
