@@ -136,7 +136,7 @@ func (g *Gateway) setupUpdates(c *caddy.Controller) error {
 			return g.updatesAt.errAt(g.updatesAt.block, "with clusterapi, ownership cannot be read past the block's namespaces, label, class and address filters: remove them or use ownership union")
 		}
 	}
-	if g.owners, err = g.newOwnerView(kubeconfigAPI); err != nil {
+	if g.owners, err = g.newOwnerView(g.kubeconfigAPI); err != nil {
 		return fmt.Errorf("updates: %w", err)
 	}
 	g.newUpdates()
