@@ -120,6 +120,12 @@ ranges and plugins) or, without a name, the default block.
         {{- if (.Values.health).enabled }}
         health
         {{- end }}
+        {{- with .Values.catalog }}{{ if .zone }}
+        catalog {{ .zone }}{{ with .group }} group {{ . }}{{ end }}
+        {{- end }}{{ end }}
+        {{- with (.Values.dnssec).cds }}
+        cds{{ if eq . "delete" }} delete{{ end }}
+        {{- end }}
         {{- if .Values.persistence.enabled }}
         persist {{ .Values.persistence.mountPath }}{{ with $view.name }}/{{ . }}{{ end }}
         {{- end }}

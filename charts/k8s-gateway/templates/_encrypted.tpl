@@ -35,6 +35,7 @@ on the pods' DNS port, and over tls:// and https:// when enabled.
 {{- $zones := include "k8s-gateway.zones" . | fromJsonArray }}
 {{- $keys := list }}
 {{- range $zones }}{{ $keys = append $keys (printf "%s:%s" . (include "k8s-gateway.dnsPort" $)) }}{{ end }}
+{{- with (.Values.catalog).zone }}{{ $keys = append $keys (printf "%s:%s" . (include "k8s-gateway.dnsPort" $)) }}{{ end }}
 {{- if .Values.dnsOverTLS.enabled }}
 {{- range $zones }}{{ $keys = append $keys (printf "tls://%s:%s" . (include "k8s-gateway.dotPort" $)) }}{{ end }}
 {{- end }}
