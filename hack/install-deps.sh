@@ -18,6 +18,8 @@ declare -A want=(
 	# DNS over TLS in the node stage (kdig +tls).
 	[kdig]=knot-dnsutils
 	[unbound]=unbound
+	# The bare-metal stage puts the parent zone's address on lo (ip addr).
+	[ip]=iproute2
 	# make bench: the load generator, and taskset to pin servers and load to CPUs.
 	[dnsperf]=dnsperf
 	[taskset]=util-linux
