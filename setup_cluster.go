@@ -255,7 +255,7 @@ type clusterAPIConfig struct {
 func (g *Gateway) newDiscovery(dyn dynamic.Interface, served func(context.Context, string) ([]string, error), apiOf func([]byte) (watch.API, error)) *fleet.Discovery {
 	return fleet.NewDiscovery(fleet.DiscoveryConfig{
 		Dynamic: dyn, Served: served, APIOf: apiOf, Namespaces: g.clusterAPI.namespaces,
-		Reprobe: g.timing.reprobe, ClusterWait: g.timing.clusterWait, Health: g.healthTiming(),
+		Reprobe: g.timing.reprobe, ClusterWait: g.timing.clusterWait, Health: g.healthTiming(), Guard: g.timing.guard,
 		Members: &g.fleet, Join: g.joinCluster,
 	})
 }

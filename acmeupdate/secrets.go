@@ -10,9 +10,10 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	kwatch "k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/informer"
 )
 
 // SecretLabel marks the Secrets holding a tenant's TSIG key (value "true").
@@ -50,23 +51,23 @@ func SecretKey(u *unstructured.Unstructured) (Key, error) {
 	return NewKey(name+"."+ns+".", alg, secret, ns, "Secret/"+ns+"/"+name)
 }
 
+// secretsTiming are the waits of the Secrets informer's guard; tests shorten them.
+var secretsTiming = informer.DefaultTiming
+
 // WatchSecrets keeps kr in step with the labelled Secrets of namespace (""
-// for all) until stop closes; it returns once the informer has synced.
+// for all) until stop closes; it returns once the informer has synced. The
+// informer is the plugin's recipe (internal/informer): a Secret changed
+// during an API outage is read within about a second of the API's return.
 func WatchSecrets(client dynamic.Interface, namespace string, kr *Keyring, stop <-chan struct{}) {
 	c := client.Resource(secretsResource).Namespace(namespace)
 	selector := SecretLabel + "=true"
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			o.LabelSelector = selector
-			return c.List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (kwatch.Interface, error) {
-			o.LabelSelector = selector
-			return c.Watch(ctx, o)
-		},
-	}
-	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, client),
-		&unstructured.Unstructured{}, cache.SharedIndexInformerOptions{ResyncPeriod: 10 * time.Minute, ObjectDescription: "TSIG key Secrets"})
+	inf, _ := informer.New(informer.Config{
+		Kind: "Secret", What: "TSIG key Secrets", Object: &unstructured.Unstructured{}, Timing: secretsTiming,
+		List:    func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) { return c.List(ctx, o) },
+		Watch:   c.Watch,
+		Options: func(o *metav1.ListOptions) { o.LabelSelector = selector },
+		Client:  client, Resync: 10 * time.Minute,
+	})
 	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { setSecretKey(kr, obj) },
 		UpdateFunc: func(_, obj any) { setSecretKey(kr, obj) },

@@ -3,8 +3,16 @@ package acmeupdate
 import (
 	"context"
 	"encoding/base64"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	kwatch "k8s.io/apimachinery/pkg/watch"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/informer"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -13,19 +21,21 @@ import (
 	dynfake "k8s.io/client-go/dynamic/fake"
 )
 
-func TestWatchSecrets(t *testing.T) {
-	secret := func(ns, name, value string, labelled bool) runtime.Object {
-		u := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "v1", "kind": "Secret",
-			"data": map[string]any{"secret": base64.StdEncoding.EncodeToString([]byte(value))},
-		}}
-		u.SetNamespace(ns)
-		u.SetName(name)
-		if labelled {
-			u.SetLabels(map[string]string{SecretLabel: "true"})
-		}
-		return u
+// secret is a Secret holding value as its TSIG secret, labelled or not.
+func secret(ns, name, value string, labelled bool) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "v1", "kind": "Secret",
+		"data": map[string]any{"secret": base64.StdEncoding.EncodeToString([]byte(value))},
+	}}
+	u.SetNamespace(ns)
+	u.SetName(name)
+	if labelled {
+		u.SetLabels(map[string]string{SecretLabel: "true"})
 	}
+	return u
+}
+
+func TestWatchSecrets(t *testing.T) {
 	client := dynfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{secretsResource: "SecretList"},
 		secret("team-a", "acme", secretA, true), secret("team-b", "other", secretB, false), secret("team-c", "bad", "not base64!", true))
 	core, _ := NewKey("core.", "hmac-sha256", secretB, "team-b", "Corefile")
@@ -60,4 +70,75 @@ func TestWatchSecrets(t *testing.T) {
 	if err := kr.Set("Secret/x/y", Key{Name: "core.", Namespace: "x"}); err == nil {
 		t.Fatal("a Secret took a Corefile key's name")
 	}
+}
+
+// TestWatchSecretsAfterOutage: a TSIG Secret changed while the API server is
+// down is read within about a second of its return, as the kinds are: the
+// informer's guard retries its watch with a short backoff and, the resource
+// version gone (a restart after a compaction), lists again at once.
+func TestWatchSecretsAfterOutage(t *testing.T) {
+	old := secretsTiming
+	secretsTiming = informer.Timing{RetryInitial: 10 * time.Millisecond, RetryMax: 50 * time.Millisecond, ThrottledMax: 50 * time.Millisecond}
+	defer func() { secretsTiming = old }()
+	client := dynfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{secretsResource: "SecretList"},
+		secret("team-a", "acme", secretA, true))
+	var mu sync.Mutex
+	var down, expired bool
+	var current *kwatch.FakeWatcher
+	client.PrependReactor("list", "secrets", func(k8stesting.Action) (bool, runtime.Object, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if down {
+			return true, nil, syscall.ECONNREFUSED
+		}
+		return false, nil, nil
+	})
+	client.PrependWatchReactor("secrets", func(k8stesting.Action) (bool, kwatch.Interface, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case down:
+			return true, nil, syscall.ECONNREFUSED
+		case expired:
+			expired = false
+			return true, nil, apierrors.NewResourceExpired("too old resource version")
+		}
+		current = kwatch.NewFake()
+		return true, current, nil
+	})
+	kr := NewKeyring(nil)
+	stop := make(chan struct{})
+	defer close(stop)
+	WatchSecrets(client, "", kr, stop)
+	if k, ok := kr.Get("acme.team-a."); !ok || k.Secret != secretA {
+		t.Fatalf("before the outage: key %+v %v", k, ok)
+	}
+
+	// The API server goes down: the watch ends (after more than a second:
+	// the reflector backs off after a shorter one), and the Secret changes.
+	time.Sleep(1100 * time.Millisecond)
+	mu.Lock()
+	down = true
+	if current != nil {
+		current.Stop()
+	}
+	mu.Unlock()
+	if _, err := client.Resource(secretsResource).Namespace("team-a").Update(context.Background(), secret("team-a", "acme", secretB, true), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	mu.Lock()
+	down, expired = false, true
+	mu.Unlock()
+	back := time.Now()
+	for {
+		if k, ok := kr.Get("acme.team-a."); ok && k.Secret == secretB {
+			break
+		}
+		if time.Since(back) > 1500*time.Millisecond {
+			t.Fatal("the Secret changed during the outage was not read within about a second of the API's return")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Logf("read %s after the API server's return", time.Since(back).Round(time.Millisecond))
 }

@@ -71,6 +71,7 @@ type DiscoveryConfig struct {
 	Reprobe     time.Duration // how often a management cluster without Clusters is asked again
 	ClusterWait time.Duration // how long readiness waits for the clusters found at start
 	Health      HealthTiming
+	Guard       watch.GuardTiming // the waits of the Cluster and Secret informers' guards
 	// Members is the fleet that the clusters found join and leave.
 	Members *Fleet
 	// Join makes the cluster of the Cluster namespace/name, read with api;
@@ -139,8 +140,8 @@ func (d *Discovery) run(clusters schema.GroupVersionResource) {
 	var syncs []cache.InformerSynced
 	var clusterStores, secretStores stores
 	for _, ns := range namespaces {
-		ci := dynamicInformer(d.cfg.Dynamic, clusters, ns, "")
-		si := dynamicInformer(d.cfg.Dynamic, SecretsResource, ns, ClusterNameLabel)
+		ci := dynamicInformer(d.cfg.Dynamic, "Cluster", clusters, ns, "", d.cfg.Guard)
+		si := dynamicInformer(d.cfg.Dynamic, "Secret", SecretsResource, ns, ClusterNameLabel, d.cfg.Guard)
 		ci.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { d.reconcileObject(obj, "") },
 			UpdateFunc: func(_, obj any) { d.reconcileObject(obj, "") },

@@ -22,11 +22,6 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 )
 
-type (
-	ListFunc  func(context.Context, metav1.ListOptions) (runtime.Object, error)
-	WatchFunc func(context.Context, metav1.ListOptions) (watch.Interface, error)
-)
-
 // API lists and watches the kinds the plugin reads. restAPI implements
 // it for a real API server; the unit tests wrap client-go's fake clientset.
 type API interface {

@@ -52,10 +52,10 @@ func (c *Controller) Complete(within time.Duration) (bool, string) {
 		if w.synced == nil || !w.synced() {
 			return false, w.what() + " has not synced yet"
 		}
-		if !w.api.isAllowed() {
+		if !w.api.IsAllowed() {
 			return false, w.what() + " is refused by the API server"
 		}
-		if d := w.api.sinceContact(); d > within {
+		if d := w.api.SinceContact(); d > within {
 			return false, fmt.Sprintf("no contact with the API server for %s (%s)", d.Round(time.Second), w.what())
 		}
 	}

@@ -3,6 +3,7 @@ package watch
 import (
 	"context"
 	"errors"
+	"github.com/seed-e581d630/k8s_gateway/internal/informer"
 	"slices"
 	"strings"
 	"sync"
@@ -80,7 +81,7 @@ type Controller struct {
 	warnings  map[string]string        // object key → last warnings logged
 	refused   map[string][]string      // object key → names refused before the index (Result.Refused)
 	Informers map[InformerKey]*Watched // running informers (registry.go)
-	states    []*kindState             // of every informer started, for the cluster's health
+	states    []*informer.State        // of every informer started, for the cluster's health
 	pinged    atomic.Int64             // Unix nanoseconds of the last Ping answered, 0 before
 	unread    map[*Watched]error       // the kinds not read, and why (complete.go)
 	StopCh    chan struct{}
@@ -114,8 +115,8 @@ type Watched struct {
 	// Nameserver marks the informers of the nameservers' own Services, which
 	// give the NS names and glue whatever the namespaces option says.
 	Nameserver bool
-	// api is what the informer's apiGuard knows of the API server; set once started.
-	api *kindState
+	// api is what the informer's guard (internal/informer) knows of the API server; set once started.
+	api *informer.State
 }
 
 func New(cfg Config, api API, out Sink) *Controller {
@@ -393,7 +394,7 @@ func (c *Controller) SinceContact() (time.Duration, bool) {
 	var least time.Duration
 	ok := false
 	for _, s := range c.states {
-		d := s.sinceHeard()
+		d := s.SinceHeard()
 		if !ok || d < least {
 			least, ok = d, true
 		}

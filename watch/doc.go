@@ -10,7 +10,7 @@
 // Inside: probing each kind before its informer starts, and again while the
 // cluster does not serve it or RBAC forbids it (probe.go, versions.go);
 // the API guard that retries lists and watches and relists after an
-// outage (apiguard.go, relay.go); the dependency graph, so that a change of
+// outage (internal/informer, the one informer recipe; apiguard.go here); the dependency graph, so that a change of
 // a Gateway, ListenerSet or Namespace recomputes its routes
 // (dependencies.go); delegation under the delegated ownership policy
 // (tenancy.go); the health option (health.go): EndpointSlices counted per

@@ -64,7 +64,7 @@ var errStopped = errors.New("stopped")
 
 // probe lists one object of the kind, retrying transient errors until it
 // works, the error is permanent (not served), or the controller stops.
-// The waits are the guard's (see apiGuard), so that a server started while
+// The waits are the guard's (see informer.Guard), so that a server started while
 // the API server is down syncs within about a second of its return.
 // A refusal (403, 401) is retried as well until it has lasted the refusal
 // grace: a starting API server refuses every request until its authorizer
@@ -89,7 +89,7 @@ func (c *Controller) probe(w *Watched, giveUp <-chan struct{}) error {
 			}
 			stop = nil
 		}
-		wait := c.cfg.Timing.Guard.backoff(n, err)
+		wait := c.cfg.Timing.Guard.Backoff(n, err)
 		if n == 0 {
 			log.Warningf("listing %s: %v; retrying until it works", w.what(), err)
 		}
@@ -163,7 +163,7 @@ func (c *Controller) notServed(k *source.Kind, err error) error {
 // Namespaces) read its store from now on.
 func (c *Controller) startInformer(w *Watched, register bool) cache.InformerSynced {
 	key, s := c.acquire(w)
-	inf, state := s.informer, s.guard.state
+	inf, state := s.informer, s.guard.State()
 	w.api = state
 	c.Mu.Lock()
 	c.states = append(c.states, state)
@@ -188,7 +188,7 @@ func (c *Controller) startInformer(w *Watched, register bool) cache.InformerSync
 	c.Mu.Lock()
 	w.synced = reg.HasSynced
 	c.Mu.Unlock()
-	unsubscribe := state.subscribe(c.guardChanged(w))
+	unsubscribe := state.Subscribe(c.guardChanged(w))
 	unregister := func() {}
 	if !w.Nameserver {
 		unregister = registerGuard(state, c.cfg.ZonesLabel, w.Kind.Name)

@@ -9,11 +9,14 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/informer"
 )
 
 // lockedBuffer collects log output written from several goroutines.
@@ -34,7 +37,7 @@ func (l *lockedBuffer) lines() []string {
 	return strings.Split(strings.TrimSpace(l.b.String()), "\n")
 }
 
-// TestLogPrefix: a line of watch (a list retried) and a line of client-go
+// TestLogPrefix: a line of watch's informers (a list retried) and a line of client-go
 // (klog, routed by RouteKlog) both carry the plugin's prefix.
 func TestLogPrefix(t *testing.T) {
 	var out lockedBuffer
@@ -43,15 +46,16 @@ func TestLogPrefix(t *testing.T) {
 	RouteKlog()
 
 	calls := 0
-	g := &apiGuard{
-		kind: "Service", what: "Service", timing: testGuardTiming, state: newKindState(nil),
-		list: func(context.Context, metav1.ListOptions) (runtime.Object, error) {
+	_, g := informer.New(informer.Config{
+		Kind: "Service", What: "Service", Object: &corev1.Service{},
+		Timing: GuardTiming{RetryInitial: time.Millisecond, RetryMax: time.Millisecond, ThrottledMax: time.Millisecond},
+		List: func(context.Context, metav1.ListOptions) (runtime.Object, error) {
 			if calls++; calls == 1 {
 				return nil, syscall.ECONNREFUSED
 			}
 			return &corev1.ServiceList{}, nil
 		},
-	}
+	})
 	if _, err := g.List(context.Background(), metav1.ListOptions{}); err != nil {
 		t.Fatal(err)
 	}

@@ -24,12 +24,6 @@ var (
 	KindEnabled = metrics.GaugeVec("kind_enabled",
 		"1 when the informer of a kind runs, at the group version given, 0 when the cluster does not serve it or RBAC forbids it; by zone, and by namespace with the namespaces option, else namespace \"\".",
 		"zone", "kind", "namespace", "version")
-	apiRequests = metrics.CounterVec("api_requests_total",
-		"Counter of list and watch requests sent to the API server, by kind and verb.",
-		"kind", "verb")
-	relistsTotal = metrics.CounterVec("relists_total",
-		"Counter of lists after an informer's first, by kind: after an expired watch or an outage.",
-		"kind")
 	clusterChanges = metrics.CounterVec("cluster_object_changes_total",
 		"Counter of Kubernetes object changes applied to the index, by cluster.",
 		"cluster")
@@ -68,7 +62,7 @@ func SetKindMetrics(zones string, running, disabled []*Watched) {
 		setKindEnabled(zones, w, version, v)
 	}
 	for _, w := range running {
-		if w.api != nil && !w.api.isAllowed() {
+		if w.api != nil && !w.api.IsAllowed() {
 			set(w, w.Version.GroupVersion, 0) // refused since it started
 			continue
 		}

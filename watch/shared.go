@@ -1,17 +1,15 @@
 package watch
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/seed-e581d630/k8s_gateway/internal/informer"
 	"sync"
 
 	"github.com/seed-e581d630/k8s_gateway/source"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 )
@@ -45,7 +43,7 @@ type sharedKey struct {
 // sharedInformer is one running informer and the controllers that use it.
 type sharedInformer struct {
 	informer cache.SharedIndexInformer
-	guard    *apiGuard
+	guard    *informer.Guard
 	users    int
 	stop     chan struct{} // closed when the last user leaves
 	done     chan struct{} // closed once the informer has stopped
@@ -103,21 +101,12 @@ func release(key sharedKey, s *sharedInformer) {
 	}
 }
 
-// newSharedInformer makes the informer of w and its API guard.
+// newSharedInformer makes the informer of w and its API guard (the one
+// informer recipe, internal/informer). The guard lives as long as the shared
+// informer, longer than the controller that made it: nothing in it may
+// reach w or c (a reload would keep the old block, its index included, alive).
 func (c *Controller) newSharedInformer(w *Watched) *sharedInformer {
 	list, watchFn := c.api.ListWatch(w.Version, w.Namespace)
-	guard := c.guard(w, list, watchFn)
-	options := w.Options
-	lw := &cache.ListWatch{
-		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			options(&o)
-			return guard.List(ctx, o)
-		},
-		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			options(&o)
-			return guard.Watch(ctx, o)
-		},
-	}
 	// Like the generated informers, tell the reflector whether the client
 	// supports WatchList: client-go's fake clients do not, and an informer
 	// that waits for WatchList's initial-events bookmark on them never syncs.
@@ -125,10 +114,11 @@ func (c *Controller) newSharedInformer(w *Watched) *sharedInformer {
 	if w.Kind.ByName && w.Namespace != "" {
 		client = noWatchList{}
 	}
-	inf := cache.NewSharedIndexInformerWithOptions(cache.ToListWatcherWithWatchListSemantics(lw, client),
-		w.Version.Object, cache.SharedIndexInformerOptions{Indexers: c.indexers(w)})
-	_ = inf.SetTransform(w.Version.Transform)
-	guard.known = inf.GetStore().List
+	inf, guard := informer.New(informer.Config{
+		Kind: w.Kind.Name, What: w.what(), List: list, Watch: watchFn, Options: w.Options,
+		Object: w.Version.Object, Client: client, Timing: c.cfg.Timing.Guard,
+		Indexers: c.indexers(w), Transform: w.Version.Transform,
+	})
 	return &sharedInformer{informer: inf, guard: guard, stop: make(chan struct{}), done: make(chan struct{})}
 }
 

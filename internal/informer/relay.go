@@ -1,4 +1,4 @@
-package watch
+package informer
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 // relay is the watch the reflector reads: the API server's watch, and after
 // an expiry the difference a new list makes, then the next watch.
 type relay struct {
-	g      *apiGuard
+	g      *Guard
 	opts   metav1.ListOptions
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -143,3 +143,6 @@ func (r *relay) relist() (watch.Interface, error) {
 	}
 	return w, nil
 }
+
+// errStopped: the reflector stopped the watch while the relay was sending.
+var errStopped = errors.New("stopped")
