@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"net/netip"
 	"strings"
 
 	"github.com/seed-e581d630/k8s_gateway/source"
@@ -76,9 +77,9 @@ func (g *Gateway) nsRecords(zone string) []dns.RR {
 // from them whatever resource kinds are watched.
 func (g *Gateway) nameserverServices() []string {
 	var out []string
-	for _, name := range []string{g.apex, g.secondary} {
-		if name == "" || strings.HasSuffix(name, ".") {
-			continue
+	for i, name := range []string{g.apex, g.secondary} {
+		if name == "" || strings.HasSuffix(name, ".") || len([][]netip.Addr{g.apexAddrs, g.secondaryAddrs}[i]) > 0 {
+			continue // absolute, or its addresses are given
 		}
 		parts := strings.Split(strings.ToLower(name), ".")
 		if len(parts) == 2 {

@@ -5,6 +5,7 @@ package gateway
 
 import (
 	"context"
+	"net/netip"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -72,6 +73,9 @@ type Gateway struct {
 	ttl       uint32
 	apex      string // nameserver name, relative to each zone or absolute
 	secondary string // peer nameserver name, same form; may be empty
+	// apexAddrs, secondaryAddrs: the names' addresses given in the Corefile
+	// (nameserver_static.go); none: a Service's, or none.
+	apexAddrs, secondaryAddrs []netip.Addr
 
 	// clusterOptions are the block's: those of its one cluster, and the
 	// defaults of the clusters that cluster blocks name.

@@ -49,6 +49,7 @@ func setup(c *caddy.Controller) error {
 		return plugin.Error(metrics.Plugin, err)
 	}
 	g.buildIndex()
+	g.publishStaticNameservers()
 	if err := g.setupUpdates(c); err != nil {
 		return plugin.Error(metrics.Plugin, err)
 	}
@@ -206,17 +207,21 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 		}
 		g.ttl = uint32(ttl)
 	case "apex", "secondary":
-		if len(args) != 1 {
-			return argCountErr(c, opt+" NAME", args)
+		if len(args) == 0 {
+			return argCountErr(c, opt+" NAME [ADDRESS...]", args)
 		}
 		name := strings.ToLower(args[0])
 		if _, err := source.CanonicalName(name, false); err != nil {
 			return c.Errf("invalid %s name %q: %v", opt, args[0], err)
 		}
+		addrs, err := parseNameserverAddrs(args[1:])
+		if err != nil {
+			return c.Errf("%s %s: %v", opt, args[0], err)
+		}
 		if opt == "apex" {
-			g.apex = name
+			g.apex, g.apexAddrs = name, addrs
 		} else {
-			g.secondary = name
+			g.secondary, g.secondaryAddrs = name, addrs
 		}
 	case "cds":
 		return parseCDS(c, g, args)

@@ -46,7 +46,55 @@ func chartOpsCases() []chartCase {
 		name:   "extensions",
 		values: chartOpsValues,
 		check:  chartCheckOps,
+	}, {
+		// A load balancer that reports only a hostname: static addresses
+		// answer for the nameserver names and are the glue.
+		name: "static-glue",
+		values: `domain: example.com
+apex: ns1
+apexAddresses: [203.0.113.10, "2001:db8::10"]
+secondary: ns2
+secondaryAddresses: [203.0.113.11]
+`,
+		check: func(t *testing.T, ns string, m chartManifest, cf chartCorefile) {
+			_, opts := cf[0].gateway(t)
+			if !slices.Equal(opts["apex"], []string{"ns1", "203.0.113.10", "2001:db8::10"}) || !slices.Equal(opts["secondary"], []string{"ns2", "203.0.113.11"}) {
+				t.Errorf("apex %q, secondary %q", opts["apex"], opts["secondary"])
+			}
+		},
+		dns: func(t *testing.T, ns, other string, s *server) {
+			s.eventually(t, 5*time.Second, "example.com.", dns.TypeNS, expectation{Rcode: "NOERROR",
+				Answer: []string{"example.com. 60 IN NS ns1.example.com.", "example.com. 60 IN NS ns2.example.com."},
+				Extra:  []string{"ns1.example.com. 60 IN A 203.0.113.10", "ns1.example.com. 60 IN AAAA 2001:db8::10", "ns2.example.com. 60 IN A 203.0.113.11"}})
+		},
 	}}
+}
+
+// TestChartGlueNotes: NOTES.txt warns when an AWS load balancer (which
+// reports a hostname) has no apexAddresses, and names the addresses when
+// it has.
+func TestChartGlueNotes(t *testing.T) {
+	chartHelm(t)
+	ns := namespace(t)
+	for _, c := range []struct{ name, values, want, not string }{
+		{"aws", "service: {annotations: {service.beta.kubernetes.io/aws-load-balancer-type: external}}\n",
+			"WARNING: an AWS load balancer (NLB, CLB) reports a hostname", "apexAddresses:"},
+		{"aws-class", "service: {loadBalancerClass: service.k8s.aws/nlb}\n", "WARNING: an AWS load balancer", ""},
+		{"static", "apexAddresses: [203.0.113.10]\nservice: {loadBalancerClass: service.k8s.aws/nlb}\n",
+			"The nameserver's addresses are apexAddresses: 203.0.113.10", "WARNING"},
+		{"other", "", "the NS name gets no\n   glue: set apexAddresses", "WARNING"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			notes, errOut, err := chartHelmRun(t, "install", "notes-"+c.name, chartDir, "--namespace", ns, "--dry-run=server",
+				"-f", chartValuesFile(t, "domain: example.com\n"+c.values))
+			if err != nil {
+				t.Fatalf("helm install --dry-run: %v\n%s", err, errOut)
+			}
+			if !strings.Contains(notes, c.want) || c.not != "" && strings.Contains(notes, c.not) {
+				t.Errorf("NOTES: want %q, not %q:\n%s", c.want, c.not, notes)
+			}
+		})
+	}
 }
 
 func chartCheckOps(t *testing.T, ns string, m chartManifest, _ chartCorefile) {

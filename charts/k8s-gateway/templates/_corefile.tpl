@@ -78,9 +78,9 @@ ranges and plugins) or, without a name, the default block.
     k8s_gateway {{ join " " $.zones }} {
         resources {{ join " " .Values.watchedResources }}
         ttl {{ .Values.ttl }}
-        apex {{ include "k8s-gateway.apex" . }}
+        apex {{ include "k8s-gateway.apex" . }}{{ range .Values.apexAddresses }} {{ . }}{{ end }}
         {{- with .Values.secondary }}
-        secondary {{ . }}
+        secondary {{ . }}{{ range $.root.Values.secondaryAddresses }} {{ . }}{{ end }}
         {{- end }}
         {{- if .Values.fallthrough.enabled }}
         fallthrough{{ range .Values.fallthrough.zones }} {{ . }}{{ end }}
