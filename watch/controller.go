@@ -5,7 +5,6 @@ import (
 	"errors"
 	"github.com/seed-e581d630/k8s_gateway/internal/informer"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -160,6 +159,7 @@ func (c *Controller) Stop() {
 	close(c.StopCh)
 	c.wg.Wait()
 	c.StopCh = nil
+	c.releaseWarnings()
 }
 
 // run probes every watched kind, starts the informers of those the cluster
@@ -343,22 +343,6 @@ func (c *Controller) publish(w *Watched, meta metav1.Object, obj any) {
 // namespaceAllowed applies the namespaces option to an object's namespace.
 func (c *Controller) namespaceAllowed(ns string) bool {
 	return len(c.cfg.Namespaces) == 0 || ns == "" || slices.Contains(c.cfg.Namespaces, ns)
-}
-
-// logWarnings logs what a source found wrong with an object, once per change.
-func (c *Controller) logWarnings(key string, warnings []string) {
-	text := strings.Join(warnings, "; ")
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
-	if c.warnings[key] == text {
-		return
-	}
-	if text == "" {
-		delete(c.warnings, key)
-		return
-	}
-	c.warnings[key] = text
-	log.Warningf("%s: %s", key, text)
 }
 
 // report tells cfg.Refused of the names an object is newly refused, as the
