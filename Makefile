@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0
 LDFLAGS   := -s -w -X github.com/seed-e581d630/k8s_gateway.Version=$(VERSION)
 export GOTOOLCHAIN ?= local
 
-.PHONY: all build test lint unit fuzz e2e e2e-node chaos bench bench-smoke demo deps cluster-up cluster-down clean
+.PHONY: all build test lint unit fuzz e2e e2e-node chaos bench bench-smoke bench-hostile demo deps cluster-up cluster-down clean
 
 all: build
 
@@ -62,6 +62,11 @@ bench-smoke:
 	K8SGW_BENCH_CLUSTER_DIR=$${XDG_CACHE_HOME:-$$HOME/.cache}/k8s_gateway/bench-smoke-cluster \
 	K8SGW_BENCH_APISERVER_PORT=26743 K8SGW_BENCH_ETCD_PORT=24090 \
 	hack/bench.sh -sizes 40,60 -rounds 1 -duration 1s -latency-duration 1s -rate 1000 -fresh 5 -churn 20
+
+## bench-hostile: forged UPDATE messages (512 B, 16 KB, 64 KB; UDP and TCP) against the updates listener while
+## dnsperf measures queries: server CPU per forged message, query rates (the smoke runs in e2e); see docs/benchmarks.md
+bench-hostile:
+	hack/bench-hostile.sh $(HOSTILE_ARGS)
 
 ## demo: start a local control plane, demo objects and the plugin on 127.0.0.1:1053
 demo:

@@ -350,3 +350,20 @@ func TestNamesFoldASCIIOnly(t *testing.T) {
 		t.Error("sameName is not ASCII case folding")
 	}
 }
+
+// TestUnauthenticatedLogBounded: a flood of forged messages gives one log
+// line a second, which counts the others.
+func TestUnauthenticatedLogBounded(t *testing.T) {
+	u, _, _ := testUpdater(t, nil)
+	now := time.Now()
+	var lines []string
+	for i := range 100 {
+		at := now.Add(time.Duration(i) * 15 * time.Millisecond) // 1.5 s of them
+		if l := u.unauth.line(at, "forged %d", i); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 2 || !strings.Contains(lines[1], "and 66 more") {
+		t.Fatalf("lines %q, want two, the second counting 66 left out", lines)
+	}
+}

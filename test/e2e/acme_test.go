@@ -47,7 +47,7 @@ func acmeSetup(t *testing.T) acme {
 	}
 	// team-a owns team-a.<zone>'s names: it publishes www below it.
 	claimingService(t, a.nsA, "web", "www."+a.domainA, "192.0.2.10")
-	a.env = []string{"ACME_KEY_FILE=" + keyFile, "ACME_NS_A=" + a.nsA, "ACME_ZONE=" + a.zone, "ACME_UPDATE_PORT=" + strconv.Itoa(freePort(t))}
+	a.env = []string{"ACME_KEY_FILE=" + keyFile, "ACME_NS_A=" + a.nsA, "ACME_ZONE=" + a.zone, "ACME_UPDATE_PORT=" + strconv.Itoa(freePort(t)), "ACME_METRICS_PORT=" + strconv.Itoa(freePort(t))}
 	a.s = startServer(t, "test/e2e/testdata/Corefile.acme", kubeconfig, a.env...)
 	waitFor(t, 10*time.Second, func() bool {
 		r, err := a.s.query("www."+a.domainA, dns.TypeA)
@@ -208,7 +208,7 @@ func TestACMECertificate(t *testing.T) {
 func TestACMETwoReplicas(t *testing.T) {
 	a := acmeSetup(t)
 	s1, coreA := a.s, a.coreA
-	s2 := startServer(t, "test/e2e/testdata/Corefile.acme", kubeconfig, append(slices.Clone(a.env), "ACME_UPDATE_PORT="+strconv.Itoa(freePort(t)))...)
+	s2 := startServer(t, "test/e2e/testdata/Corefile.acme", kubeconfig, append(slices.Clone(a.env), "ACME_UPDATE_PORT="+strconv.Itoa(freePort(t)), "ACME_METRICS_PORT="+strconv.Itoa(freePort(t)))...)
 	name := "_acme-challenge." + a.domainA
 	var delays []time.Duration
 	for i := range 20 {
