@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"runtime"
 	"sync"
 	"testing"
@@ -18,23 +19,31 @@ import (
 )
 
 // sharingAPI is a fakeAPI that lets controllers share informers (key), and
-// counts the watches opened per kind: informers watch, probes only list.
+// counts the watches opened per kind (informers watch, probes only list)
+// and the lists.
 type sharingAPI struct {
 	fakeAPI
 	key     string
 	mu      *sync.Mutex
 	watches map[string]int
+	lists   map[string]int
 }
 
 func newSharingAPI(f fakeAPI, key string) sharingAPI {
-	return sharingAPI{fakeAPI: f, key: key, mu: &sync.Mutex{}, watches: map[string]int{}}
+	return sharingAPI{fakeAPI: f, key: key, mu: &sync.Mutex{}, watches: map[string]int{}, lists: map[string]int{}}
 }
 
 func (a sharingAPI) ShareKey() string { return a.key }
 
 func (a sharingAPI) ListWatch(k *source.Kind, ns string) (watch.ListFunc, watch.WatchFunc) {
 	list, watchFn := a.fakeAPI.ListWatch(k, ns)
-	return list, func(ctx context.Context, o metav1.ListOptions) (kwatch.Interface, error) {
+	counted := func(ctx context.Context, o metav1.ListOptions) (k8sruntime.Object, error) {
+		a.mu.Lock()
+		a.lists[k.Name]++
+		a.mu.Unlock()
+		return list(ctx, o)
+	}
+	return counted, func(ctx context.Context, o metav1.ListOptions) (kwatch.Interface, error) {
 		a.mu.Lock()
 		a.watches[k.Name]++
 		a.mu.Unlock()
@@ -46,6 +55,16 @@ func (a sharingAPI) count(kind string) int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.watches[kind]
+}
+
+func (a sharingAPI) countLists(kinds ...string) int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	n := 0
+	for _, k := range kinds {
+		n += a.lists[k]
+	}
+	return n
 }
 
 // TestSharedInformers: two blocks (views) over one cluster with the same
@@ -119,12 +138,17 @@ func TestSharedInformersReload(t *testing.T) {
 	old := k8sStartGatewayAPI(t, api, []string{"example.com."}, nil)
 	k8sAnswers(t, old, www, dns.TypeA, k8sExpect(t, "NOERROR", []string{www + " 60 IN A 192.0.2.1"}))
 	watchesBefore := api.count("Ingress") + api.count("Service")
+	listsBefore := api.countLists("Ingress", "Service")
 	for i := range 3 {
 		g := k8sStartGatewayAPI(t, api, []string{"example.com."}, nil)
 		old.stop()
 		k8sAnswers(t, g, www, dns.TypeA, k8sExpect(t, "NOERROR", []string{www + " 60 IN A 192.0.2.1"}))
 		if n := api.count("Ingress") + api.count("Service"); n != watchesBefore {
 			t.Errorf("reload %d: %d watches, want still %d", i, n, watchesBefore)
+		}
+		// Joining running informers lists nothing, not even a probe.
+		if n := api.countLists("Ingress", "Service"); n != listsBefore {
+			t.Errorf("reload %d: %d lists, want still %d", i, n, listsBefore)
 		}
 		old = g
 	}

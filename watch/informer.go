@@ -114,6 +114,9 @@ func (c *Controller) probeOnce(w *Watched) error {
 		}
 		w.Version = v
 	}
+	if c.joinable(w) {
+		return nil
+	}
 	return c.listOnce(w)
 }
 

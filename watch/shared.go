@@ -85,6 +85,17 @@ func (c *Controller) acquire(w *Watched) (sharedKey, *sharedInformer) {
 	return key, s
 }
 
+// joinable reports whether a running informer of w's key has synced and
+// the API server lets it read: a block that joins it (a reload) needs no
+// probe, and nothing is listed again.
+func (c *Controller) joinable(w *Watched) bool {
+	key := c.sharedKeyOf(w)
+	shared.mu.Lock()
+	s := shared.informers[key]
+	shared.mu.Unlock()
+	return s != nil && s.informer.HasSynced() && s.guard.State().IsAllowed()
+}
+
 // release leaves the informer of key; the last user stops it and waits
 // until it has stopped.
 func release(key sharedKey, s *sharedInformer) {
