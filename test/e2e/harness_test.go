@@ -110,6 +110,14 @@ func startServer(t *testing.T, corefile, kubecfg string, env ...string) *server 
 // startServerBinary is startServer with another coredns binary.
 func startServerBinary(t *testing.T, binary, corefile, kubecfg string, env ...string) *server {
 	t.Helper()
+	s := launchServer(t, binary, corefile, kubecfg, env...)
+	s.waitReady(60 * time.Second)
+	return s
+}
+
+// launchServer is startServerBinary without the wait for /ready.
+func launchServer(t *testing.T, binary, corefile, kubecfg string, env ...string) *server {
+	t.Helper()
 	s := &server{t: t, binary: binary, corefile: filepath.Join(repoRoot, corefile), port: freePort(t), readyPort: freePort(t)}
 	s.env = append(os.Environ(),
 		"KUBECONFIG="+kubecfg,
@@ -125,11 +133,18 @@ func startServerBinary(t *testing.T, binary, corefile, kubecfg string, env ...st
 			t.Logf("coredns output:\n%s", s.output())
 		}
 	})
-	s.start()
+	s.launch()
 	return s
 }
 
 func (s *server) start() {
+	s.t.Helper()
+	s.launch()
+	s.waitReady(60 * time.Second)
+}
+
+// launch runs the server's process.
+func (s *server) launch() {
 	s.t.Helper()
 	cmd := exec.Command(s.binary, "-conf", s.corefile)
 	cmd.Env = s.env
@@ -142,7 +157,6 @@ func (s *server) start() {
 	if err != nil {
 		s.t.Fatalf("starting coredns: %v", err)
 	}
-	s.waitReady(60 * time.Second)
 }
 
 func (s *server) waitReady(timeout time.Duration) {
