@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -278,4 +279,42 @@ spec:
 	s.eventually(t, time.Second, b+".", dns.TypeA, positive(b+". 30 IN A 192.0.2.71"))
 	healthSlice(t, ns, "svc-a-1", "svc-a", true)
 	s.eventually(t, 5*time.Second, a+".", dns.TypeA, positive(a+". 30 IN A 192.0.2.71", a+". 30 IN A 192.0.2.72"))
+}
+
+// TestHealthPerType: a DNSEndpoint's TXT at the name of an unhealthy
+// Service neither withdraws the Service's address (fail open: A answers)
+// nor is withdrawn itself.
+func TestHealthPerType(t *testing.T) {
+	chartEnsureCRDs(t, []string{"dnsendpoints.externaldns.k8s.io"}, false, filepath.Join(repoRoot, "test/e2e/testdata/dnsendpoint-crd.yaml"))
+	s, metrics := healthServer(t)
+	ns := namespace(t)
+	shop := "shop." + ns + ".example.com."
+	kubectl(t, fmt.Sprintf(`
+apiVersion: v1
+kind: Service
+metadata: {name: a, namespace: %[1]s, annotations: {coredns.io/hostname: %[2]q}}
+spec: {type: LoadBalancer, ports: [{name: http, port: 80}]}
+---
+apiVersion: externaldns.k8s.io/v1alpha1
+kind: DNSEndpoint
+metadata: {name: txt, namespace: %[1]s}
+spec:
+  endpoints: [{dnsName: %[2]s, recordType: TXT, targets: ["v=shop"]}]
+`, ns, strings.TrimSuffix(shop, ".")), "apply", "-f", "-")
+	setLBStatus(t, ns, "service", "a", "192.0.2.43")
+	addr, txt := positive(shop+" 30 IN A 192.0.2.43"), positive(shop+` 30 IN TXT "v=shop"`)
+	s.eventually(t, 5*time.Second, shop, dns.TypeA, addr)
+	s.eventually(t, 5*time.Second, shop, dns.TypeTXT, txt)
+	unhealthy := func() float64 {
+		return metric(t, metrics, "coredns_k8s_gateway_health_unhealthy_targets", `zone="example.com."`)
+	}
+	before := unhealthy()
+	healthSlice(t, ns, "a-1", "a", false)
+	for deadline := time.Now().Add(5 * time.Second); unhealthy() <= before; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the Service never counted as unhealthy")
+		}
+	}
+	s.eventually(t, time.Second, shop, dns.TypeA, addr)
+	s.eventually(t, time.Second, shop, dns.TypeTXT, txt)
 }
