@@ -18,7 +18,7 @@ import (
 // notices; and a cluster that answers again is primary again.
 func TestFailoverFromLastContact(t *testing.T) {
 	a, b := fake.NewSimpleClientset(), fake.NewSimpleClientset()
-	const failover = 300 * time.Millisecond
+	const failover = time.Second
 	g := k8sStartFleet(t, []k8sFleetCluster{{name: "a", client: a}, {name: "b", client: b}}, func(g *Gateway) {
 		for i, p := range []int32{1, 2} {
 			g.clusters[i].opts.priority, g.clusters[i].opts.failover = p, failover
@@ -32,7 +32,7 @@ func TestFailoverFromLastContact(t *testing.T) {
 	k8sAnswers(t, g, "web.example.com.", dns.TypeA, primary)
 
 	// Quiet but answering: still the primary after several failover times.
-	for end := time.Now().Add(5 * failover); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+	for end := time.Now().Add(3 * failover); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
 		if got := k8sAnswer(g, "web.example.com.", dns.TypeA); got != primary {
 			t.Fatalf("a quiet API server that answers: got %s, want the primary", got)
 		}
