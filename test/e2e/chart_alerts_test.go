@@ -126,7 +126,7 @@ func TestChartAlerts(t *testing.T) {
 }
 
 // dashboardMetric matches the metric names in a PromQL expression.
-var dashboardMetric = regexp.MustCompile(`\bcoredns_[a-z0-9_]+`)
+var dashboardMetric = regexp.MustCompile(`\bcoredns_[a-z0-9_]+\{`)
 
 // TestChartDashboardMetrics: the dashboard of grafanaDashboard.enabled is a
 // ConfigMap with the sidecar's label, and every metric its queries name is
@@ -159,7 +159,8 @@ func TestChartDashboardMetrics(t *testing.T) {
 	names := map[string][]string{} // metric → panels
 	for _, p := range board.Panels {
 		for _, target := range p.Targets {
-			for _, name := range dashboardMetric.FindAllString(target.Expr, -1) {
+			for _, m := range dashboardMetric.FindAllString(target.Expr, -1) {
+				name := strings.TrimSuffix(m, "{")
 				names[name] = append(names[name], p.Title)
 			}
 		}
@@ -169,13 +170,15 @@ func TestChartDashboardMetrics(t *testing.T) {
 	}
 
 	// coredns with the options the panels show; an object change after the
-	// sync and a few queries make every series appear.
+	// sync, an unhealthy target and a few queries make every series appear.
 	port := freePort(t)
 	s := startServer(t, "test/e2e/testdata/Corefile.ops", kubeconfig,
 		"K8S_GATEWAY_METRICS_PORT="+strconv.Itoa(port), "K8SGW_PERSIST_DIR="+t.TempDir())
 	ns := namespace(t)
 	ip := "192.0.2.77"
 	lbService(t, s, ns, ip)
+	// Its only endpoint is not ready: the name is answered fail-open.
+	healthSlice(t, ns, "lb-1", "lb", false)
 	scrape := ""
 	deadline := time.Now().Add(60 * time.Second)
 	for {
