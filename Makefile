@@ -7,7 +7,7 @@ VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo v0
 LDFLAGS   := -s -w -X github.com/seed-e581d630/k8s_gateway.Version=$(VERSION)
 export GOTOOLCHAIN ?= local
 
-.PHONY: all build test lint unit fuzz e2e e2e-node chaos bench bench-smoke bench-hostile demo deps cluster-up cluster-down clean
+.PHONY: all build test lint unit fuzz e2e e2e-baremetal e2e-node chaos bench bench-smoke bench-hostile demo deps cluster-up cluster-down clean
 
 all: build
 
@@ -39,9 +39,14 @@ fuzz:
 		done; \
 	done
 
-## e2e: the built binary against a real kube-apiserver and etcd (hack/cluster.sh), checked with dig
+## e2e: the built binary against a real kube-apiserver and etcd (hack/cluster.sh), checked with dig;
+## with the bare-metal stage (TestBareMetal: MetalLB and Traefik write every status, BIND delegates, unbound validates)
 e2e: deps
 	hack/gotest.sh $(GO) test -tags e2e -count=1 -timeout 60m -v ./test/e2e
+
+## e2e-baremetal: only the bare-metal stage of e2e (MetalLB, Traefik, BIND, unbound; needs root; hack/baremetal.sh)
+e2e-baremetal: deps
+	hack/gotest.sh $(GO) test -tags e2e -count=1 -timeout 30m -v -run '^TestBareMetal$$' ./test/e2e
 
 ## e2e-node: the image (Dockerfile, podman), the chart (helm) and the manifest as pods on a real node (needs root; hack/node.sh)
 e2e-node: deps

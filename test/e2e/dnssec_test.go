@@ -99,7 +99,12 @@ func (r resolution) String() string {
 
 // resolve asks the server on 127.0.0.1:port with dig, DO bit set.
 func resolve(port int, name, qtype string, opts ...string) (resolution, error) {
-	args := append([]string{"@127.0.0.1", "-p", strconv.Itoa(port), "+tries=1", "+time=5", "+dnssec", "+nomultiline", name, qtype}, opts...)
+	return resolveAt("127.0.0.1", port, name, qtype, opts...)
+}
+
+// resolveAt is resolve with the server on addr:port.
+func resolveAt(addr string, port int, name, qtype string, opts ...string) (resolution, error) {
+	args := append([]string{"@" + addr, "-p", strconv.Itoa(port), "+tries=1", "+time=5", "+dnssec", "+nomultiline", name, qtype}, opts...)
 	out, err := exec.Command(digBin, args...).CombinedOutput()
 	if err != nil {
 		return resolution{}, fmt.Errorf("dig %s: %v\n%s", strings.Join(args, " "), err, out)
