@@ -146,9 +146,7 @@ func (g *Gateway) setupUpdates(c *caddy.Controller) error {
 			return fmt.Errorf("updates: %w", err)
 		}
 		if g.owners != nil {
-			if err := g.owners.start(g.healthTiming()); err != nil {
-				return fmt.Errorf("updates: %w", err)
-			}
+			g.owners.start()
 		}
 		return g.updates.Start(cfg)
 	})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/miekg/dns"
 
@@ -91,19 +92,17 @@ func (g *Gateway) newOwnerView(apiOf func(kubeconfig, context string) (watch.API
 	return v, nil
 }
 
-// start starts the view's controllers; stop stops them.
-func (v *ownerView) start(h fleet.HealthTiming) error {
+// start starts the view's controllers; stop stops them. They run no health
+// watch, Events or metrics of their own: the block's clusters have those.
+func (v *ownerView) start() {
 	for _, cl := range v.fleet.List() {
-		if err := cl.Start(h); err != nil {
-			return err
-		}
+		cl.Controller.Start()
 	}
-	return nil
 }
 
 func (v *ownerView) stop() {
 	for _, cl := range v.fleet.List() {
-		cl.Stop()
+		cl.Controller.Stop()
 	}
 	v.index.Close()
 }
@@ -137,6 +136,16 @@ func (a updateAuthorizer) Complete() (bool, string) {
 				why = "cluster " + cl.Name + ": " + why
 			}
 			return false, why
+		}
+	}
+	// A named cluster's API server may have gone silent without closing its
+	// watches: the block's health watch pings it and knows.
+	for _, cl := range g.fleet.List() {
+		if cl.Name == "" {
+			continue
+		}
+		if since, ok := cl.Controller.SinceContact(); !ok || since >= g.timing.unreachableAfter {
+			return false, fmt.Sprintf("cluster %s: its API server has not answered for %s", cl.Name, since.Round(time.Second))
 		}
 	}
 	if g.discovery != nil {

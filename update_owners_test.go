@@ -19,6 +19,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/seed-e581d630/k8s_gateway/acmeupdate"
+	"github.com/seed-e581d630/k8s_gateway/fleet"
 	"github.com/seed-e581d630/k8s_gateway/index"
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	"github.com/seed-e581d630/k8s_gateway/watch"
@@ -73,9 +74,7 @@ func updStart(t *testing.T, g *Gateway) {
 		t.Fatal(err)
 	}
 	if g.owners != nil {
-		if err := g.owners.start(g.healthTiming()); err != nil {
-			t.Fatal(err)
-		}
+		g.owners.start()
 		t.Cleanup(g.owners.stop)
 	}
 }
@@ -236,4 +235,40 @@ func TestUpdatesLocalCluster(t *testing.T) {
 	if err := setup(ctl); err == nil || !strings.Contains(err.Error(), "Testfile:4") {
 		t.Errorf("a cluster line without cluster blocks: %v", err)
 	}
+}
+
+// TestUpdateOwnershipUnreachableCluster: a cluster block whose API server
+// stops answering keeps its last known records, but its new names are not
+// seen: no update is accepted until it answers again.
+func TestUpdateOwnershipUnreachableCluster(t *testing.T) {
+	remote := fake.NewSimpleClientset()
+	var down atomic.Bool
+	remote.PrependReactor("list", "*", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
+		if down.Load() {
+			return true, nil, apierrors.NewServiceUnavailable("the API server is away")
+		}
+		return false, nil, nil
+	})
+	g := updGateway(t, fake.NewSimpleClientset(), func(g *Gateway) { g.timing.unreachableAfter = 300 * time.Millisecond })
+	g.fleet.Add(fleet.NewCluster("remote", g.controllerConfig(), fakeAPI{core: remote}, g.index, false))
+	updStart(t, g)
+	complete := func() string {
+		if ok, why := (updateAuthorizer{g}).Complete(); !ok {
+			return why
+		}
+		return ""
+	}
+	testutil.Eventually(t, "complete", complete)
+	updWant(t, g, "both clusters answer", "team-b", "free.example.com.", dns.RcodeSuccess)
+	down.Store(true)
+	testutil.Eventually(t, "the remote cluster unreachable", func() string {
+		if complete() == "" {
+			return "still complete"
+		}
+		return ""
+	})
+	updWant(t, g, "the remote cluster unreachable", "team-b", "free2.example.com.", dns.RcodeServerFailure)
+	down.Store(false)
+	testutil.Eventually(t, "complete again", complete)
+	updWant(t, g, "the remote cluster answers again", "team-b", "free2.example.com.", dns.RcodeSuccess)
 }
