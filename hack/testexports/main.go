@@ -1,0 +1,203 @@
+// Command testexports lists the exported top-level identifiers of the given
+// packages (directories of this module) that no production file of another
+// package uses but some test does: names exported only for tests, which
+// should be unexported once the tests live beside their code.
+//
+// Usage: go run ./hack/testexports [-baseline FILE] DIR...
+// It exits 1 when it finds a name that the baseline file (one
+// "dir.Name" a line) does not list, so that the list only shrinks.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+const module = "github.com/seed-e581d630/k8s_gateway"
+
+func main() {
+	baseline := flag.String("baseline", "", "file of the names still allowed, one dir.Name a line")
+	flag.Parse()
+	allowed := map[string]bool{}
+	if *baseline != "" {
+		f, err := os.Open(*baseline)
+		if err != nil {
+			fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
+				allowed[l] = true
+			}
+		}
+		f.Close()
+	}
+	files := parseModule()
+	var found, unlisted []string
+	for _, dir := range flag.Args() {
+		dir = path.Clean(dir)
+		names := exported(files, dir)
+		prod, test := uses(files, dir)
+		for _, n := range names {
+			if !prod[n] && test[n] {
+				id := dir + "." + n
+				found = append(found, id)
+				if !allowed[id] {
+					unlisted = append(unlisted, id)
+				}
+			}
+		}
+	}
+	sort.Strings(found)
+	for _, id := range found {
+		fmt.Println(id)
+	}
+	if len(unlisted) > 0 {
+		fmt.Fprintf(os.Stderr, "exported only for tests, not in the baseline (unexport them): %s\n", strings.Join(unlisted, " "))
+		os.Exit(1)
+	}
+}
+
+type file struct {
+	dir  string
+	test bool
+	ast  *ast.File
+}
+
+// parseModule parses every Go file of the module but those under test/ and hack/.
+func parseModule() []file {
+	var out []file
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && (strings.HasPrefix(d.Name(), ".") || p == "test" || p == "hack" || p == "charts" || p == "docs") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		out = append(out, file{dir: filepath.Dir(p), test: strings.HasSuffix(p, "_test.go"), ast: f})
+		return nil
+	})
+	if err != nil {
+		fatal(err)
+	}
+	return out
+}
+
+// exported returns the exported top-level names of the package in dir.
+func exported(files []file, dir string) []string {
+	seen := map[string]bool{}
+	for _, f := range files {
+		if f.dir != dir || f.test {
+			continue
+		}
+		for _, d := range f.ast.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && d.Name.IsExported() {
+					seen[d.Name.Name] = true
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						if s.Name.IsExported() {
+							seen[s.Name.Name] = true
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if n.IsExported() {
+								seen[n.Name] = true
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// uses returns the names of dir's package that production files of other
+// packages use (prod) and that any test uses (test): its own tests by name,
+// other packages' tests through the import.
+func uses(files []file, dir string) (prod, test map[string]bool) {
+	prod, test = map[string]bool{}, map[string]bool{}
+	importPath := module + "/" + filepath.ToSlash(dir)
+	for _, f := range files {
+		if f.dir == dir {
+			if f.test && f.ast.Name.Name == path.Base(dir) {
+				ast.Inspect(f.ast, func(n ast.Node) bool {
+					if id, ok := n.(*ast.Ident); ok {
+						test[id.Name] = true
+					}
+					return true
+				})
+				continue
+			}
+			if !f.test {
+				continue
+			}
+		}
+		local := ""
+		for _, imp := range f.ast.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if p != importPath {
+				continue
+			}
+			local = path.Base(p)
+			if imp.Name != nil {
+				local = imp.Name.Name
+			}
+		}
+		if local == "" {
+			continue
+		}
+		ast.Inspect(f.ast, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); ok && x.Name == local {
+				if f.test {
+					test[sel.Sel.Name] = true
+				} else {
+					prod[sel.Sel.Name] = true
+				}
+			}
+			return true
+		})
+	}
+	return prod, test
+}
+
+func fatal(err error) {
+	fmt.Fprintln(os.Stderr, "testexports:", err)
+	os.Exit(2)
+}
