@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/coredns/caddy"
 	"github.com/coredns/coredns/plugin"
@@ -175,4 +176,24 @@ func (g *Gateway) transferCatalog(serial uint32) <-chan []dns.RR {
 	ch <- soa
 	close(ch)
 	return ch
+}
+
+// catalogNotifyAfter are the delays after the start at which NOTIFY goes out
+// for the catalog: its members may have changed with a reload. OnStartup runs
+// before the new instance listens, so a secondary asking for the SOA at once
+// would still get the old instance's serial; the second NOTIFY covers a slow
+// start.
+var catalogNotifyAfter = []time.Duration{time.Second, 5 * time.Second}
+
+// notifyCatalog sends NOTIFY for the catalog after the start, until stop.
+func (g *Gateway) notifyCatalog(stop <-chan struct{}) {
+	start := time.Now()
+	for _, d := range catalogNotifyAfter {
+		select {
+		case <-stop:
+			return
+		case <-time.After(time.Until(start.Add(d))):
+			g.notify(g.catalog.Name())
+		}
+	}
 }

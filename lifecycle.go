@@ -95,6 +95,22 @@ func (g *Gateway) start() error {
 		g.discovery.Start()
 		waits = append(waits, syncWait{"(Cluster API)", g.discovery.Synced(), func() int { return 2 }})
 	}
+	if g.catalog != nil {
+		stop := g.stopCh
+		g.wg.Add(1)
+		go func() {
+			defer g.wg.Done()
+			g.notifyCatalog(stop)
+		}()
+	}
+	if g.parentOpt != nil {
+		stop := g.stopCh
+		g.wg.Add(1)
+		go func() {
+			defer g.wg.Done()
+			g.runParent(stop)
+		}()
+	}
 	published := make(chan struct{})
 	g.wg.Add(1)
 	go func() {

@@ -87,9 +87,6 @@ func setup(c *caddy.Controller) error {
 		// With the transfer plugin in the server block, changes send NOTIFY.
 		if t, ok := dnsserver.GetConfig(c).Handler("transfer").(*transfer.Transfer); ok {
 			g.xfer.Store(t)
-			if g.catalog != nil {
-				g.notify(g.catalog.Name()) // the members may have changed
-			}
 		}
 		if err := g.startCDS(dnsserver.GetConfig(c).Handler("dnssec")); err != nil {
 			return plugin.Error(metrics.Plugin, err)
@@ -223,6 +220,8 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 		} else {
 			g.secondary, g.secondaryAddrs = name, addrs
 		}
+	case "parent":
+		return parseParent(c, g, args)
 	case "cds":
 		return parseCDS(c, g, args)
 	case "catalog":

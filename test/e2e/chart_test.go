@@ -1161,6 +1161,24 @@ service:
 				}
 			},
 		},
+		{
+			// A catalog zone of the zones: a key of the server block, and
+			// the option; the running Corefile answers the catalog's SOA.
+			name:   "catalog",
+			values: "domain: example.com example.org\ncatalog: {zone: catalog.invalid, group: blue}\n",
+			check: func(t *testing.T, ns string, m chartManifest, cf chartCorefile) {
+				sb := cf[0]
+				if !slices.Contains(sb.keys, "catalog.invalid:1053") {
+					t.Errorf("keys %q: no catalog.invalid:1053", sb.keys)
+				}
+				if _, opts := sb.gateway(t); !slices.Equal(opts["catalog"], []string{"catalog.invalid", "group", "blue"}) {
+					t.Errorf("catalog option %q", opts["catalog"])
+				}
+			},
+			dns: func(t *testing.T, ns, other string, s *server) {
+				s.eventually(t, 5*time.Second, "version.catalog.invalid.", dns.TypeTXT, positive(`version.catalog.invalid. 60 IN TXT "2"`))
+			},
+		},
 	}
 }
 
