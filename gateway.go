@@ -124,6 +124,8 @@ type Gateway struct {
 	// cdsOpt, cds: the cds option (cds.go); nil without.
 	cdsOpt *cdsOption
 	cds    atomic.Pointer[cdsSets]
+	// parentOpt: the parent option (parent.go); nil without.
+	parentOpt *parentOption
 }
 
 // newGateway returns a Gateway with the defaults of the original plugin.

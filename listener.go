@@ -14,6 +14,7 @@ type indexListener struct{ g *Gateway }
 func (l indexListener) SerialChanged(zone string, serial uint32) {
 	zoneSerial.WithLabelValues(zone).Set(float64(serial))
 	l.g.notify(zone)
+	l.g.kickParent()
 }
 
 func (l indexListener) Conflict(name, msg string) {

@@ -1,0 +1,19 @@
+// Package delegation keeps a zone's delegation in its parent current through
+// RFC 2136 dynamic updates signed with TSIG (RFC 8945): the NS records of the
+// zone cut and the glue (A and AAAA) of the nameserver names below the cut.
+//
+// In: the parent server's address, a TSIG key, and for each zone the
+// delegation wanted (NS names and their addresses), handed to Sync.
+//
+// Out: UPDATE messages to the parent. The package changes only what it
+// owns: the records it wrote, which it remembers in the parent itself, in a
+// TXT record at _k8s-gateway-delegation.<zone> (like external-dns's
+// registry), so a restart or another replica knows them. A record that the
+// parent holds and the registry does not list is never removed, and a record
+// already there is not added twice (RFC 2136 §3.4.2.2 ignores duplicates).
+// Each Sync sends one UPDATE, with a prerequisite on the registry's content,
+// so two replicas racing on one parent cannot both apply a stale plan: the
+// loser gets NXRRSET, reads the registry again and retries.
+//
+// The package imports only miekg/dns.
+package delegation

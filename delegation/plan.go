@@ -1,0 +1,131 @@
+package delegation
+
+import (
+	"net/netip"
+	"slices"
+	"strings"
+
+	"github.com/miekg/dns"
+)
+
+// registryPrefix is the label under the zone's name where the records the
+// plugin wrote into the parent are listed.
+const registryPrefix = "_k8s-gateway-delegation."
+
+// Want is the delegation of one zone: its nameservers and the addresses of
+// those below the zone cut (the glue).
+type Want struct {
+	Zone        string // fully qualified
+	Nameservers []string
+	Glue        map[string][]netip.Addr // nameserver name → its addresses
+	TTL         uint32
+}
+
+// records returns the NS and glue records of w, in a stable order. Glue is
+// given only for nameserver names at or below the zone (RFC 9471: glue for
+// names below the cut is required, and the parent holds no other).
+func (w Want) records() []dns.RR {
+	zone := dns.CanonicalName(w.Zone)
+	var out []dns.RR
+	for _, ns := range w.Nameservers {
+		out = append(out, &dns.NS{Hdr: hdr(zone, dns.TypeNS, w.TTL), Ns: dns.CanonicalName(ns)})
+	}
+	for name, addrs := range w.Glue {
+		name = dns.CanonicalName(name)
+		if !dns.IsSubDomain(zone, name) {
+			continue
+		}
+		for _, a := range addrs {
+			if a.Is4() {
+				out = append(out, &dns.A{Hdr: hdr(name, dns.TypeA, w.TTL), A: a.AsSlice()})
+			} else if a.Is6() && !a.Is4In6() {
+				out = append(out, &dns.AAAA{Hdr: hdr(name, dns.TypeAAAA, w.TTL), AAAA: a.AsSlice()})
+			}
+		}
+	}
+	return sortRRs(out)
+}
+
+func hdr(name string, t uint16, ttl uint32) dns.RR_Header {
+	return dns.RR_Header{Name: name, Rrtype: t, Class: dns.ClassINET, Ttl: ttl}
+}
+
+// key is the identity of a record in a plan: owner, type and data, without
+// the TTL (RFC 2136 §3.4.2.4 compares records without it).
+func key(rr dns.RR) string {
+	c := dns.Copy(rr)
+	c.Header().Ttl = 0
+	c.Header().Name = strings.ToLower(c.Header().Name)
+	return strings.ToLower(c.String())
+}
+
+func sortRRs(rrs []dns.RR) []dns.RR {
+	slices.SortFunc(rrs, func(a, b dns.RR) int { return strings.Compare(key(a), key(b)) })
+	return slices.CompactFunc(rrs, func(a, b dns.RR) bool { return key(a) == key(b) })
+}
+
+// plan returns the records to add and those to remove, so that the parent
+// holds want, given the records owned (written before, as the registry
+// lists them): a record is removed only when it is owned and not wanted.
+func plan(want, owned []dns.RR) (add, remove []dns.RR) {
+	wanted := map[string]bool{}
+	for _, rr := range want {
+		wanted[key(rr)] = true
+	}
+	have := map[string]bool{}
+	for _, rr := range owned {
+		have[key(rr)] = true
+		if !wanted[key(rr)] {
+			remove = append(remove, rr)
+		}
+	}
+	for _, rr := range want {
+		if !have[key(rr)] {
+			add = append(add, rr)
+		}
+	}
+	return add, remove
+}
+
+// registryName returns the owner of the registry TXT of zone.
+func registryName(zone string) string { return registryPrefix + dns.CanonicalName(zone) }
+
+// encodeRegistry returns the TXT strings that list rrs: one record per
+// string, in presentation form without the TTL.
+func encodeRegistry(rrs []dns.RR) []string {
+	out := make([]string, 0, len(rrs))
+	for _, rr := range rrs {
+		h := rr.Header()
+		out = append(out, strings.TrimPrefix(rr.String(), h.String()))
+		out[len(out)-1] = h.Name + " " + dns.TypeToString[h.Rrtype] + " " + out[len(out)-1]
+	}
+	return out
+}
+
+// decodeRegistry parses the strings of a registry TXT. Strings that do not
+// parse, or that name a record the package never writes (another type, or
+// an owner outside zone), are ignored: a registry an attacker edited cannot
+// make the plugin delete anything but NS and glue of its own zone.
+func decodeRegistry(zone string, txt []string) []dns.RR {
+	zone = dns.CanonicalName(zone)
+	var out []dns.RR
+	for _, s := range txt {
+		f := strings.Fields(s)
+		if len(f) != 3 {
+			continue
+		}
+		rr, err := dns.NewRR(f[0] + " 0 IN " + f[1] + " " + f[2])
+		if err != nil || rr == nil {
+			continue
+		}
+		h := rr.Header()
+		switch {
+		case h.Rrtype == dns.TypeNS && dns.CanonicalName(h.Name) == zone:
+		case (h.Rrtype == dns.TypeA || h.Rrtype == dns.TypeAAAA) && dns.IsSubDomain(zone, dns.CanonicalName(h.Name)):
+		default:
+			continue
+		}
+		out = append(out, rr)
+	}
+	return sortRRs(out)
+}

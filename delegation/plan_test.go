@@ -1,0 +1,98 @@
+package delegation
+
+import (
+	"net/netip"
+	"strings"
+	"testing"
+
+	"github.com/miekg/dns"
+)
+
+func strs(rrs []dns.RR) string {
+	var out []string
+	for _, rr := range rrs {
+		out = append(out, key(rr))
+	}
+	return strings.Join(out, "\n")
+}
+
+func TestWantRecords(t *testing.T) {
+	w := Want{
+		Zone:        "K8s.Example.",
+		Nameservers: []string{"ns1.k8s.example.", "ns.other.example."},
+		Glue: map[string][]netip.Addr{
+			"ns1.k8s.example.":  {netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("2001:db8::1")},
+			"ns.other.example.": {netip.MustParseAddr("192.0.2.9")}, // not below the cut: no glue
+		},
+		TTL: 300,
+	}
+	got := strs(w.records())
+	for _, want := range []string{"k8s.example.\t0\tin\tns\tns1.k8s.example.", "k8s.example.\t0\tin\tns\tns.other.example.",
+		"ns1.k8s.example.\t0\tin\ta\t192.0.2.1", "ns1.k8s.example.\t0\tin\taaaa\t2001:db8::1"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("records lack %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "192.0.2.9") {
+		t.Errorf("glue for a name outside the zone:\n%s", got)
+	}
+}
+
+func rr(s string) dns.RR {
+	r, err := dns.NewRR(s)
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+func TestPlan(t *testing.T) {
+	ns1 := rr("k8s.example. 300 IN NS ns1.k8s.example.")
+	a1 := rr("ns1.k8s.example. 300 IN A 192.0.2.1")
+	a2 := rr("ns1.k8s.example. 60 IN A 192.0.2.2")
+	tests := []struct {
+		name        string
+		want, owned []dns.RR
+		add, remove string
+	}{
+		{"first write", []dns.RR{ns1, a1}, nil, strs([]dns.RR{ns1, a1}), ""},
+		{"nothing to do (TTL aside)", []dns.RR{ns1, a1}, []dns.RR{ns1, rr("ns1.k8s.example. 9 IN A 192.0.2.1")}, "", ""},
+		{"address moved", []dns.RR{ns1, a2}, []dns.RR{ns1, a1}, strs([]dns.RR{a2}), strs([]dns.RR{a1})},
+		{"all gone", nil, []dns.RR{ns1, a1}, "", strs([]dns.RR{ns1, a1})},
+	}
+	for _, tc := range tests {
+		add, remove := plan(tc.want, tc.owned)
+		if strs(add) != tc.add || strs(remove) != tc.remove {
+			t.Errorf("%s: add\n%s\nremove\n%s\nwant add\n%s\nremove\n%s", tc.name, strs(add), strs(remove), tc.add, tc.remove)
+		}
+	}
+}
+
+func TestRegistryRoundTrip(t *testing.T) {
+	w := Want{Zone: "k8s.example.", Nameservers: []string{"ns1.k8s.example."},
+		Glue: map[string][]netip.Addr{"ns1.k8s.example.": {netip.MustParseAddr("2001:db8::5")}}, TTL: 60}
+	rrs := w.records()
+	back := decodeRegistry("k8s.example.", encodeRegistry(rrs))
+	if strs(back) != strs(rrs) {
+		t.Errorf("round trip:\n%s\nwant\n%s", strs(back), strs(rrs))
+	}
+}
+
+// TestRegistryHostile: a registry someone else edited names only records the
+// plugin may own: NS at the zone, A/AAAA below it. Anything else is ignored,
+// so the plugin never deletes the parent's own records.
+func TestRegistryHostile(t *testing.T) {
+	got := decodeRegistry("k8s.example.", []string{
+		"example. NS a.iana-servers.net.",        // the parent's own NS
+		"www.example. A 192.0.2.80",              // outside the zone
+		"k8s.example. MX 10 mail.example.",       // a type never written
+		"k8s.example. NS",                        // broken
+		"garbage",                                //
+		"k8s.example. NS ns1.k8s.example.",       // ok
+		"deep.ns1.k8s.example. AAAA 2001:db8::9", // ok
+	})
+	want := "deep.ns1.k8s.example.\t0\tin\taaaa\t2001:db8::9\nk8s.example.\t0\tin\tns\tns1.k8s.example."
+	if strs(got) != want {
+		t.Errorf("decoded:\n%s\nwant\n%s", strs(got), want)
+	}
+}
