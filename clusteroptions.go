@@ -129,9 +129,9 @@ func setClusterOption(o *clusterOptions, opt string, args []string) error {
 // priority, failover.
 func setHealthOption(o *clusterOptions, opt string, args []string) error {
 	switch opt {
-	case "health":
+	case "health", "withdraw_unhealthy":
 		if len(args) != 0 {
-			return usageErr("health", args)
+			return usageErr(opt, args)
 		}
 		o.health = true
 	case "priority":
@@ -156,6 +156,18 @@ func setHealthOption(o *clusterOptions, opt string, args []string) error {
 		return errUnknownOption
 	}
 	return nil
+}
+
+// optionAliases are other names of options: withdraw_unhealthy says what
+// health does, and is not CoreDNS's health plugin.
+var optionAliases = map[string]string{"withdraw_unhealthy": "health"}
+
+// canonicalOption returns the name opt is an alias of, or opt.
+func canonicalOption(opt string) string {
+	if name, ok := optionAliases[opt]; ok {
+		return name
+	}
+	return opt
 }
 
 // cloneMap copies m, so that options copied from the block's are changed apart.

@@ -61,7 +61,7 @@ func parseCluster(c *caddy.Controller, g *Gateway) error {
 		if err := spec.setOption(opt, args); err != nil {
 			return fmt.Errorf("%s:%d - Error during parsing: cluster %s: %v", c.File(), l.line, spec.name, err)
 		}
-		spec.set[opt] = true
+		spec.set[canonicalOption(opt)] = true
 	}
 	g.clusters = append(g.clusters, spec)
 	return nil
