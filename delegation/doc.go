@@ -7,8 +7,9 @@
 //
 // Out: UPDATE messages to the parent. The package changes only what it
 // owns: the records it wrote, which it remembers in the parent itself, in a
-// TXT record at _k8s-gateway-delegation.<zone> (like external-dns's
-// registry), so a restart or another replica knows them. A record that the
+// TXT record (like external-dns's registry), so a restart or another replica knows them. The registry sits
+// at <zone relative to the parent>._k8s-gateway-delegation.<parent>, outside
+// the zone cut, where the parent answers it. A record that the
 // parent holds and the registry does not list is never removed, and a record
 // already there is not added twice (RFC 2136 §3.4.2.2 ignores duplicates).
 // Each Sync sends one UPDATE, with a prerequisite on the registry's content,

@@ -8,9 +8,9 @@ import (
 	"github.com/miekg/dns"
 )
 
-// registryPrefix is the label under the zone's name where the records the
-// plugin wrote into the parent are listed.
-const registryPrefix = "_k8s-gateway-delegation."
+// registryLabel is the label under the parent zone below which the records
+// the plugin wrote into the parent are listed.
+const registryLabel = "_k8s-gateway-delegation"
 
 // Want is the delegation of one zone: its nameservers and the addresses of
 // those below the zone cut (the glue).
@@ -87,8 +87,16 @@ func plan(want, owned []dns.RR) (add, remove []dns.RR) {
 	return add, remove
 }
 
-// registryName returns the owner of the registry TXT of zone.
-func registryName(zone string) string { return registryPrefix + dns.CanonicalName(zone) }
+// registryName returns the owner of the registry TXT of zone in parent:
+// <zone relative to parent>._k8s-gateway-delegation.<parent>. It must not be
+// below the zone cut, where the parent would answer with a referral.
+func registryName(zone, parent string) string {
+	zone, parent = dns.CanonicalName(zone), dns.CanonicalName(parent)
+	if parent == "." {
+		return zone + registryLabel + "."
+	}
+	return strings.TrimSuffix(zone, "."+parent) + "." + registryLabel + "." + parent
+}
 
 // encodeRegistry returns the TXT strings that list rrs: one record per
 // string, in presentation form without the TTL.

@@ -96,3 +96,15 @@ func TestRegistryHostile(t *testing.T) {
 		t.Errorf("decoded:\n%s\nwant\n%s", strs(got), want)
 	}
 }
+
+func TestRegistryName(t *testing.T) {
+	for _, tc := range []struct{ zone, parent, want string }{
+		{"example.com.", "com.", "example._k8s-gateway-delegation.com."},
+		{"A.b.Example.com.", "example.com.", "a.b._k8s-gateway-delegation.example.com."},
+		{"com.", ".", "com._k8s-gateway-delegation."},
+	} {
+		if got := registryName(tc.zone, tc.parent); got != tc.want {
+			t.Errorf("registryName(%s, %s) = %s, want %s", tc.zone, tc.parent, got, tc.want)
+		}
+	}
+}

@@ -43,7 +43,8 @@ func (p *Parent) Sync(ctx context.Context, w Want) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	regTXT, err := p.registry(ctx, zone)
+	reg := registryName(zone, parentZone)
+	regTXT, err := p.registry(ctx, reg)
 	if err != nil {
 		return Result{}, err
 	}
@@ -56,7 +57,6 @@ func (p *Parent) Sync(ctx context.Context, w Want) (Result, error) {
 
 	m := new(dns.Msg)
 	m.SetUpdate(parentZone)
-	reg := registryName(zone)
 	// The registry is as read: else another writer came first.
 	if len(regTXT) == 0 {
 		m.NameNotUsed([]dns.RR{&dns.ANY{Hdr: dns.RR_Header{Name: reg, Rrtype: dns.TypeANY, Class: dns.ClassANY}}})
@@ -108,16 +108,16 @@ func (p *Parent) parentZone(ctx context.Context, zone string) (string, error) {
 	return "", fmt.Errorf("delegation: parent %s is not authoritative above %s (%s, no SOA)", p.Addr, zone, dns.RcodeToString[r.Rcode])
 }
 
-// registry returns the strings of the registry TXT of zone in the parent.
-func (p *Parent) registry(ctx context.Context, zone string) ([]string, error) {
+// registry returns the strings of the registry TXT at reg in the parent.
+func (p *Parent) registry(ctx context.Context, reg string) ([]string, error) {
 	m := new(dns.Msg)
-	m.SetQuestion(registryName(zone), dns.TypeTXT)
+	m.SetQuestion(reg, dns.TypeTXT)
 	r, err := p.exchange(ctx, m)
 	if err != nil {
 		return nil, err
 	}
 	if r.Rcode != dns.RcodeSuccess && r.Rcode != dns.RcodeNameError {
-		return nil, fmt.Errorf("delegation: reading %s at %s: %s", registryName(zone), p.Addr, dns.RcodeToString[r.Rcode])
+		return nil, fmt.Errorf("delegation: reading %s at %s: %s", reg, p.Addr, dns.RcodeToString[r.Rcode])
 	}
 	var txt []string
 	for _, rr := range r.Answer {
@@ -142,6 +142,9 @@ func (p *Parent) exchange(ctx context.Context, m *dns.Msg) (*dns.Msg, error) {
 		m.SetTsig(name, p.Key.Algorithm, 300, time.Now().Unix())
 	}
 	r, _, err := c.ExchangeContext(ctx, m, p.Addr)
+	if errors.Is(err, dns.ErrAuth) || errors.Is(err, dns.ErrSig) || errors.Is(err, dns.ErrTime) || errors.Is(err, dns.ErrSecret) {
+		return nil, fmt.Errorf("delegation: parent %s refused the key %s (%v: unknown key, wrong secret or clock skew)", p.Addr, p.Key.Name, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("delegation: parent %s: %w", p.Addr, err)
 	}
