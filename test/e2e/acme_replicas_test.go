@@ -34,7 +34,7 @@ func sameValues(got, want []string) bool {
 func TestACMEReplicasTwoValues(t *testing.T) {
 	a := acmeSetup(t)
 	s1 := a.s
-	s2 := startServer(t, "test/e2e/testdata/Corefile.acme", kubeconfig, append(slices.Clone(a.env), "ACME_UPDATE_PORT="+strconv.Itoa(freePort(t)))...)
+	s2 := startServer(t, "test/e2e/testdata/Corefile.acme", kubeconfig, append(slices.Clone(a.env), "ACME_UPDATE_PORT="+strconv.Itoa(freePort(t)), "ACME_METRICS_PORT="+strconv.Itoa(freePort(t)))...)
 	name := "_acme-challenge." + a.domainA
 	for round := range 3 {
 		v1, v2 := fmt.Sprintf("apex-%d-%d", round, time.Now().UnixNano()), fmt.Sprintf("wildcard-%d-%d", round, time.Now().UnixNano())
