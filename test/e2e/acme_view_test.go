@@ -29,7 +29,9 @@ func TestACMEOwnershipPastTheView(t *testing.T) {
 		return sendRaw(t, s, signedUpdate(t, a.zone, k, "_acme-challenge."+name+".", value, time.Now())).Rcode
 	}
 	// The Secret's key comes through an informer: wait until it is known.
-	waitFor(t, 10*time.Second, func() bool { return send(keyB, "b-own."+a.domainB, "probe-"+strconv.FormatInt(time.Now().UnixNano(), 10)) == dns.RcodeSuccess })
+	waitFor(t, 10*time.Second, func() bool {
+		return send(keyB, "b-own."+a.domainB, "probe-"+strconv.FormatInt(time.Now().UnixNano(), 10)) == dns.RcodeSuccess
+	})
 	if rc := send(keyB, www, "stolen"); rc != dns.RcodeRefused {
 		t.Errorf("team-b's challenge at %s, hidden from the view: %s, want REFUSED", www, dns.RcodeToString[rc])
 	}
