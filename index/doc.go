@@ -10,6 +10,11 @@
 // prefix (a cluster) may be set down; at a name, the healthy contributions
 // of the best priority answer, or all of them when none is healthy (fail
 // open). The choice is made when a name is built, never at query time.
+// Steering (steer.go): when the contributions left carry weights or
+// locations (Claim.Weight, Claim.Location), a table of targets is packed
+// with the name, and LookupFor answers one target chosen for the client
+// (its location, then a default, then all; then by weight), scanning the
+// table without allocating.
 //
 // Out: a Snapshot after each Flush, with Lookup (a result kind: answer,
 // delegation, CNAME, wildcard, NODATA, NXDOMAIN), the zone's records in

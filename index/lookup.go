@@ -36,6 +36,13 @@ const maxChain = 8
 // caller; those of the authority section (SOA, NS) are the snapshot's and
 // must not be changed.
 func (s *Snapshot) Lookup(zi int, qname string, qtype uint16) (answer, ns, extra []dns.RR, res Result) {
+	return s.LookupFor(zi, qname, qtype, nil)
+}
+
+// LookupFor is Lookup for client c: at a steered name (see steer.go), the
+// answer is the addresses of the target chosen for c. With a nil c, every
+// address answers.
+func (s *Snapshot) LookupFor(zi int, qname string, qtype uint16, c *Client) (answer, ns, extra []dns.RR, res Result) {
 	zone := s.zones[zi].name
 	if qtype == dns.TypeDS && qname == zone && s.parents[zi] >= 0 {
 		// The DS of a nested zone is the parent's data (RFC 4035
@@ -90,7 +97,7 @@ func (s *Snapshot) Lookup(zi int, qname string, qtype uint16) (answer, ns, extra
 			}
 		}
 		// With ANY, the first RRset stands for all of them (RFC 8482).
-		rrs := n.rrs(qtype, qname)
+		rrs := n.steered(qtype, qname, c)
 		if len(rrs) == 0 {
 			return answer, s.zones[zi].soa, nil, NoData
 		}

@@ -16,7 +16,8 @@ type rrset struct {
 type node struct {
 	name     string
 	sets     []rrset
-	wildcard bool // "*.<name>" exists
+	wildcard bool     // "*.<name>" exists
+	steer    []steerTarget // the targets of a steered name (steer.go), or nil
 }
 
 // rrs returns the records of type qtype, or nil.

@@ -18,10 +18,11 @@ func (ix *Index) rebuild(name string) {
 	accepted = ix.chooseHealthy(name, zi, accepted)
 	sets, conflict := mergeSets(name, accepted, name == ix.zones[zi])
 	ix.reportConflict(name, conflict, accepted)
+	steer := buildSteer(accepted, sets)
 
 	old := ix.node(name)
 	hadData := old != nil && !old.empty()
-	if old != nil && equalSets(old.sets, sets) {
+	if old != nil && equalSets(old.sets, sets) && equalTargets(old.steer, steer) {
 		return
 	}
 	if hadData != (len(sets) > 0) {
@@ -36,24 +37,24 @@ func (ix *Index) rebuild(name string) {
 			}
 		})
 		// Ancestors may have appeared as, or stopped being, empty non-terminals.
-		ix.forAncestors(name, ix.zones[zi], func(a string) { ix.refresh(a, zi, nil, false) })
+		ix.forAncestors(name, ix.zones[zi], func(a string) { ix.refresh(a, zi, nil, nil, false) })
 	}
-	ix.refresh(name, zi, sets, true)
+	ix.refresh(name, zi, sets, steer, true)
 }
 
 // refresh replaces the node of name. With setData false it keeps the node's
 // current data and only re-evaluates its existence and whether a wildcard
 // is below it.
-func (ix *Index) refresh(name string, zi int, sets []rrset, setData bool) {
+func (ix *Index) refresh(name string, zi int, sets []rrset, steer []steerTarget, setData bool) {
 	old := ix.node(name)
 	if !setData && old != nil {
-		sets = old.sets
+		sets, steer = old.sets, old.steer
 	}
 	exists := len(sets) > 0 || ix.children[name] > 0 || name == ix.zones[zi]
 	var n *node
 	if exists {
-		n = &node{name: name, sets: sets, wildcard: ix.exists("*." + name)}
-		if old != nil && old.wildcard == n.wildcard && equalSets(old.sets, n.sets) {
+		n = &node{name: name, sets: sets, steer: steer, wildcard: ix.exists("*." + name)}
+		if old != nil && old.wildcard == n.wildcard && equalSets(old.sets, n.sets) && equalTargets(old.steer, n.steer) {
 			return
 		}
 		ix.setNode(n)
@@ -66,7 +67,7 @@ func (ix *Index) refresh(name string, zi int, sets []rrset, setData bool) {
 	ix.changed[zi] = true
 	// The parent of a wildcard knows whether it exists.
 	if isWildcard(name) {
-		ix.refresh(name[2:], zi, nil, false)
+		ix.refresh(name[2:], zi, nil, nil, false)
 	}
 }
 

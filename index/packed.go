@@ -20,7 +20,9 @@ import (
 //	size     uint32  bytes of the whole node
 //	nameLen  uint16
 //	name     [nameLen]byte  lower case, presentation format
-//	flags    uint8   flagWildcard
+//	flags    uint8   flagWildcard, flagSteered
+//	steering, with flagSteered only: length uint32, then the table of
+//	         targets (see appendSteer in steer.go)
 //	sets     uint16  number of RRsets, ordered by type
 //	then per RRset:
 //	  qtype  uint16
@@ -32,6 +34,7 @@ import (
 
 const (
 	flagWildcard = 1 << iota // "*.<name>" exists
+	flagSteered              // the node has a table of targets (steer.go)
 )
 
 const (
@@ -111,7 +114,16 @@ func appendNode(b []byte, n *node) []byte {
 	if n.wildcard {
 		flags |= flagWildcard
 	}
+	if len(n.steer) > 0 {
+		flags |= flagSteered
+	}
 	b = append(b, flags)
+	if len(n.steer) > 0 {
+		at := len(b)
+		b = binary.LittleEndian.AppendUint32(b, 0)
+		b = appendSteer(b, n.steer)
+		binary.LittleEndian.PutUint32(b[at:], uint32(len(b)-at-4))
+	}
 	b = binary.LittleEndian.AppendUint16(b, uint16(len(n.sets)))
 	for _, set := range n.sets {
 		b = binary.LittleEndian.AppendUint16(b, set.qtype)
@@ -180,7 +192,19 @@ func (v view) wildcard() bool { return v[nodeHeader+v.nameLen()]&flagWildcard !=
 // sets returns the number of RRsets and the bytes where they start.
 func (v view) sets() (int, []byte) {
 	at := nodeHeader + v.nameLen() + 1
+	if v[at-1]&flagSteered != 0 {
+		at += 4 + int(binary.LittleEndian.Uint32(v[at:]))
+	}
 	return int(binary.LittleEndian.Uint16(v[at:])), v[at+2 : v.size()]
+}
+
+// steerTable returns the node's packed table of targets, if it has one.
+func (v view) steerTable() ([]byte, bool) {
+	at := nodeHeader + v.nameLen() + 1
+	if v[at-1]&flagSteered == 0 {
+		return nil, false
+	}
+	return v[at+4 : at+4+int(binary.LittleEndian.Uint32(v[at:]))], true
 }
 
 // empty reports whether the node is an empty non-terminal.
@@ -329,6 +353,9 @@ func unpackRR(owner string, b []byte) (dns.RR, int) {
 // node returns the node of v with its records unpacked, for the writer.
 func (v view) node() *node {
 	n := &node{name: string(v.name()), wildcard: v.wildcard()}
+	if table, ok := v.steerTable(); ok {
+		n.steer = unpackSteer(table)
+	}
 	count, b := v.sets()
 	if count > 0 {
 		n.sets = make([]rrset, 0, count)

@@ -58,6 +58,12 @@ type Claim struct {
 	// Priority of the object's cluster: at a name, only the healthy
 	// contributions of the lowest priority answer (0 unless set).
 	Priority int32
+	// Weight of the object's targets in the weighted choice at a steered
+	// name (steer.go); 0 is unset and counts as 1.
+	Weight uint32
+	// Location of the object's targets, for the choice by the client's
+	// location (steer.go); zero when unset.
+	Location Location
 }
 
 // Reasons a claim is rejected, as the rejected metric and logs name them.
