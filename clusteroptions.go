@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed-e581d630/k8s_gateway/index"
 	"github.com/seed-e581d630/k8s_gateway/source"
 
 	"k8s.io/apimachinery/pkg/labels"
@@ -30,6 +31,8 @@ type clusterOptions struct {
 	health         bool                // the health option: withdraw unhealthy addresses
 	priority       int32               // of a cluster block: lower answers first (fleet failover)
 	failover       time.Duration       // a cluster silent this long counts as unhealthy; 0: never
+	weight         uint32              // the weight option (steering.go); 0: unset
+	location       index.Location      // the location option (steering.go)
 }
 
 func newClusterOptions() clusterOptions {
@@ -153,7 +156,7 @@ func setHealthOption(o *clusterOptions, opt string, args []string) error {
 		}
 		o.failover = d
 	default:
-		return errUnknownOption
+		return setSteeringOption(o, opt, args)
 	}
 	return nil
 }

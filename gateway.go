@@ -87,6 +87,8 @@ type Gateway struct {
 	persistDir  string               // the persist option: the copies of the zones on disk; "" without
 	persistLine int                  // the line of the persist option
 	view        string               // the server block's view (the view plugin), a label of the per-zone gauges
+	// defaultLocation: the default_location option (steering.go).
+	defaultLocation index.Location
 	// clusterAPI: the clusterapi option; discovery then finds clusters.
 	clusterAPI *clusterAPIConfig
 	discovery  *fleet.Discovery
@@ -244,7 +246,8 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 		return dns.RcodeServerFailure, nil
 	}
 
-	answer, ns, extra, res := snap.Lookup(zi, qname, qtype)
+	client := g.client(ctx)
+	answer, ns, extra, res := snap.LookupFor(zi, qname, qtype, &client)
 	if qtype == dns.TypeTXT {
 		answer, ns, res = g.overlayTXT(snap, zi, qname, answer, ns, res)
 	}
@@ -269,6 +272,7 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 	if res == index.Success {
 		fitAdditional(&state, m)
 	}
+	echoSubnet(r, m, client.Located)
 	w.WriteMsg(m)
 	return dns.RcodeSuccess, nil
 }

@@ -59,6 +59,8 @@ func (g *Gateway) controllerConfigOf(o *clusterOptions, zones []string, nameserv
 		Delegations:    o.delegations,
 		Health:         o.health,
 		Priority:       o.priority,
+		Weight:         o.weight,
+		Location:       o.location,
 		Failover:       o.failover,
 		ZonesLabel:     strings.Join(zones, " "),
 		Timing:         watch.Timing{StartupWait: g.timing.startupWait, Reprobe: g.timing.reprobe, RefusalGrace: g.timing.refusalGrace, Guard: g.timing.guard},

@@ -266,6 +266,12 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 			return c.Errf("apiserver_burst must be an integer from 1 to 100000, got %q", args[0])
 		}
 		g.apiLimits.Burst = burst
+	case "default_location":
+		l, err := parseLocationArgs(opt, args)
+		if err != nil {
+			return c.Err(err.Error())
+		}
+		g.defaultLocation = l
 	case "persist":
 		if len(args) != 1 {
 			return argCountErr(c, "persist DIR", args)

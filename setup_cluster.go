@@ -35,7 +35,7 @@ type clusterSpec struct {
 
 // inheritedOptions are the options a cluster takes from the k8s_gateway block
 // unless its own block sets them.
-var inheritedOptions = []string{"resources", "ingressClasses", "gatewayClasses", "labelSelector", "serviceLabelSelectors", "namespaces", "events", "health", "priority", "failover"}
+var inheritedOptions = []string{"resources", "ingressClasses", "gatewayClasses", "labelSelector", "serviceLabelSelectors", "namespaces", "events", "health", "priority", "failover", "weight", "location"}
 
 // parseCluster reads a cluster block; c is at the cluster token. The block
 // holds one option a line; `cluster NAME { OPTION ARGS }` on one line holds one.
@@ -154,6 +154,8 @@ func (s *clusterSpec) resolved(block clusterOptions) clusterOptions {
 		"health":                func() { o.health = block.health },
 		"priority":              func() { o.priority = block.priority },
 		"failover":              func() { o.failover = block.failover },
+		"weight":                func() { o.weight = block.weight },
+		"location":              func() { o.location = block.location },
 	}
 	for _, opt := range inheritedOptions {
 		if !s.set[opt] {

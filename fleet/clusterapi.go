@@ -58,6 +58,8 @@ type discovered struct {
 	cl     *Cluster
 	digest [32]byte // of the kubeconfig it reads with
 	base   int32    // its priority without the Cluster's annotation: the block's
+	// baseSteer: its weight and location without the Cluster's annotations.
+	baseSteer steering
 }
 
 // DiscoveryConfig is what discovery reads Clusters with, and what it does
@@ -260,7 +262,8 @@ func (d *Discovery) reconcile(ns, name string) {
 	if old != nil && !annotated {
 		priority = old.base
 	}
-	if old != nil && old.digest == digest && old.cl.Controller.Config().Priority == priority {
+	own := d.steeringOf(key, obj)
+	if old != nil && old.digest == digest && old.cl.Controller.Config().Priority == priority && steerOf(old.cl.Controller.Config()) == own.over(old.baseSteer) {
 		return
 	}
 	api, err := d.cfg.APIOf(value)
@@ -270,7 +273,7 @@ func (d *Discovery) reconcile(ns, name string) {
 	}
 	delete(d.Warned, key)
 	if old != nil {
-		d.reconnect(key, old, api, digest, priority)
+		d.reconnect(key, old, api, digest, priority, own.over(old.baseSteer))
 		return
 	}
 	cl, err := d.cfg.Join(ns, name, api)
@@ -278,34 +281,36 @@ func (d *Discovery) reconcile(ns, name string) {
 		d.warn(key, err.Error())
 		return
 	}
-	base := cl.Controller.Config().Priority
-	if annotated && priority != base {
+	base, baseSteer := cl.Controller.Config().Priority, steerOf(cl.Controller.Config())
+	if annotated && priority != base || own.over(baseSteer) != baseSteer {
 		cfg := cl.Controller.Config()
 		cfg.Priority = priority
+		own.over(baseSteer).set(&cfg)
 		cl.Controller = watch.New(cfg, api, cl.Sink)
 	}
 	d.cfg.Members.Add(cl)
 	if err := cl.Start(d.cfg.Health); err != nil {
 		log.Errorf("clusterapi: Cluster %s: %v", key, err)
 	}
-	d.Members[key] = &discovered{cl: cl, digest: digest, base: base}
+	d.Members[key] = &discovered{cl: cl, digest: digest, base: base, baseSteer: baseSteer}
 	log.Infof("clusterapi: Cluster %s: reading it, under %s", key, strings.Join(cl.Controller.Config().Sources.Zones, " "))
 }
 
 // reconnect replaces the controller of a member whose kubeconfig changed. The
 // records stay while the new controller lists; then those of objects that are
 // gone meanwhile are removed.
-func (d *Discovery) reconnect(key string, m *discovered, api watch.API, digest [32]byte, priority int32) {
+func (d *Discovery) reconnect(key string, m *discovered, api watch.API, digest [32]byte, priority int32, st steering) {
 	m.cl.Stop()
 	m.cl.Sink.mark()
 	cfg := m.cl.Controller.Config()
 	cfg.Priority = priority
+	st.set(&cfg)
 	m.cl.Controller = watch.New(cfg, api, m.cl.Sink)
 	if err := m.cl.Start(d.cfg.Health); err != nil {
 		log.Errorf("clusterapi: Cluster %s: %v", key, err)
 	}
 	if m.digest == digest {
-		log.Infof("clusterapi: Cluster %s: its priority changed to %d; reconnected", key, priority)
+		log.Infof("clusterapi: Cluster %s: its priority (%d), weight or location changed; reconnected", key, priority)
 	} else {
 		log.Infof("clusterapi: Cluster %s: its kubeconfig Secret changed; reconnected", key)
 	}

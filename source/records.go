@@ -243,7 +243,8 @@ func (r *Result) publish(names []string, t targets, ttl uint32) {
 // sources read. This keeps memory per object small in large clusters.
 
 // sourceAnnotations are the annotations every source reads.
-var sourceAnnotations = slices.Concat([]string{CoreDNSHostnameAnnotation}, hostnameAnnotations, targetAnnotations, ttlAnnotations)
+var sourceAnnotations = slices.Concat([]string{CoreDNSHostnameAnnotation}, hostnameAnnotations, targetAnnotations, ttlAnnotations,
+	[]string{WeightAnnotation, LocationAnnotation})
 
 // readAnnotations are the annotations any source reads.
 var readAnnotations = append(slices.Clip(sourceAnnotations), legacyIngressClassAnnotation)

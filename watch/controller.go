@@ -61,6 +61,8 @@ type Config struct {
 	ZonesLabel      string              // the zones label of its metrics
 	Health          bool                // the health option: claims carry Unhealthy (health.go)
 	Priority        int32               // the cluster's priority, carried by every claim
+	Weight          uint32              // the cluster's weight (steering.go); 0: unset
+	Location        index.Location      // the cluster's location, for objects without one
 	Failover        time.Duration       // for fleet: the cluster counts as unhealthy after this long silent; 0: never
 	Timing          Timing
 	// Refused, when set, hears of each name an object is newly refused
@@ -325,14 +327,15 @@ func (c *Controller) publish(w *Watched, meta metav1.Object, obj any) {
 		return
 	}
 	res := w.records(obj)
+	claim := ClaimOf(w, meta, c.cfg.Nameservers)
+	if !claim.Plugin() {
+		claim.Priority = c.cfg.Priority
+		res.Warnings = append(res.Warnings, c.steer(meta, &claim)...)
+	}
 	c.logWarnings(key, res.Warnings)
 	c.report(key, res.Refused)
 	if c.cfg.Reverse {
 		res.RRs = source.WithPTR(res.RRs)
-	}
-	claim := ClaimOf(w, meta, c.cfg.Nameservers)
-	if !claim.Plugin() {
-		claim.Priority = c.cfg.Priority
 	}
 	if c.cfg.Health {
 		res.RRs = c.markHealth(w, key, obj, &claim, res.RRs)

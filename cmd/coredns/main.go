@@ -24,6 +24,7 @@ import (
 	_ "github.com/coredns/coredns/plugin/errors"
 	_ "github.com/coredns/coredns/plugin/file"
 	_ "github.com/coredns/coredns/plugin/forward"
+	_ "github.com/coredns/coredns/plugin/geoip"
 	_ "github.com/coredns/coredns/plugin/header"
 	_ "github.com/coredns/coredns/plugin/health"
 	_ "github.com/coredns/coredns/plugin/hosts"
@@ -56,7 +57,7 @@ import (
 
 // excluded are stock directives whose plugins this binary leaves out.
 var excluded = []string{
-	"geoip", "proxyproto", "quic", "grpc_server", "https", "https3",
+	"proxyproto", "quic", "grpc_server", "https", "https3",
 	"trace", "shed", "siit", "autopath", "dynupdate", "route53", "azure",
 	"clouddns", "k8s_external", "etcd", "grpc", "erratic", "on", "nomad",
 }

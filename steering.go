@@ -1,0 +1,115 @@
+package gateway
+
+import (
+	"context"
+	"math/rand/v2"
+	"strings"
+
+	"github.com/coredns/coredns/plugin/metadata"
+	"github.com/coredns/coredns/plugin/pkg/edns"
+	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/source"
+)
+
+// Traffic steering (docs/traffic-steering.md): the weight and location of a
+// cluster (options of a k8s_gateway or cluster block, beside those of the
+// objects' annotations), the default location, and per query the client's
+// location from the geoip plugin's metadata and the ECS option of the reply.
+
+// setSteeringOption applies the options weight and location.
+func setSteeringOption(o *clusterOptions, opt string, args []string) error {
+	switch opt {
+	case "weight":
+		if len(args) != 1 {
+			return usageErr("weight N", args)
+		}
+		w, err := source.ParseWeight(args[0])
+		if err != nil {
+			return err
+		}
+		o.weight = w
+	case "location":
+		l, err := parseLocationArgs(opt, args)
+		if err != nil {
+			return err
+		}
+		o.location = l
+	default:
+		return errUnknownOption
+	}
+	return nil
+}
+
+// parseLocationArgs reads the arguments of a location option.
+func parseLocationArgs(opt string, args []string) (index.Location, error) {
+	if len(args) == 0 {
+		return index.Location{}, usageErr(opt+" [continent=CODE] [country=CODE] [region=CODE]", args)
+	}
+	return index.ParseLocation(strings.Join(args, ","))
+}
+
+// The geoip plugin's metadata that locates a client.
+const (
+	metaContinent = "geoip/continent/code"
+	metaCountry   = "geoip/country/code"
+	metaRegions   = "geoip/subdivisions/code"
+)
+
+// client returns who asks: the location the geoip plugin found for the
+// query (from its ECS option or its source address, as geoip is
+// configured), none without it, and a random draw.
+func (g *Gateway) client(ctx context.Context) index.Client {
+	c := index.Client{Default: g.defaultLocation, Draw: rand.Uint32()}
+	if f := metadata.ValueFunc(ctx, metaCountry); f != nil {
+		c.Country = f()
+		if f := metadata.ValueFunc(ctx, metaContinent); f != nil {
+			c.Continent = f()
+		}
+		if f := metadata.ValueFunc(ctx, metaRegions); f != nil {
+			c.Regions = f()
+		}
+	}
+	return c
+}
+
+// echoSubnet gives the reply m to r the ECS option of r, if it has one
+// (RFC 7871 §7.2.1): FAMILY, SOURCE PREFIX-LENGTH and ADDRESS copied, and
+// SCOPE PREFIX-LENGTH the source's when the answer depended on the client's
+// location (resolvers then cache it for that subnet only), else 0 (the
+// answer is good for every client). The OPT record carries the request's
+// other options that CoreDNS echoes, as CoreDNS's own would.
+func echoSubnet(r, m *dns.Msg, located bool) {
+	o := r.IsEdns0()
+	if o == nil || m.IsEdns0() != nil {
+		return
+	}
+	var ecs *dns.EDNS0_SUBNET
+	for _, opt := range o.Option {
+		if e, ok := opt.(*dns.EDNS0_SUBNET); ok {
+			ecs = e
+			break
+		}
+	}
+	if ecs == nil {
+		return
+	}
+	reply := *ecs
+	reply.SourceScope = 0
+	if located {
+		reply.SourceScope = ecs.SourceNetmask
+	}
+	out := &dns.OPT{Hdr: dns.RR_Header{Name: ".", Rrtype: dns.TypeOPT}}
+	out.SetUDPSize(o.UDPSize())
+	if o.Do() {
+		out.SetDo()
+	}
+	for _, opt := range o.Option {
+		if opt.Option() != dns.EDNS0SUBNET && edns.SupportedOption(opt.Option()) {
+			out.Option = append(out.Option, opt)
+		}
+	}
+	out.Option = append(out.Option, &reply)
+	m.Extra = append(m.Extra, out)
+}

@@ -1,0 +1,165 @@
+package gateway
+
+import (
+	"context"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/coredns/caddy"
+	"github.com/coredns/coredns/plugin/metadata"
+	"github.com/coredns/coredns/plugin/pkg/dnstest"
+	"github.com/coredns/coredns/plugin/test"
+	"github.com/miekg/dns"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/source"
+)
+
+func TestSteeringOptions(t *testing.T) {
+	for _, c := range []struct {
+		corefile string
+		err      string // part of the error, "" for none
+		check    func(*Gateway) bool
+	}{
+		{corefile: "k8s_gateway example.com {\n weight 5\n location continent=EU country=de\n default_location continent=NA\n}",
+			check: func(g *Gateway) bool {
+				return g.weight == 5 && g.location == index.Location{Continent: "EU", Country: "DE"} && g.defaultLocation == index.Location{Continent: "NA"}
+			}},
+		{corefile: "k8s_gateway example.com {\n cluster one {\n  kubeconfig " + k8sKubeconfig(t) + "\n  weight 3\n  location region=us-east-1\n }\n}",
+			check: func(g *Gateway) bool {
+				return len(g.clusters) == 1 && g.clusters[0].opts.weight == 3 && g.clusters[0].opts.location.Region == "US-EAST-1"
+			}},
+		{corefile: "k8s_gateway example.com {\n weight 0\n}", err: "from 1 to 1000"},
+		{corefile: "k8s_gateway example.com {\n weight 1001\n}", err: "from 1 to 1000"},
+		{corefile: "k8s_gateway example.com {\n weight\n}", err: "weight N"},
+		{corefile: "k8s_gateway example.com {\n location\n}", err: "location [continent=CODE]"},
+		{corefile: "k8s_gateway example.com {\n location planet=earth\n}", err: "unknown key"},
+		{corefile: "k8s_gateway example.com {\n default_location country=D/E\n}", err: "location part"},
+	} {
+		g, err := parse(caddy.NewTestController("dns", c.corefile))
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%q: error %v, want one with %q", c.corefile, err, c.err)
+		case c.err == "" && err != nil:
+			t.Errorf("%q: %v", c.corefile, err)
+		case c.err == "" && !c.check(g):
+			t.Errorf("%q: options not as set", c.corefile)
+		}
+	}
+}
+
+// serveFrom asks g for name with the geoip metadata of country (none when
+// empty) and an ECS option of subnet (none when empty).
+func serveFrom(t *testing.T, g *Gateway, name string, country, continent, subnet string) *dns.Msg {
+	t.Helper()
+	ctx := context.Background()
+	if country != "" {
+		ctx = metadata.ContextWithMetadata(ctx)
+		metadata.SetValueFunc(ctx, metaCountry, func() string { return country })
+		metadata.SetValueFunc(ctx, metaContinent, func() string { return continent })
+		metadata.SetValueFunc(ctx, metaRegions, func() string { return "" })
+	}
+	m := new(dns.Msg)
+	m.SetQuestion(name, dns.TypeA)
+	if subnet != "" {
+		ip, ipnet, err := net.ParseCIDR(subnet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bits, _ := ipnet.Mask.Size()
+		m.SetEdns0(1232, false)
+		m.IsEdns0().Option = append(m.IsEdns0().Option, &dns.EDNS0_SUBNET{Code: dns.EDNS0SUBNET, Family: 1, SourceNetmask: uint8(bits), Address: ip})
+	}
+	rec := dnstest.NewRecorder(&test.ResponseWriter{})
+	if _, err := g.ServeDNS(ctx, rec, m); err != nil {
+		t.Fatal(err)
+	}
+	return rec.Msg
+}
+
+// scopeOf returns the ECS scope of a reply, or -1 without ECS.
+func scopeOf(m *dns.Msg) int {
+	if o := m.IsEdns0(); o != nil {
+		for _, opt := range o.Option {
+			if e, ok := opt.(*dns.EDNS0_SUBNET); ok {
+				return int(e.SourceScope)
+			}
+		}
+	}
+	return -1
+}
+
+// Services with the steering annotations, read through informers, answered
+// by location and by weight, with the ECS scope of RFC 7871.
+func TestSteeringServe(t *testing.T) {
+	client := fake.NewSimpleClientset()
+	g := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) { g.defaultLocation = index.Location{Continent: "NA"} })
+	for _, s := range []struct{ name, ip, hostname, loc, weight string }{
+		{"eu", "192.0.2.1", "geo.example.com", "continent=EU,country=DE", ""},
+		{"na", "192.0.2.2", "geo.example.com", "continent=NA", ""},
+		{"heavy", "192.0.2.3", "weighted.example.com", "", "3"},
+		{"light", "192.0.2.4", "weighted.example.com", "", "1"},
+	} {
+		svc := testutil.NamedService("apps", s.name, s.ip)
+		svc.Annotations = map[string]string{"coredns.io/hostname": s.hostname}
+		if s.loc != "" {
+			svc.Annotations[source.LocationAnnotation] = s.loc
+		}
+		if s.weight != "" {
+			svc.Annotations[source.WeightAnnotation] = s.weight
+		}
+		k8sCreate(t, client, svc)
+	}
+	// The whole RRsets, as a zone transfer has them.
+	testutil.Eventually(t, "every Service published", func() string {
+		for _, name := range []string{"weighted.example.com.", "geo.example.com."} {
+			if rrs, _, _, _ := g.index.Snapshot().Lookup(0, name, dns.TypeA); len(rrs) != 2 {
+				return name + " has not both addresses"
+			}
+		}
+		return ""
+	})
+
+	for _, c := range []struct {
+		country, continent, subnet, want string
+		scope                            int
+	}{
+		{"DE", "EU", "198.51.100.0/24", "192.0.2.1", 24},
+		{"US", "NA", "203.0.113.0/24", "192.0.2.2", 24},
+		{"JP", "AS", "", "192.0.2.2", -1}, // no match: the default, NA
+		{"", "", "", "192.0.2.2", -1},     // unknown: the default
+	} {
+		m := serveFrom(t, g, "geo.example.com.", c.country, c.continent, c.subnet)
+		if len(m.Answer) != 1 || m.Answer[0].(*dns.A).A.String() != c.want || !m.Authoritative {
+			t.Errorf("from %s: %v, want %s", c.country, m.Answer, c.want)
+		}
+		if got := scopeOf(m); got != c.scope {
+			t.Errorf("from %s: ECS scope %d, want %d", c.country, got, c.scope)
+		}
+	}
+
+	counts := map[string]int{}
+	const n = 4000
+	for range n {
+		m := serveFrom(t, g, "weighted.example.com.", "", "", "198.51.100.0/24")
+		if len(m.Answer) != 1 {
+			t.Fatalf("weighted answer %v", m.Answer)
+		}
+		if scopeOf(m) != 0 {
+			t.Fatalf("a weighted answer depends on no location: ECS scope %d, want 0", scopeOf(m))
+		}
+		counts[m.Answer[0].(*dns.A).A.String()]++
+	}
+	// 3:1; the tolerance is 5 standard deviations of a binomial of n draws.
+	if got := float64(counts["192.0.2.3"]) / n; got < 0.75-5*0.00685 || got > 0.75+5*0.00685 {
+		t.Errorf("share of the weight-3 Service %.3f of %d, want 0.75", got, n)
+	}
+	// A name that is not steered: scope 0, every address.
+	m := serveFrom(t, g, "eu.apps.example.com.", "DE", "EU", "198.51.100.0/24")
+	if len(m.Answer) != 1 || scopeOf(m) != 0 {
+		t.Errorf("plain name: %v, scope %d", m.Answer, scopeOf(m))
+	}
+}
