@@ -3,6 +3,8 @@ package gateway
 import (
 	"context"
 	"net"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -161,5 +163,42 @@ func TestSteeringServe(t *testing.T) {
 	m := serveFrom(t, g, "eu.apps.example.com.", "DE", "EU", "198.51.100.0/24")
 	if len(m.Answer) != 1 || scopeOf(m) != 0 {
 		t.Errorf("plain name: %v, scope %d", m.Answer, scopeOf(m))
+	}
+}
+
+// TestSteeringDocSnippets: the k8s_gateway blocks of docs/traffic-steering.md
+// parse, with a kubeconfig of the test's for the files they name.
+func TestSteeringDocSnippets(t *testing.T) {
+	doc, err := os.ReadFile("docs/traffic-steering.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc := k8sKubeconfig(t)
+	blocks := 0
+	for i, part := range strings.Split(string(doc), "```") {
+		if i%2 == 0 || !strings.Contains(part, "k8s_gateway ") {
+			continue
+		}
+		block := part[strings.Index(part, "k8s_gateway "):]
+		// The block ends at the brace that closes it.
+		depth, end := 0, 0
+		for j, r := range block {
+			if r == '{' {
+				depth++
+			} else if r == '}' {
+				if depth--; depth == 0 {
+					end = j + 1
+					break
+				}
+			}
+		}
+		block = regexp.MustCompile(`/etc/coredns/\S+\.kubeconfig`).ReplaceAllString(block[:end], kc)
+		if _, err := parse(caddy.NewTestController("dns", block)); err != nil {
+			t.Errorf("%s\n: %v", block, err)
+		}
+		blocks++
+	}
+	if blocks < 2 {
+		t.Errorf("%d k8s_gateway blocks found in the page, want 2", blocks)
 	}
 }

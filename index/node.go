@@ -16,7 +16,7 @@ type rrset struct {
 type node struct {
 	name     string
 	sets     []rrset
-	wildcard bool     // "*.<name>" exists
+	wildcard bool          // "*.<name>" exists
 	steer    []steerTarget // the targets of a steered name (steer.go), or nil
 }
 
