@@ -151,64 +151,65 @@ func unpackSteer(b []byte) []steerTarget {
 const (
 	byClient  = iota // those that best match the client's location
 	byDefault        // those that best match the default location
-	byAll            // every target
 )
 
-// choose returns the chosen target of type qtype in the packed table b,
-// and false when the table has none of that type. It sets c.Located when
-// a target of that type has a location.
-func choose(b []byte, qtype uint16, c *Client) (packedTarget, bool) {
-	n := int(binary.LittleEndian.Uint16(b))
-	b = b[2:]
-	// Pass 1: the best match with the client, and with the default.
-	best, bestDefault, found := 0, 0, false
-	for rest, i := b, 0; i < n; i++ {
+// level returns how closely target t matches the client (mode byClient)
+// or the default location (byDefault); 0 for a target without a location.
+func (c *Client) level(t *packedTarget, mode int) int {
+	switch {
+	case len(t.loc) == 0:
+		return 0
+	case mode == byClient:
+		return c.match(t.loc)
+	}
+	return c.matchDefault(t.loc)
+}
+
+// best returns the best level of the targets of type qtype in the packed
+// table b (n targets) for mode, and the sum of the weights of the targets
+// at that level; found is false when there is no target of that type.
+func (c *Client) best(b []byte, n int, qtype uint16, mode int) (level int, total uint64, found bool) {
+	for i := 0; i < n; i++ {
 		var t packedTarget
-		t, rest = nextTarget(rest)
-		if t.qtype != qtype {
+		if t, b = nextTarget(b); t.qtype != qtype {
 			continue
 		}
 		found = true
-		if len(t.loc) > 0 {
-			c.Located = true
-			best = max(best, c.match(t.loc))
-			bestDefault = max(bestDefault, c.matchDefault(t.loc))
+		c.Located = c.Located || len(t.loc) > 0
+		switch l := c.level(&t, mode); {
+		case l > level:
+			level, total = l, uint64(t.weight)
+		case l == level:
+			total += uint64(t.weight)
 		}
 	}
+	return level, total, found
+}
+
+// choose returns the chosen target of type qtype in the packed table b,
+// and false when the table has none of that type. It sets c.Located when
+// a target of that type has a location. The targets that take part are
+// those at the best level of the client's location, else of the default
+// location, else all (every target is at level 0 then); one of them is
+// drawn by weight. Two or three scans of the table, without allocating.
+func choose(b []byte, qtype uint16, c *Client) (packedTarget, bool) {
+	n := int(binary.LittleEndian.Uint16(b))
+	b = b[2:]
+	mode := byClient
+	level, total, found := c.best(b, n, qtype, byClient)
 	if !found {
 		return packedTarget{}, false
 	}
-	mode, level := byAll, 0
-	switch {
-	case best > 0:
-		mode, level = byClient, best
-	case bestDefault > 0:
-		mode, level = byDefault, bestDefault
-	}
-	takes := func(t packedTarget) bool {
-		switch {
-		case t.qtype != qtype:
-			return false
-		case mode == byClient:
-			return c.match(t.loc) == level
-		case mode == byDefault:
-			return c.matchDefault(t.loc) == level
-		}
-		return true
-	}
-	// Pass 2: the sum of the weights taking part; pass 3: the draw.
-	var total uint64
-	for rest, i := b, 0; i < n; i++ {
-		var t packedTarget
-		if t, rest = nextTarget(rest); takes(t) {
-			total += uint64(t.weight)
+	if level == 0 && c.Located && !c.Default.IsZero() {
+		if l, t, _ := c.best(b, n, qtype, byDefault); l > 0 {
+			mode, level, total = byDefault, l, t
 		}
 	}
 	r := uint64(c.Draw) * total >> 32 // uniform in [0, total)
 	var last packedTarget
-	for rest, i := b, 0; i < n; i++ {
+	for i := 0; i < n; i++ {
 		var t packedTarget
-		if t, rest = nextTarget(rest); !takes(t) {
+		if t, b = nextTarget(b); t.qtype != qtype || c.level(&t, mode) != level {
 			continue
 		}
 		if r < uint64(t.weight) {

@@ -270,13 +270,15 @@ func TestParseLocation(t *testing.T) {
 	}
 }
 
-// BenchmarkSteeredLookup: the lookup of a plain name of two addresses and
-// of steered ones (weights; locations), as the plugin makes it.
+// BenchmarkSteeredLookup: the lookup of plain names (one object of one
+// address; two objects) and of steered ones (two objects with weights; with
+// locations), as the plugin makes it.
 func BenchmarkSteeredLookup(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		objs []steerObj
 	}{
+		{"plain_one", []steerObj{{key: "a", addrs: []string{"192.0.2.1"}}}},
 		{"plain", []steerObj{{key: "a", addrs: []string{"192.0.2.1"}}, {key: "b", addrs: []string{"192.0.2.2"}}}},
 		{"weighted", []steerObj{{key: "a", addrs: []string{"192.0.2.1"}, weight: 3}, {key: "b", addrs: []string{"192.0.2.2"}}}},
 		{"geo", []steerObj{{key: "a", addrs: []string{"192.0.2.1"}, loc: "continent=EU,country=DE"}, {key: "b", addrs: []string{"192.0.2.2"}, loc: "continent=NA"}}},
