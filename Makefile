@@ -62,6 +62,14 @@ chaos: deps
 bench:
 	hack/bench.sh -out docs/benchmarks.md $(BENCH_ARGS)
 
+## bench-steering: server CPU per query of a plain, a weighted and a geo name side by side, with the
+## geoip plugin and a test MMDB (hack/geo.sh); prints a table for docs/benchmarks.md
+.PHONY: bench-steering
+bench-steering:
+	hack/geo.sh build
+	"$$(hack/geo.sh path)/mmdb" -o "$${TMPDIR:-/tmp}/k8sgw-bench-steering.mmdb" 198.51.100.0/24=EU,DE,DE-HE 203.0.113.0/24=NA,US,US-CA
+	hack/bench.sh -steering "$${TMPDIR:-/tmp}/k8sgw-bench-steering.mmdb" $(BENCH_ARGS)
+
 ## bench-smoke: the benchmark at a tiny size, to check that it works (it asserts no speed)
 # A control plane of its own, so that it never tears down one that `make bench` kept.
 bench-smoke:

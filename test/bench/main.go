@@ -38,6 +38,7 @@ type options struct {
 	basePort, workers                         int
 	out, work, clusterDir                     string
 	pinControlPlane, pause, singleIngresses   bool
+	steering                                  string // MMDB of the steering run; "" for the size runs
 }
 
 func main() {
@@ -69,6 +70,7 @@ func main() {
 	flag.IntVar(&o.workers, "workers", 32, "parallel API writers of the object generator")
 	flag.StringVar(&o.out, "out", "", "markdown file whose results section is replaced (docs/benchmarks.md)")
 	flag.StringVar(&o.work, "work", "", "scratch directory (default: a new temporary one)")
+	flag.StringVar(&o.steering, "steering", "", "MMDB file: measure plain, weighted and geo names side by side instead (see steering.go)")
 	flag.Parse()
 	log.SetFlags(log.Ltime)
 	log.SetPrefix("[bench] ")
@@ -135,6 +137,11 @@ func run(ctx context.Context, o options) error {
 		cpu: o.serverCPU, zone: o.zone, basePort: o.basePort}
 	o.load.dnsperf, o.load.cpu = o.dnsperf, o.clientCPU
 
+	if o.steering != "" {
+		steerPop := *pop
+		steerPop.ns = o.namespace + "-steering"
+		return runSteering(ctx, o, &steerPop, srv, cp)
+	}
 	rep := &report{opts: o, started: time.Now()}
 	probed := false
 	for _, n := range o.sizes {

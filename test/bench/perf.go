@@ -22,6 +22,7 @@ type load struct {
 	duration  time.Duration
 	rate      int           // dnsperf -Q for the latency runs
 	latencyOf time.Duration // duration of a latency run
+	extra     []string      // more dnsperf arguments (an EDNS option)
 }
 
 // throughput is one saturating dnsperf run.
@@ -128,7 +129,8 @@ func (l *load) measureLatency(s *server) (latency, error) {
 }
 
 func (l *load) dnsperfRun(s *server, args ...string) ([]byte, error) {
-	argv := append([]string{"-c", l.cpu, l.dnsperf, "-s", "127.0.0.1", "-p", strconv.Itoa(s.port), "-d", l.queries}, args...)
+	argv := append([]string{"-c", l.cpu, l.dnsperf, "-s", "127.0.0.1", "-p", strconv.Itoa(s.port), "-d", l.queries}, l.extra...)
+	argv = append(argv, args...)
 	cmd := exec.Command("taskset", argv...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	out, err := cmd.CombinedOutput()
