@@ -888,6 +888,34 @@ fleet:
 			},
 		},
 		{
+			name: "fleet-steering",
+			values: `domain: example.com
+watchedResources: [Service]
+steering: {defaultLocation: continent=EU}
+fleet:
+  localWeight: 3
+  localLocation: continent=EU country=DE
+  clusters:
+  - {name: prod, kubeconfigSecret: prod-kubeconfig, weight: 1, location: continent=NA country=US}
+  clusterAPI: {enabled: true, namespaces: ["{{ns}}"]} # the harness's block kubeconfig needs it
+`,
+			check: func(t *testing.T, ns string, m chartManifest, cf chartCorefile) {
+				cm := chartGet[corev1.ConfigMap](t, m, "ConfigMap", "").Data["Corefile"]
+				for _, want := range []string{"default_location continent=EU\n", "cluster local {\n            weight 3\n            location continent=EU country=DE\n        }\n",
+					"cluster prod {\n", "weight 1\n", "location continent=NA country=US\n"} {
+					if !strings.Contains(cm, want) {
+						t.Errorf("Corefile without %q:\n%s", want, cm)
+					}
+				}
+			},
+			dns: func(t *testing.T, ns, other string, s *server) {
+				// Both cluster blocks read the test cluster: one address, which both give.
+				lbServiceAt(t, kubeconfig, ns, "web", "", "192.0.2.153")
+				name := "web." + ns + ".example.com."
+				s.eventually(t, 15*time.Second, name, dns.TypeA, positive(name+" 60 IN A 192.0.2.153"))
+			},
+		},
+		{
 			name: "tenancy",
 			values: `domain: example.com
 watchedResources: [Service]

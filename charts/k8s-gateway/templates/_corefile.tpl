@@ -126,6 +126,9 @@ ranges and plugins) or, without a name, the default block.
         {{- with (.Values.dnssec).cds }}
         cds{{ if eq . "delete" }} delete{{ end }}
         {{- end }}
+        {{- with (.Values.steering).defaultLocation }}
+        default_location {{ . }}
+        {{- end }}
         {{- if .Values.persistence.enabled }}
         persist {{ .Values.persistence.mountPath }}{{ with $view.name }}/{{ . }}{{ end }}
         {{- end }}
@@ -141,9 +144,17 @@ ranges and plugins) or, without a name, the default block.
         failover {{ . }}
         {{- end }}
         {{- if and .clusters .local }}
-        {{- if not (kindIs "invalid" .localPriority) }}
+        {{- if or (not (kindIs "invalid" .localPriority)) .localWeight .localLocation }}
         cluster local {
+            {{- if not (kindIs "invalid" .localPriority) }}
             priority {{ int .localPriority }}
+            {{- end }}
+            {{- with .localWeight }}
+            weight {{ int . }}
+            {{- end }}
+            {{- with .localLocation }}
+            location {{ . }}
+            {{- end }}
         }
         {{- else }}
         cluster local
@@ -167,6 +178,12 @@ ranges and plugins) or, without a name, the default block.
             {{- end }}
             {{- if not (kindIs "invalid" .priority) }}
             priority {{ int .priority }}
+            {{- end }}
+            {{- with .weight }}
+            weight {{ int . }}
+            {{- end }}
+            {{- with .location }}
+            location {{ . }}
             {{- end }}
         }
         {{- end }}
