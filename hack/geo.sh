@@ -2,10 +2,10 @@
 # hack/geo.sh - build and cache the MMDB writer of the traffic-steering
 # end-to-end tests (test/e2e/steering_test.go), from the Go module proxy only:
 #
-#   mmdb  hack/mmdb: MaxMind's writer library (github.com/maxmind/mmdbwriter)
+#   mmdb  test/mmdb: MaxMind's writer library (github.com/maxmind/mmdbwriter)
 #         behind a command line that maps test networks to locations
 #
-# It is built in a module of its own (a copy of hack/mmdb under
+# It is built in a module of its own (a copy of test/mmdb under
 # $K8SGW_CACHE/src), never imported by the plugin, and cached in
 # $K8SGW_CACHE/bin (default ~/.cache/k8s_gateway/bin) with a version stamp,
 # under a lock: a second run costs nothing. Cold: about 30 s.
@@ -28,14 +28,14 @@ setup_go() {
 }
 
 build_mmdb() {
-	local src stamp="mmdbwriter=$MMDBWRITER_VERSION $(sha256sum "$HERE/mmdb/main.go" | cut -c1-16)"
+	local src stamp="mmdbwriter=$MMDBWRITER_VERSION $(sha256sum "$HERE/../test/mmdb/main.go" | cut -c1-16)"
 	if [[ -x $BIN/mmdb && -f $BIN/.mmdb.version && "$(cat "$BIN/.mmdb.version")" == "$stamp" ]]; then
 		return 0
 	fi
 	src=$CACHE/src/mmdb
 	rm -rf "$src"
 	mkdir -p "$src" "$BIN"
-	cp "$HERE/mmdb/main.go" "$src/"
+	cp "$HERE/../test/mmdb/main.go" "$src/"
 	local start
 	start=$(date +%s)
 	log "building the MMDB writer (mmdbwriter $MMDBWRITER_VERSION, first time only)"

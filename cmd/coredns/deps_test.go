@@ -26,7 +26,7 @@ func TestLinksNoTypedClients(t *testing.T) {
 		case pkg == "k8s.io/client-go/kubernetes", pkg == "k8s.io/client-go/informers", strings.HasPrefix(pkg, "k8s.io/api/"):
 			t.Errorf("the binary links %s", pkg)
 		case strings.HasPrefix(pkg, "github.com/maxmind/"):
-			// The writer of the tests' MMDB (hack/mmdb) stays out of the binary.
+			// The writer of the tests' MMDB (test/mmdb) stays out of the binary.
 			t.Errorf("the binary links %s", pkg)
 		}
 	}

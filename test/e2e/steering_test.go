@@ -18,7 +18,7 @@ import (
 )
 
 // The traffic-steering tests: the geoip plugin reads an MMDB written by
-// MaxMind's writer library (hack/mmdb, built by hack/geo.sh) that maps
+// MaxMind's writer library (test/mmdb, built by hack/geo.sh) that maps
 // test networks only (documentation ranges and loopback) to locations.
 var testNetworks = []string{
 	"198.51.100.0/24=EU,DE,DE-HE",
