@@ -1,7 +1,7 @@
 package gateway
 
 import (
-	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,6 +18,16 @@ import (
 // notices; and a cluster that answers again is primary again.
 func TestFailoverFromLastContact(t *testing.T) {
 	a, b := fake.NewSimpleClientset(), fake.NewSimpleClientset()
+	// Black-holed when hole is set: every request of a hangs until it is
+	// closed. The reactor is in place before the informers start (the fake's
+	// reaction chain is not safe to change while it serves).
+	var hole atomic.Pointer[chan struct{}]
+	a.PrependReactor("*", "*", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
+		if h := hole.Load(); h != nil {
+			<-*h
+		}
+		return false, nil, nil
+	})
 	const failover = time.Second
 	g := k8sStartFleet(t, []k8sFleetCluster{{name: "a", client: a}, {name: "b", client: b}}, func(g *Gateway) {
 		for i, p := range []int32{1, 2} {
@@ -39,21 +49,15 @@ func TestFailoverFromLastContact(t *testing.T) {
 	}
 
 	// Black-holed: every request hangs until released.
-	var mu sync.Mutex
-	hole := make(chan struct{})
-	a.PrependReactor("*", "*", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
-		mu.Lock()
-		h := hole
-		mu.Unlock()
-		<-h
-		return false, nil, nil
-	})
+	release := make(chan struct{})
+	hole.Store(&release)
 	quiet := time.Now()
 	k8sAnswers(t, g, "web.example.com.", dns.TypeA, standby)
 	// The last contact was at most a ping interval (failover/3) before.
 	if d := time.Since(quiet); d < failover*2/3 {
 		t.Errorf("failed over %s after the silence began, before failover %s", d, failover)
 	}
-	close(hole)
+	hole.Store(nil)
+	close(release)
 	k8sAnswers(t, g, "web.example.com.", dns.TypeA, primary)
 }

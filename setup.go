@@ -40,10 +40,14 @@ const (
 	maxTTL     = 3600
 )
 
-func init() { plugin.Register(metrics.Plugin, setup) }
+func init() {
+	plugin.Register(metrics.Plugin, setup)
+	// client-go's log lines go through the plugin's logger. Set before any
+	// informer runs: klog's logger is not safe to replace under a reader.
+	watch.RouteKlog()
+}
 
 func setup(c *caddy.Controller) error {
-	watch.RouteKlog()
 	g, err := parse(c)
 	if err != nil {
 		return plugin.Error(metrics.Plugin, err)
