@@ -20,14 +20,14 @@ import (
 	"github.com/miekg/dns"
 )
 
-// pluginCfgMarker precedes the README's code block of plugin.cfg steps.
+// pluginCfgMarker precedes CONTRIBUTING.md's code block of plugin.cfg steps.
 const pluginCfgMarker = "<!-- plugin.cfg steps:"
 
 // TestPluginCfg builds CoreDNS of the version in go.mod from its own source
-// with the README's plugin.cfg steps, run as they stand, and checks that the
+// with CONTRIBUTING.md's plugin.cfg steps, run as they stand, and checks that the
 // result lists the plugin and answers from the real API server.
 func TestPluginCfg(t *testing.T) {
-	steps := readmeBlock(t, pluginCfgMarker)
+	steps := docBlock(t, "CONTRIBUTING.md", pluginCfgMarker)
 
 	version := strings.TrimSpace(goOutput(t, repoRoot, "list", "-m", "-f", "{{.Version}}", "github.com/coredns/coredns"))
 	var mod struct{ Dir, Error string }
@@ -85,17 +85,17 @@ spec:
 	s.eventually(t, time.Second, "none."+ns+".example.com.", dns.TypeA, nxdomain)
 }
 
-// readmeBlock returns the first indented code block after the line of
-// README.md that starts with marker, unindented.
-func readmeBlock(t *testing.T, marker string) string {
+// docBlock returns the first indented code block after the line of the
+// file (relative to the repository) that starts with marker, unindented.
+func docBlock(t *testing.T, file, marker string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	b, err := os.ReadFile(filepath.Join(repoRoot, file))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, rest, ok := strings.Cut(string(b), "\n"+marker)
 	if !ok {
-		t.Fatalf("README.md has no line starting with %q", marker)
+		t.Fatalf("%s has no line starting with %q", file, marker)
 	}
 	var block []string
 	for _, line := range strings.Split(rest, "\n")[1:] {
@@ -105,7 +105,7 @@ func readmeBlock(t *testing.T, marker string) string {
 		case strings.TrimSpace(line) == "" && len(block) == 0:
 		default:
 			if len(block) == 0 {
-				t.Fatalf("README.md: no code block after %q", marker)
+				t.Fatalf("%s: no code block after %q", file, marker)
 			}
 			return strings.Join(block, "\n") + "\n"
 		}
