@@ -44,7 +44,8 @@ func (u *user) GetPrivateKey() crypto.Signer           { return u.key }
 func main() {
 	dir := flag.String("ca", "https://127.0.0.1:14000/dir", "ACME directory URL")
 	caCert := flag.String("ca-cert", "", "PEM file of the CA's TLS certificate")
-	ns := flag.String("nameserver", "127.0.0.1:53", "the RFC 2136 server (host:port); also the resolver of the propagation check")
+	ns := flag.String("nameserver", "127.0.0.1:53", "the RFC 2136 server (host:port)")
+	resolver := flag.String("resolver", "", "the resolver of the propagation check (host:port); default the nameserver")
 	zone := flag.String("zone", "", "the zone to update")
 	key := flag.String("tsig-key", "", "TSIG key name")
 	secret := flag.String("tsig-secret", "", "TSIG secret (base64)")
@@ -55,13 +56,17 @@ func main() {
 	flag.Parse()
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	if err := run(ctx, *dir, *caCert, *ns, *zone, *key, *secret, *alg, strings.Split(*domains, ","), *out); err != nil {
+	check := *ns
+	if *resolver != "" {
+		check = *resolver
+	}
+	if err := run(ctx, *dir, *caCert, *ns, check, *zone, *key, *secret, *alg, strings.Split(*domains, ","), *out); err != nil {
 		fmt.Fprintln(os.Stderr, "acmeclient:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, dir, caCert, ns, zone, key, secret, alg string, domains []string, out string) error {
+func run(ctx context.Context, dir, caCert, ns, resolver, zone, key, secret, alg string, domains []string, out string) error {
 	pk, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return err
@@ -94,7 +99,7 @@ func run(ctx context.Context, dir, caCert, ns, zone, key, secret, alg string, do
 		return err
 	}
 	opts := dns01.NewOptions()
-	opts.RecursiveNameservers = []string{ns}
+	opts.RecursiveNameservers = []string{resolver}
 	dns01.SetDefaultClient(dns01.NewClient(opts))
 	if err := client.Challenge.SetDNS01Provider(provider, dns01.DisableAuthoritativeNssPropagationRequirement()); err != nil {
 		return err

@@ -202,7 +202,9 @@ func obtain(t *testing.T, tools acmeTools, dirURL string, s *server, zone string
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "cert.pem")
 	cmd := exec.Command(tools.client, "-ca", dirURL, "-ca-cert", filepath.Join(tools.certs, "pebble.minica.pem"),
-		"-nameserver", "127.0.0.1:"+strconv.Itoa(s.updatePort(t)), "-zone", zone,
+		// UPDATE goes to the updates listener, the propagation check asks
+		// the DNS port.
+		"-nameserver", "127.0.0.1:"+strconv.Itoa(s.updatePort(t)), "-resolver", "127.0.0.1:"+strconv.Itoa(s.port), "-zone", zone,
 		"-tsig-key", k.name, "-tsig-secret", k.secret, "-tsig-algorithm", dns.CanonicalName(k.alg),
 		"-domains", strings.Join(domains, ","), "-out", out, "-timeout", "90s")
 	output, err := cmd.CombinedOutput()
