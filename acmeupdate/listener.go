@@ -90,15 +90,9 @@ func Listen(addr string, inline int, h Handler) (*Listening, error) {
 }
 
 func listen(addr string, inline int) (*listener, error) {
-	pc, err := net.ListenPacket("udp", addr)
+	pc, ln, err := listenBoth(addr)
 	if err != nil {
-		return nil, fmt.Errorf("updates: listen %s: %w", addr, err)
-	}
-	// TCP on the port UDP got (port 0: the system's choice).
-	ln, err := net.Listen("tcp", pc.LocalAddr().String())
-	if err != nil {
-		pc.Close()
-		return nil, fmt.Errorf("updates: listen %s: %w", addr, err)
+		return nil, err
 	}
 	l := &listener{addr: addr, udp: pc, tcp: ln, inline: inline, open: map[net.Conn]struct{}{}, workers: make(chan struct{}, maxWorkers), conns: make(chan struct{}, maxConns)}
 	l.wg.Add(2)
@@ -242,6 +236,26 @@ func (l *listener) serveConn(c net.Conn) {
 		out := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(reply)), uint16(len(reply))) // #nosec G115 -- a DNS message
 		if _, err := c.Write(append(out, reply...)); err != nil {
 			return
+		}
+	}
+}
+
+// listenBoth opens UDP and TCP on one port of addr. With port 0 the system
+// picks the UDP port, which TCP may have in use: a few other picks are tried.
+func listenBoth(addr string) (net.PacketConn, net.Listener, error) {
+	_, port, _ := net.SplitHostPort(addr)
+	for attempt := 0; ; attempt++ {
+		pc, err := net.ListenPacket("udp", addr)
+		if err != nil {
+			return nil, nil, fmt.Errorf("updates: listen %s: %w", addr, err)
+		}
+		ln, err := net.Listen("tcp", pc.LocalAddr().String())
+		if err == nil {
+			return pc, ln, nil
+		}
+		pc.Close()
+		if port != "0" || attempt == 9 {
+			return nil, nil, fmt.Errorf("updates: listen %s: %w", addr, err)
 		}
 	}
 }
