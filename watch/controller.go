@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"context"
 	"errors"
 	"github.com/seed-e581d630/k8s_gateway/internal/informer"
 	"slices"
@@ -369,49 +368,4 @@ func (c *Controller) report(key string, names []string) {
 		}
 		c.cfg.Refused(index.Rejection{Zone: c.cfg.Sources.Zones[zi], Name: name, Key: key, Reason: index.ReasonUndelegated})
 	}
-}
-
-// SinceContact is how long ago the controller last heard from the API
-// server: an event or a bookmark of any informer, a successful list or
-// watch, or a Ping; false before any informer runs. An open watch on a
-// silent connection does not count.
-func (c *Controller) SinceContact() (time.Duration, bool) {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
-	var least time.Duration
-	ok := false
-	for _, s := range c.states {
-		d := s.SinceHeard()
-		if !ok || d < least {
-			least, ok = d, true
-		}
-	}
-	if p := c.pinged.Load(); ok && p != 0 {
-		least = min(least, time.Since(time.Unix(0, p)))
-	}
-	return least, ok
-}
-
-// Ping lists one object of a running informer's kind and, when the API
-// server answers, counts it as contact (SinceContact): it tells a quiet API
-// server from one that has gone silent without closing its connections.
-func (c *Controller) Ping(ctx context.Context) error {
-	c.Mu.Lock()
-	var w *Watched
-	for _, x := range c.Informers {
-		w = x
-		break
-	}
-	c.Mu.Unlock()
-	if w == nil {
-		return errors.New("no informer runs yet")
-	}
-	list, _ := c.api.ListWatch(w.Version, w.Namespace)
-	opts := metav1.ListOptions{Limit: 1}
-	w.Options(&opts)
-	if _, err := list(ctx, opts); err != nil {
-		return err
-	}
-	c.pinged.Store(time.Now().UnixNano())
-	return nil
 }
