@@ -136,25 +136,7 @@ func (s *server) updatePort(t *testing.T) int {
 // sendRaw sends wire over UDP to s's UPDATE port and returns the reply.
 func sendRaw(t *testing.T, s *server, wire []byte) *dns.Msg {
 	t.Helper()
-	c := &dns.Client{Timeout: 5 * time.Second}
-	conn, err := c.Dial(fmt.Sprintf("127.0.0.1:%d", s.updatePort(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.Write(wire); err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 65535)
-	_ = conn.SetReadDeadline(time.Now().Add(5 * time.Second))
-	n, err := conn.Read(buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := new(dns.Msg)
-	if err := in.Unpack(buf[:n]); err != nil {
-		t.Fatal(err)
-	}
+	_, in := exchangeUpdate(t, s, wire)
 	return in
 }
 
