@@ -38,8 +38,10 @@ func FuzzUpdateMessage(f *testing.F) {
 		if r.Unpack(data) != nil {
 			return
 		}
+		// A response is never answered (request.go): clear QR so that the
+		// input reaches the parser.
 		r.Extra = nil
-		r.Opcode = dns.OpcodeUpdate
+		r.Opcode, r.Response = dns.OpcodeUpdate, false
 		wire, err := r.Pack()
 		if err != nil {
 			return
