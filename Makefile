@@ -16,8 +16,14 @@ build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BINARY) ./cmd/coredns
 
 ## test: everything CI runs: lint, unit tests (race), short fuzzing, end-to-end, on a real node, the fault suite
-## (the stages that need Debian packages install the missing ones first, as make demo does: see deps)
-test: lint unit fuzz e2e e2e-node chaos bench-smoke
+## (the stages that need Debian packages install the missing ones first, as make demo does: see deps);
+## the test tools' cold builds run in the background meanwhile (hack/prebuild.sh)
+test:
+	@hack/prebuild.sh start
+	@$(MAKE) --no-print-directory test-stages; rc=$$?; hack/prebuild.sh stop; hack/prebuild.sh wait; exit $$rc
+
+.PHONY: test-stages
+test-stages: lint unit fuzz e2e e2e-node chaos bench-smoke
 
 ## lint: gofmt, go vet, and no new exported name of watch, fleet or index that only tests use
 lint:

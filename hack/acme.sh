@@ -163,15 +163,27 @@ GO
 	log "cert-manager controller packages built in $(($(date +%s) - start)) s (download + compile)"
 }
 
+# lock NAME: hold $CACHE/.build-acme-NAME.lock until the script exits, so that
+# two runs (a test and hack/prebuild.sh) never build the same tool at once.
+lock() {
+	mkdir -p "$CACHE"
+	exec {lock_fd}>"$CACHE/.build-acme-$1.lock"
+	if ! flock -n "$lock_fd"; then
+		log "another run is building $1; waiting"
+		flock "$lock_fd"
+	fi
+}
+
 main() {
 	setup_go
 	case ${1:-build} in
 	build)
+		lock build
 		build pebble "github.com/letsencrypt/pebble/v2/cmd/pebble@$PEBBLE_VERSION"
 		pebble_certs
 		build_acmeclient
 		;;
-	certmanager) build_certmanager ;;
+	certmanager) lock certmanager && build_certmanager ;;
 	path) printf '%s\n' "$BIN" ;;
 	certmanager-timing) certmanager_timing ;;
 	*) die "usage: $0 build|certmanager|path|certmanager-timing" ;;
