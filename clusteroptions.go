@@ -46,118 +46,171 @@ func newClusterOptions() clusterOptions {
 // errUnknownOption is what setClusterOption returns for an option it does not know.
 var errUnknownOption = fmt.Errorf("unknown option")
 
-// setClusterOption applies one option line, opt with its args. Errors say
-// what is wrong without the Corefile position, which the caller adds.
+// clusterOption is one row of the table of cluster options: how its line
+// parses, and how a cluster block that does not set it takes it from the
+// k8s_gateway block (nil: never taken; kubeconfig is each cluster's own, and
+// delegations add up, see clusterSpec.resolved).
+type clusterOption struct {
+	parse   func(o *clusterOptions, opt string, args []string) error
+	inherit func(o, block *clusterOptions)
+}
+
+// clusterOptionTable holds every option of a cluster, by name: the options
+// of a k8s_gateway block with no cluster blocks, and the defaults of its
+// cluster blocks. Each is documented in the README's Syntax (TestClusterOptionsDocumented).
+var clusterOptionTable = map[string]clusterOption{
+	"kubeconfig":            {parse: parseKubeconfig},
+	"resources":             {parseResources, func(o, b *clusterOptions) { o.resources = b.resources }},
+	"ingressClasses":        {parseClasses, func(o, b *clusterOptions) { o.ingressClasses = b.ingressClasses }},
+	"gatewayClasses":        {parseClasses, func(o, b *clusterOptions) { o.gatewayClasses = b.gatewayClasses }},
+	"labelSelector":         {parseSelector, func(o, b *clusterOptions) { o.labelSelector = b.labelSelector }},
+	"serviceLabelSelectors": {parseSelector, func(o, b *clusterOptions) { o.labelSelectors = b.labelSelectors }},
+	"namespaces":            {parseNamespaces, func(o, b *clusterOptions) { o.namespaces = b.namespaces }},
+	"delegate":              {parse: parseDelegate},
+	"events":                {parseEvents, func(o, b *clusterOptions) { o.emitEvents = b.emitEvents }},
+	"health":                {parseHealth, func(o, b *clusterOptions) { o.health = b.health }},
+	"priority":              {parsePriority, func(o, b *clusterOptions) { o.priority = b.priority }},
+	"failover":              {parseFailover, func(o, b *clusterOptions) { o.failover = b.failover }},
+	"weight":                {parseWeight, func(o, b *clusterOptions) { o.weight = b.weight }},
+	"location":              {parseLocation, func(o, b *clusterOptions) { o.location = b.location }},
+}
+
+// setClusterOption applies one option line, opt (a name or an alias) with its
+// args. Errors say what is wrong without the Corefile position, which the
+// caller adds.
 func setClusterOption(o *clusterOptions, opt string, args []string) error {
-	switch opt {
-	case "resources":
-		if len(args) == 0 {
-			return usageErr("resources RESOURCE...", args)
+	row, ok := clusterOptionTable[canonicalOption(opt)]
+	if !ok {
+		return errUnknownOption
+	}
+	return row.parse(o, opt, args)
+}
+
+func parseResources(o *clusterOptions, _ string, args []string) error {
+	if len(args) == 0 {
+		return usageErr("resources RESOURCE...", args)
+	}
+	o.resources = nil
+	for _, a := range args {
+		kind, ok := source.CanonicalKind(a)
+		if !ok {
+			return fmt.Errorf("unknown resource %q; supported: %s", a, strings.Join(source.SupportedKinds(), ", "))
 		}
-		o.resources = nil
-		for _, a := range args {
-			kind, ok := source.CanonicalKind(a)
-			if !ok {
-				return fmt.Errorf("unknown resource %q; supported: %s", a, strings.Join(source.SupportedKinds(), ", "))
-			}
-			if !slices.Contains(o.resources, kind) {
-				o.resources = append(o.resources, kind)
-			}
+		if !slices.Contains(o.resources, kind) {
+			o.resources = append(o.resources, kind)
 		}
-	case "kubeconfig":
-		if len(args) != 1 && len(args) != 2 {
-			return usageErr("kubeconfig FILE [CONTEXT]", args)
-		}
-		o.kubeconfig, o.kubecontext = args[0], ""
-		if len(args) == 2 {
-			o.kubecontext = args[1]
-		}
-		if err := checkKubeconfig(o.kubeconfig, o.kubecontext); err != nil {
-			return fmt.Errorf("kubeconfig: %v", err)
-		}
-	case "ingressClasses", "gatewayClasses":
-		if len(args) == 0 {
-			return usageErr(opt+" CLASS...", args)
-		}
-		if opt == "ingressClasses" {
-			o.ingressClasses = args
-		} else {
-			o.gatewayClasses = args
-		}
-	case "serviceLabelSelectors", "labelSelector":
-		if len(args) == 0 {
-			return usageErr(opt+" SELECTOR...", args)
-		}
-		sel := strings.Join(args, ",")
-		if _, err := labels.Parse(sel); err != nil {
-			return fmt.Errorf("invalid label selector %q: %v", sel, err)
-		}
-		if opt == "labelSelector" {
-			o.labelSelector = sel
-		} else {
-			o.labelSelectors = cloneMap(o.labelSelectors)
-			o.labelSelectors["Service"] = sel
-		}
-	case "delegate":
-		if len(args) < 2 {
-			return usageErr("delegate NAMESPACE DOMAIN...", args)
-		}
-		o.delegations = cloneMap(o.delegations)
-		for _, d := range args[1:] {
-			name, err := source.CanonicalName(d, false)
-			if err != nil {
-				return fmt.Errorf("invalid domain %q delegated to namespace %s: %v", d, args[0], err)
-			}
-			if !slices.Contains(o.delegations[args[0]], name) {
-				o.delegations[args[0]] = append(slices.Clip(o.delegations[args[0]]), name)
-			}
-		}
-	case "events":
-		if len(args) != 0 {
-			return usageErr("events", args)
-		}
-		o.emitEvents = true
-	case "namespaces":
-		if len(args) == 0 {
-			return usageErr("namespaces NAMESPACE...", args)
-		}
-		o.namespaces = args
-	default:
-		return setHealthOption(o, opt, args)
 	}
 	return nil
 }
 
-// setHealthOption applies the options of health and failover: health,
-// priority, failover.
-func setHealthOption(o *clusterOptions, opt string, args []string) error {
-	switch opt {
-	case "health", "withdraw_unhealthy":
-		if len(args) != 0 {
-			return usageErr(opt, args)
-		}
-		o.health = true
-	case "priority":
-		if len(args) != 1 {
-			return usageErr("priority N", args)
-		}
-		n, err := strconv.ParseInt(args[0], 10, 32)
-		if err != nil || n < 0 || n > 1000000 {
-			return fmt.Errorf("priority %q: want an integer from 0 to 1000000", args[0])
-		}
-		o.priority = int32(n)
-	case "failover":
-		if len(args) != 1 {
-			return usageErr("failover DURATION", args)
-		}
-		d, err := time.ParseDuration(args[0])
-		if err != nil || d < time.Second {
-			return fmt.Errorf("failover %q: want a duration of at least 1s, such as 60s", args[0])
-		}
-		o.failover = d
-	default:
-		return setSteeringOption(o, opt, args)
+func parseKubeconfig(o *clusterOptions, _ string, args []string) error {
+	if len(args) != 1 && len(args) != 2 {
+		return usageErr("kubeconfig FILE [CONTEXT]", args)
 	}
+	o.kubeconfig, o.kubecontext = args[0], ""
+	if len(args) == 2 {
+		o.kubecontext = args[1]
+	}
+	if err := checkKubeconfig(o.kubeconfig, o.kubecontext); err != nil {
+		return fmt.Errorf("kubeconfig: %v", err)
+	}
+	return nil
+}
+
+// parseClasses reads ingressClasses and gatewayClasses.
+func parseClasses(o *clusterOptions, opt string, args []string) error {
+	if len(args) == 0 {
+		return usageErr(opt+" CLASS...", args)
+	}
+	if opt == "ingressClasses" {
+		o.ingressClasses = args
+	} else {
+		o.gatewayClasses = args
+	}
+	return nil
+}
+
+// parseSelector reads labelSelector and serviceLabelSelectors.
+func parseSelector(o *clusterOptions, opt string, args []string) error {
+	if len(args) == 0 {
+		return usageErr(opt+" SELECTOR...", args)
+	}
+	sel := strings.Join(args, ",")
+	if _, err := labels.Parse(sel); err != nil {
+		return fmt.Errorf("invalid label selector %q: %v", sel, err)
+	}
+	if opt == "labelSelector" {
+		o.labelSelector = sel
+	} else {
+		o.labelSelectors = cloneMap(o.labelSelectors)
+		o.labelSelectors["Service"] = sel
+	}
+	return nil
+}
+
+func parseNamespaces(o *clusterOptions, _ string, args []string) error {
+	if len(args) == 0 {
+		return usageErr("namespaces NAMESPACE...", args)
+	}
+	o.namespaces = args
+	return nil
+}
+
+func parseDelegate(o *clusterOptions, _ string, args []string) error {
+	if len(args) < 2 {
+		return usageErr("delegate NAMESPACE DOMAIN...", args)
+	}
+	o.delegations = cloneMap(o.delegations)
+	for _, d := range args[1:] {
+		name, err := source.CanonicalName(d, false)
+		if err != nil {
+			return fmt.Errorf("invalid domain %q delegated to namespace %s: %v", d, args[0], err)
+		}
+		if !slices.Contains(o.delegations[args[0]], name) {
+			o.delegations[args[0]] = append(slices.Clip(o.delegations[args[0]]), name)
+		}
+	}
+	return nil
+}
+
+func parseEvents(o *clusterOptions, _ string, args []string) error {
+	if len(args) != 0 {
+		return usageErr("events", args)
+	}
+	o.emitEvents = true
+	return nil
+}
+
+// parseHealth reads health and its alias withdraw_unhealthy.
+func parseHealth(o *clusterOptions, opt string, args []string) error {
+	if len(args) != 0 {
+		return usageErr(opt, args)
+	}
+	o.health = true
+	return nil
+}
+
+func parsePriority(o *clusterOptions, _ string, args []string) error {
+	if len(args) != 1 {
+		return usageErr("priority N", args)
+	}
+	n, err := strconv.ParseInt(args[0], 10, 32)
+	if err != nil || n < 0 || n > 1000000 {
+		return fmt.Errorf("priority %q: want an integer from 0 to 1000000", args[0])
+	}
+	o.priority = int32(n)
+	return nil
+}
+
+func parseFailover(o *clusterOptions, _ string, args []string) error {
+	if len(args) != 1 {
+		return usageErr("failover DURATION", args)
+	}
+	d, err := time.ParseDuration(args[0])
+	if err != nil || d < time.Second {
+		return fmt.Errorf("failover %q: want a duration of at least 1s, such as 60s", args[0])
+	}
+	o.failover = d
 	return nil
 }
 

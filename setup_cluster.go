@@ -33,10 +33,6 @@ type clusterSpec struct {
 	line      int             // of the cluster line, for errors
 }
 
-// inheritedOptions are the options a cluster takes from the k8s_gateway block
-// unless its own block sets them.
-var inheritedOptions = []string{"resources", "ingressClasses", "gatewayClasses", "labelSelector", "serviceLabelSelectors", "namespaces", "events", "health", "priority", "failover", "weight", "location"}
-
 // parseCluster reads a cluster block; c is at the cluster token. The block
 // holds one option a line; `cluster NAME { OPTION ARGS }` on one line holds one.
 func parseCluster(c *caddy.Controller, g *Gateway) error {
@@ -143,23 +139,9 @@ func checkClusterName(name string) error {
 // from the block's; delegations add to the block's.
 func (s *clusterSpec) resolved(block clusterOptions) clusterOptions {
 	o := s.opts
-	inherit := map[string]func(){
-		"resources":             func() { o.resources = block.resources },
-		"ingressClasses":        func() { o.ingressClasses = block.ingressClasses },
-		"gatewayClasses":        func() { o.gatewayClasses = block.gatewayClasses },
-		"labelSelector":         func() { o.labelSelector = block.labelSelector },
-		"serviceLabelSelectors": func() { o.labelSelectors = block.labelSelectors },
-		"namespaces":            func() { o.namespaces = block.namespaces },
-		"events":                func() { o.emitEvents = block.emitEvents },
-		"health":                func() { o.health = block.health },
-		"priority":              func() { o.priority = block.priority },
-		"failover":              func() { o.failover = block.failover },
-		"weight":                func() { o.weight = block.weight },
-		"location":              func() { o.location = block.location },
-	}
-	for _, opt := range inheritedOptions {
-		if !s.set[opt] {
-			inherit[opt]()
+	for name, row := range clusterOptionTable {
+		if row.inherit != nil && !s.set[name] {
+			row.inherit(&o, &block)
 		}
 	}
 	o.delegations = cloneMap(block.delegations)

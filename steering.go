@@ -18,27 +18,26 @@ import (
 // objects' annotations), the default location, and per query the client's
 // location from the geoip plugin's metadata and the ECS option of the reply.
 
-// setSteeringOption applies the options weight and location.
-func setSteeringOption(o *clusterOptions, opt string, args []string) error {
-	switch opt {
-	case "weight":
-		if len(args) != 1 {
-			return usageErr("weight N", args)
-		}
-		w, err := source.ParseWeight(args[0])
-		if err != nil {
-			return err
-		}
-		o.weight = w
-	case "location":
-		l, err := parseLocationArgs(opt, args)
-		if err != nil {
-			return err
-		}
-		o.location = l
-	default:
-		return errUnknownOption
+// parseWeight reads the weight option of a cluster.
+func parseWeight(o *clusterOptions, _ string, args []string) error {
+	if len(args) != 1 {
+		return usageErr("weight N", args)
 	}
+	w, err := source.ParseWeight(args[0])
+	if err != nil {
+		return err
+	}
+	o.weight = w
+	return nil
+}
+
+// parseLocation reads the location option of a cluster.
+func parseLocation(o *clusterOptions, opt string, args []string) error {
+	l, err := parseLocationArgs(opt, args)
+	if err != nil {
+		return err
+	}
+	o.location = l
 	return nil
 }
 
