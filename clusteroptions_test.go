@@ -62,8 +62,8 @@ func TestClusterOptionsInherited(t *testing.T) {
 	kubeconfig := k8sKubeconfig(t)
 	block := "k8s_gateway example.com {\n resources Service\n ingressClasses a\n gatewayClasses b\n labelSelector x=1\n" +
 		" serviceLabelSelectors y=2\n namespaces n\n events\n health\n priority 3\n failover 90s\n weight 4\n location country=DE\n"
-	g, err := parse(caddy.NewTestController("dns", block + " cluster a {\n  kubeconfig " + kubeconfig + "\n }\n" +
-		" cluster b {\n  kubeconfig " + kubeconfig + "\n  resources Ingress\n  priority 7\n }\n}"))
+	g, err := parse(caddy.NewTestController("dns", block+" cluster a {\n  kubeconfig "+kubeconfig+"\n }\n"+
+		" cluster b {\n  kubeconfig "+kubeconfig+"\n  resources Ingress\n  priority 7\n }\n}"))
 	if err != nil {
 		t.Fatal(err)
 	}
