@@ -9,6 +9,7 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/fleet"
 
 	"github.com/seed-e581d630/k8s_gateway/watch"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
@@ -51,7 +52,7 @@ func k8sNewFleet(t testing.TB, clusters []k8sFleetCluster, configure func(*Gatew
 		configure(g)
 	}
 	g.buildIndex()
-	err := g.addClusters(func(kubeconfig, _ string) (watch.API, error) { return fakeAPI{core: clients[kubeconfig]}, nil })
+	err := g.addClusters(func(kubeconfig, _ string) (watch.API, error) { return watchtest.API{Core: clients[kubeconfig]}, nil })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/fleet"
 
 	"github.com/seed-e581d630/k8s_gateway/watch"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
@@ -78,7 +79,7 @@ func TestClusterAPIDiscovery(t *testing.T) {
 		if !ok {
 			return nil, errors.New("broken kubeconfig")
 		}
-		return fakeAPI{core: c}, nil
+		return watchtest.API{Core: c}, nil
 	})
 	t.Cleanup(g.stop)
 	if err := g.start(); err != nil {
@@ -158,7 +159,7 @@ func TestClusterAPIReadyWithWorkloads(t *testing.T) {
 	g.clusterAPI = &clusterAPIConfig{}
 	g.buildIndex()
 	served := func(context.Context, string) ([]string, error) { return []string{"clusters"}, nil }
-	g.discovery = g.newDiscovery(dyn, served, func([]byte) (watch.API, error) { return fakeAPI{core: work}, nil })
+	g.discovery = g.newDiscovery(dyn, served, func([]byte) (watch.API, error) { return watchtest.API{Core: work}, nil })
 	t.Cleanup(g.stop)
 	g.noStartupWait = true
 	if err := g.start(); err != nil {
@@ -192,7 +193,7 @@ func TestClusterAPIPriority(t *testing.T) {
 	g.priority = 5
 	g.buildIndex()
 	served := func(_ context.Context, gv string) ([]string, error) { return []string{"clusters"}, nil }
-	g.discovery = g.newDiscovery(dyn, served, func([]byte) (watch.API, error) { return fakeAPI{core: a}, nil })
+	g.discovery = g.newDiscovery(dyn, served, func([]byte) (watch.API, error) { return watchtest.API{Core: a}, nil })
 	t.Cleanup(g.stop)
 	if err := g.start(); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/fleet"
 
 	"github.com/seed-e581d630/k8s_gateway/watch"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 
 	"github.com/seed-e581d630/k8s_gateway/persist"
 
@@ -54,7 +55,7 @@ var k8sTiming = timing{
 // k8sNewGateway configures a Gateway for zones, publishing Ingresses and
 // Services unless configure says otherwise, and its controller on client.
 func k8sNewGateway(client kubernetes.Interface, zones []string, configure func(*Gateway)) *Gateway {
-	return k8sNewGatewayAPI(fakeAPI{core: client}, zones, configure)
+	return k8sNewGatewayAPI(watchtest.API{Core: client}, zones, configure)
 }
 
 // k8sNewGatewayAPI is k8sNewGateway on any API.
@@ -75,7 +76,7 @@ func k8sNewGatewayAPI(api watch.API, zones []string, configure func(*Gateway)) *
 // it synced, and stops it when the test ends.
 func k8sStartGateway(t *testing.T, client kubernetes.Interface, zones []string, configure func(*Gateway)) *Gateway {
 	t.Helper()
-	return k8sStartGatewayAPI(t, fakeAPI{core: client}, zones, configure)
+	return k8sStartGatewayAPI(t, watchtest.API{Core: client}, zones, configure)
 }
 
 // k8sStartGatewayAPI is k8sStartGateway on any API.

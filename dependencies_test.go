@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/seed-e581d630/k8s_gateway/watch"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
@@ -23,7 +24,7 @@ func TestControllerRouteDependencies(t *testing.T) {
 	ctx := context.Background()
 	apps := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps", Labels: map[string]string{"expose": "yes"}}}
 	core := fake.NewSimpleClientset(apps)
-	tracker := newGatewayTracker()
+	tracker := watchtest.NewGatewayTracker()
 	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"expose": "yes"}}
 	gw := testutil.Gateway("infra", "gw", []string{"192.0.2.1"}, testutil.AllowFrom(testutil.HTTPListener("http", "*.example.com"), gwv1.NamespacesFromSelector, sel))
 	route := testutil.NewRoute("HTTPRoute", []string{"www.example.com"}, testutil.RefNS(testutil.Ref("gw"), "infra")).InNS("apps").Object().(*gwv1.HTTPRoute)
@@ -34,7 +35,7 @@ func TestControllerRouteDependencies(t *testing.T) {
 	if err := tracker.Create(gwv1.SchemeGroupVersion.WithResource("httproutes"), route, "apps"); err != nil {
 		t.Fatal(err)
 	}
-	g := k8sStartGatewayAPI(t, fakeAPI{core: core, gw: tracker}, []string{"example.com."}, func(g *Gateway) {
+	g := k8sStartGatewayAPI(t, watchtest.API{Core: core, Gateway: tracker}, []string{"example.com."}, func(g *Gateway) {
 		g.resources = []string{"HTTPRoute"}
 	})
 	www := func(addr string) string {
@@ -79,7 +80,7 @@ func TestRouteDependenciesWatched(t *testing.T) {
 	g.Zones = []string{"example.com."}
 	g.resources = []string{"TCPRoute"}
 	g.labelSelector = "team=a"
-	c := watch.New(g.controllerConfig(), fakeAPI{core: fake.NewSimpleClientset(), gw: newGatewayTracker()}, nil)
+	c := watch.New(g.controllerConfig(), watchtest.API{Core: fake.NewSimpleClientset(), Gateway: watchtest.NewGatewayTracker()}, nil)
 	selectors := map[string]string{}
 	for _, w := range c.Watches() {
 		var o metav1.ListOptions

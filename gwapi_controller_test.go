@@ -11,6 +11,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/seed-e581d630/k8s_gateway/index"
 	"github.com/seed-e581d630/k8s_gateway/watch"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 
 	"github.com/seed-e581d630/k8s_gateway/source"
 
@@ -27,10 +28,10 @@ import (
 )
 
 // gwFakeAPI adds the Gateway API kinds of gateway-api's fake clientset to
-// fakeAPI, and discovery answers that the test changes: which group
+// watchtest.API, and discovery answers that the test changes: which group
 // versions serve which resources.
 type gwFakeAPI struct {
-	fakeAPI
+	watchtest.API
 	gw     gwclient.Interface
 	mu     sync.Mutex
 	served map[string][]string
@@ -49,23 +50,23 @@ func (f *gwFakeAPI) ServedResources(_ context.Context, groupVersion string) ([]s
 }
 
 func (f *gwFakeAPI) Reads(k *source.Kind) bool {
-	return f.fakeAPI.Reads(k) || slices.Contains([]string{"Gateway", "ListenerSet", "HTTPRoute", "TCPRoute"}, k.Name)
+	return f.API.Reads(k) || slices.Contains([]string{"Gateway", "ListenerSet", "HTTPRoute", "TCPRoute"}, k.Name)
 }
 
 func (f *gwFakeAPI) ListWatch(k *source.Kind, ns string) (watch.ListFunc, watch.WatchFunc) {
 	switch k.Name + " " + k.GroupVersion {
 	case "Gateway gateway.networking.k8s.io/v1":
-		return typedListWatch[*gwv1.GatewayList](f.gw.GatewayV1().Gateways(ns))
+		return watchtest.TypedListWatch[*gwv1.GatewayList](f.gw.GatewayV1().Gateways(ns))
 	case "ListenerSet gateway.networking.k8s.io/v1":
-		return typedListWatch[*gwv1.ListenerSetList](f.gw.GatewayV1().ListenerSets(ns))
+		return watchtest.TypedListWatch[*gwv1.ListenerSetList](f.gw.GatewayV1().ListenerSets(ns))
 	case "HTTPRoute gateway.networking.k8s.io/v1":
-		return typedListWatch[*gwv1.HTTPRouteList](f.gw.GatewayV1().HTTPRoutes(ns))
+		return watchtest.TypedListWatch[*gwv1.HTTPRouteList](f.gw.GatewayV1().HTTPRoutes(ns))
 	case "TCPRoute gateway.networking.k8s.io/v1":
-		return typedListWatch[*gwv1.TCPRouteList](f.gw.GatewayV1().TCPRoutes(ns))
+		return watchtest.TypedListWatch[*gwv1.TCPRouteList](f.gw.GatewayV1().TCPRoutes(ns))
 	case "TCPRoute gateway.networking.k8s.io/v1alpha2":
-		return typedListWatch[*gwv1a2.TCPRouteList](f.gw.GatewayV1alpha2().TCPRoutes(ns))
+		return watchtest.TypedListWatch[*gwv1a2.TCPRouteList](f.gw.GatewayV1alpha2().TCPRoutes(ns))
 	}
-	return f.fakeAPI.ListWatch(k, ns)
+	return f.API.ListWatch(k, ns)
 }
 
 // gwcCreate creates objects through the typed clients: the fake clientset's
@@ -109,7 +110,7 @@ func TestControllerListenerSetHops(t *testing.T) {
 	gw := testutil.AllowListeners(testutil.Gateway("infra", "shared", []string{"192.0.2.1"}), gwv1.NamespacesFromAll, nil)
 	ls := testutil.ListenerSet("tenant", "ls", "infra", "shared", metav1.ConditionTrue, testutil.HTTPListener("web", "*.tenant.example.com"))
 	rt := testutil.NewRoute("HTTPRoute", []string{"app.tenant.example.com"}, testutil.ListenerSetRef("tenant", "ls")).InNS("tenant").Object().(*gwv1.HTTPRoute)
-	api := &gwFakeAPI{fakeAPI: fakeAPI{core: core}, gw: gwfake.NewSimpleClientset(),
+	api := &gwFakeAPI{API: watchtest.API{Core: core}, gw: gwfake.NewSimpleClientset(),
 		served: map[string][]string{"gateway.networking.k8s.io/v1": {"listenersets"}}}
 	gwcCreate(t, api.gw, gw, ls, rt)
 	g := gwcStart(t, api, "HTTPRoute")
@@ -183,7 +184,7 @@ func TestControllerVersionSwitch(t *testing.T) {
 	}
 	dbOld, dbNew := tcp("db", "db.example.com")
 	staleOld, _ := tcp("stale", "stale.example.com")
-	api := &gwFakeAPI{fakeAPI: fakeAPI{core: fake.NewClientset()}, gw: gwfake.NewSimpleClientset(),
+	api := &gwFakeAPI{API: watchtest.API{Core: fake.NewClientset()}, gw: gwfake.NewSimpleClientset(),
 		served: map[string][]string{
 			"gateway.networking.k8s.io/v1":       {"gateways"},
 			"gateway.networking.k8s.io/v1alpha2": {"tcproutes"},
@@ -238,7 +239,7 @@ func TestControllerListenerSetRefusalReported(t *testing.T) {
 	gw := testutil.AllowListeners(testutil.Gateway("infra", "shared", []string{"192.0.2.1"}), gwv1.NamespacesFromAll, nil)
 	ls := testutil.ListenerSet("team-b", "ls", "infra", "shared", metav1.ConditionTrue, testutil.HTTPListener("web", "shop.example.com"))
 	rt := testutil.NewRoute("HTTPRoute", []string{"shop.example.com"}, testutil.ListenerSetRef("team-b", "ls")).InNS("team-b").Object().(*gwv1.HTTPRoute)
-	api := &gwFakeAPI{fakeAPI: fakeAPI{core: core}, gw: gwfake.NewSimpleClientset(),
+	api := &gwFakeAPI{API: watchtest.API{Core: core}, gw: gwfake.NewSimpleClientset(),
 		served: map[string][]string{"gateway.networking.k8s.io/v1": {"listenersets"}}}
 	gwcCreate(t, api.gw, gw, ls, rt)
 	rejected := func() float64 {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/seed-e581d630/k8s_gateway/index"
 	"github.com/seed-e581d630/k8s_gateway/source"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 )
 
 // widgetKind is a made-up kind read as unstructured objects: a Widget
@@ -70,7 +71,7 @@ func TestAddKindByRow(t *testing.T) {
 	gvr := schema.GroupVersionResource{Group: "example.dev", Version: "v1", Resource: "widgets"}
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(),
 		map[schema.GroupVersionResource]string{gvr: "WidgetList"}, widget("old", "old.example.com", "192.0.2.7"))
-	api := fakeAPI{core: fake.NewSimpleClientset(), dyn: dyn}
+	api := watchtest.API{Core: fake.NewSimpleClientset(), Dynamic: dyn}
 	g := k8sStartGatewayAPI(t, api, []string{"example.com."}, func(g *Gateway) { g.resources = parsed.resources })
 
 	k8sAnswers(t, g, "old.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"old.example.com. 60 IN A 192.0.2.7"}))

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 
 	"github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
@@ -71,7 +72,7 @@ func TestWatchesPerNamespace(t *testing.T) {
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			g := k8sNewGatewayAPI(fakeAPI{core: fake.NewSimpleClientset(), gw: newGatewayTracker()}, []string{"example.com."}, c.configure)
+			g := k8sNewGatewayAPI(watchtest.API{Core: fake.NewSimpleClientset(), Gateway: watchtest.NewGatewayTracker()}, []string{"example.com."}, c.configure)
 			var got []string
 			for _, w := range k8sCtrl(g).Watches() {
 				if !w.Nameserver {
@@ -195,7 +196,7 @@ func TestControllerNamespaceScoped(t *testing.T) {
 // namespace is not read, so routes attached to it publish nothing, and the
 // routes of an unlisted namespace are not read either.
 func TestControllerNamespaceScopedRoutes(t *testing.T) {
-	tracker := newGatewayTracker()
+	tracker := watchtest.NewGatewayTracker()
 	gatewaysGVR, routesGVR := gwv1.SchemeGroupVersion.WithResource("gateways"), gwv1.SchemeGroupVersion.WithResource("httproutes")
 	for _, gw := range []*gwv1.Gateway{
 		testutil.Gateway("infra", "gw", []string{"192.0.2.1"}, testutil.AllowFrom(testutil.HTTPListener("http", "*.example.com"), gwv1.NamespacesFromSelector,
@@ -219,7 +220,7 @@ func TestControllerNamespaceScopedRoutes(t *testing.T) {
 	}
 	apps := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps", Labels: map[string]string{"expose": "yes"}}}
 	other := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "other", Labels: map[string]string{"expose": "yes"}}}
-	g := k8sStartGatewayAPI(t, fakeAPI{core: fake.NewSimpleClientset(apps, other), gw: tracker}, []string{"example.com."}, func(g *Gateway) {
+	g := k8sStartGatewayAPI(t, watchtest.API{Core: fake.NewSimpleClientset(apps, other), Gateway: tracker}, []string{"example.com."}, func(g *Gateway) {
 		g.resources = []string{"HTTPRoute"}
 		g.namespaces = []string{"apps", "infra"}
 	})

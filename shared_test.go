@@ -11,6 +11,7 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	"github.com/seed-e581d630/k8s_gateway/source"
 	"github.com/seed-e581d630/k8s_gateway/watch"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,25 +19,25 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 )
 
-// sharingAPI is a fakeAPI that lets controllers share informers (key), and
+// sharingAPI is a watchtest.API that lets controllers share informers (key), and
 // counts the watches opened per kind (informers watch, probes only list)
 // and the lists.
 type sharingAPI struct {
-	fakeAPI
+	watchtest.API
 	key     string
 	mu      *sync.Mutex
 	watches map[string]int
 	lists   map[string]int
 }
 
-func newSharingAPI(f fakeAPI, key string) sharingAPI {
-	return sharingAPI{fakeAPI: f, key: key, mu: &sync.Mutex{}, watches: map[string]int{}, lists: map[string]int{}}
+func newSharingAPI(f watchtest.API, key string) sharingAPI {
+	return sharingAPI{API: f, key: key, mu: &sync.Mutex{}, watches: map[string]int{}, lists: map[string]int{}}
 }
 
 func (a sharingAPI) ShareKey() string { return a.key }
 
 func (a sharingAPI) ListWatch(k *source.Kind, ns string) (watch.ListFunc, watch.WatchFunc) {
-	list, watchFn := a.fakeAPI.ListWatch(k, ns)
+	list, watchFn := a.API.ListWatch(k, ns)
 	counted := func(ctx context.Context, o metav1.ListOptions) (k8sruntime.Object, error) {
 		a.mu.Lock()
 		a.lists[k.Name]++
@@ -83,7 +84,7 @@ func TestSharedInformers(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client := fake.NewSimpleClientset(testutil.NamedIngress("default", "web", []string{"www.example.com"}, "10.0.0.1", "192.0.2.1"))
-			apiA, apiB := newSharingAPI(fakeAPI{core: client}, "cluster-1"), newSharingAPI(fakeAPI{core: client}, tc.keyB)
+			apiA, apiB := newSharingAPI(watchtest.API{Core: client}, "cluster-1"), newSharingAPI(watchtest.API{Core: client}, tc.keyB)
 			if tc.keyB == "cluster-1" {
 				apiB = apiA // one counter for both
 			}
@@ -132,7 +133,7 @@ func TestSharedInformers(t *testing.T) {
 // answering when the old block stops; stopping it too leaves no goroutine.
 func TestSharedInformersReload(t *testing.T) {
 	client := fake.NewSimpleClientset(testutil.NamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"))
-	api := newSharingAPI(fakeAPI{core: client}, "cluster-1")
+	api := newSharingAPI(watchtest.API{Core: client}, "cluster-1")
 	www := "www.example.com."
 	before := runtime.NumGoroutine()
 	old := k8sStartGatewayAPI(t, api, []string{"example.com."}, nil)

@@ -23,6 +23,7 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/index"
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	"github.com/seed-e581d630/k8s_gateway/watch"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 )
 
 // The keys of the ownership tests: one per namespace.
@@ -51,7 +52,7 @@ func updGateway(t *testing.T, client kubernetes.Interface, configure func(*Gatew
 			configure(g)
 		}
 	})
-	api := func(string, string) (watch.API, error) { return fakeAPI{core: client}, nil }
+	api := func(string, string) (watch.API, error) { return watchtest.API{Core: client}, nil }
 	var err error
 	if g.owners, err = g.newOwnerView(api); err != nil {
 		t.Fatal(err)
@@ -250,7 +251,7 @@ func TestUpdateOwnershipUnreachableCluster(t *testing.T) {
 		return false, nil, nil
 	})
 	g := updGateway(t, fake.NewSimpleClientset(), func(g *Gateway) { g.timing.unreachableAfter = 300 * time.Millisecond })
-	g.fleet.Add(fleet.NewCluster("remote", g.controllerConfig(), fakeAPI{core: remote}, g.index, false))
+	g.fleet.Add(fleet.NewCluster("remote", g.controllerConfig(), watchtest.API{Core: remote}, g.index, false))
 	updStart(t, g)
 	complete := func() string {
 		if ok, why := (updateAuthorizer{g}).Complete(); !ok {

@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
@@ -36,7 +35,7 @@ type Events struct {
 	Version func(kind, namespace string) string
 }
 
-func newEvents(sink EventSink, version func(kind, namespace string) string) *Events {
+func newEvents(sink eventSink, version func(kind, namespace string) string) *Events {
 	return &Events{writer: newEventWriter(sink), Version: version}
 }
 
@@ -132,18 +131,15 @@ func ObjectReference(key string) (ObjectRef, bool) {
 // client: the plugin has no use for the Event type otherwise.
 var eventsResource = schema.GroupVersionResource{Version: "v1", Resource: "events"}
 
-// restEventSink writes Events with the dynamic client.
-type restEventSink struct{ client dynamic.Interface }
-
-// UID lists the object by name, as the plugin may list but not get.
-func (s restEventSink) UID(ctx context.Context, ref ObjectRef) string {
-	gvr, ok := ResourceOf(ref)
+// ObjectUID lists the object by name, as the plugin may list but not get.
+func (a *restAPI) ObjectUID(ctx context.Context, apiVersion, kind, namespace, name string) string {
+	gvr, ok := ResourceOf(ObjectRef{ApiVersion: apiVersion, Kind: kind})
 	if !ok {
 		return ""
 	}
 	ctx, cancel := context.WithTimeout(ctx, eventTimeout)
 	defer cancel()
-	list, err := s.client.Resource(gvr).Namespace(ref.Namespace).List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + ref.Name, Limit: 1})
+	list, err := a.Dynamic.Resource(gvr).Namespace(namespace).List(ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name, Limit: 1})
 	if err != nil || len(list.Items) == 0 {
 		return ""
 	}
@@ -167,33 +163,24 @@ func ResourceOf(ref ObjectRef) (schema.GroupVersionResource, bool) {
 	return schema.GroupVersionResource{}, false
 }
 
-func (s restEventSink) Create(ctx context.Context, ev *Event) error {
-	_, err := s.client.Resource(eventsResource).Namespace(ev.About.Namespace).Create(ctx, &unstructured.Unstructured{Object: ev.Object()}, metav1.CreateOptions{})
+// CreateEvent writes the Event object with the dynamic client.
+func (a *restAPI) CreateEvent(ctx context.Context, namespace string, object map[string]any) error {
+	_, err := a.Dynamic.Resource(eventsResource).Namespace(namespace).Create(ctx, &unstructured.Unstructured{Object: object}, metav1.CreateOptions{})
 	return err
 }
 
-func (s restEventSink) Patch(ctx context.Context, namespace, name string, mergePatch []byte) error {
-	_, err := s.client.Resource(eventsResource).Namespace(namespace).Patch(ctx, name, types.MergePatchType, mergePatch, metav1.PatchOptions{})
+// PatchEvent patches the Event with the dynamic client.
+func (a *restAPI) PatchEvent(ctx context.Context, namespace, name string, mergePatch []byte) error {
+	_, err := a.Dynamic.Resource(eventsResource).Namespace(namespace).Patch(ctx, name, types.MergePatchType, mergePatch, metav1.PatchOptions{})
 	return err
 }
 
-// NewEvents returns the writer of c's Events, or nil when its API client
-// cannot write them.
+// Events returns the writer of c's Events, or nil when its API client
+// cannot write them (is no EventSink).
 func (c *Controller) Events() (*Events, error) {
-	es, ok := c.api.(eventSinker)
+	sink, ok := c.api.(EventSink)
 	if !ok {
 		return nil, nil
 	}
-	sink, err := es.EventSink()
-	if err != nil {
-		return nil, err
-	}
-	return newEvents(sink, c.ReadVersion), nil
+	return newEvents(apiEvents{sink}, c.ReadVersion), nil
 }
-
-// EventSinker is an apiClient that can write Events.
-type eventSinker interface {
-	EventSink() (EventSink, error)
-}
-
-func (a *restAPI) EventSink() (EventSink, error) { return restEventSink{a.Dynamic}, nil }

@@ -13,15 +13,41 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// EventSink is where an eventWriter writes: the API server's events
-// resource, or a fake one in tests.
+// EventSink is an API client that can write Events: the API server's events
+// resource (restAPI), or a fake one in tests (watchtest.API). Its methods
+// take plain values, so that a fake needs nothing of this package.
 type EventSink interface {
-	// UID returns the UID of the object ref names, "" when it cannot tell:
-	// kubectl describe shows the Events whose involvedObject has it.
-	UID(ctx context.Context, ref ObjectRef) string
-	Create(ctx context.Context, ev *Event) error
-	// Patch applies a JSON merge patch to the Event namespace/name.
-	Patch(ctx context.Context, namespace, name string, mergePatch []byte) error
+	// ObjectUID returns the UID of the object apiVersion/kind namespace/name,
+	// "" when it cannot tell: kubectl describe shows the Events whose
+	// involvedObject has it.
+	ObjectUID(ctx context.Context, apiVersion, kind, namespace, name string) string
+	// CreateEvent creates the Event object, a core/v1 Event, in namespace.
+	CreateEvent(ctx context.Context, namespace string, object map[string]any) error
+	// PatchEvent applies a JSON merge patch to the Event namespace/name.
+	PatchEvent(ctx context.Context, namespace, name string, mergePatch []byte) error
+}
+
+// eventSink is where an eventWriter writes: an EventSink (apiEvents), or a
+// recording one in tests.
+type eventSink interface {
+	uid(ctx context.Context, ref ObjectRef) string
+	create(ctx context.Context, ev *Event) error
+	patch(ctx context.Context, namespace, name string, mergePatch []byte) error
+}
+
+// apiEvents writes an eventWriter's Events to an API client.
+type apiEvents struct{ api EventSink }
+
+func (a apiEvents) uid(ctx context.Context, ref ObjectRef) string {
+	return a.api.ObjectUID(ctx, ref.ApiVersion, ref.Kind, ref.Namespace, ref.Name)
+}
+
+func (a apiEvents) create(ctx context.Context, ev *Event) error {
+	return a.api.CreateEvent(ctx, ev.About.Namespace, ev.Object())
+}
+
+func (a apiEvents) patch(ctx context.Context, namespace, name string, mergePatch []byte) error {
+	return a.api.PatchEvent(ctx, namespace, name, mergePatch)
 }
 
 // Limits of an eventWriter, those of client-go's recorder for kubelet.
@@ -40,7 +66,7 @@ const (
 // eventBurst Events at once and one more each eventRefill. Emitting never
 // blocks: Events wait in a bounded queue and are dropped when it is full.
 type eventWriter struct {
-	sink   EventSink
+	sink   eventSink
 	queue  chan pendingEvent
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -125,7 +151,7 @@ type eventBudget struct {
 	at     time.Time
 }
 
-func newEventWriter(sink EventSink) *eventWriter {
+func newEventWriter(sink eventSink) *eventWriter {
 	ctx, cancel := context.WithCancel(context.Background())
 	w := &eventWriter{
 		sink: sink, queue: make(chan pendingEvent, eventQueue), cancel: cancel, done: make(chan struct{}),
@@ -173,7 +199,7 @@ func (w *eventWriter) write(ctx context.Context, p pendingEvent) {
 	if s, ok := w.sent.get(key); ok {
 		s.count++
 		patch, _ := json.Marshal(map[string]any{"count": s.count, "lastTimestamp": metav1.NewTime(p.at)})
-		err := w.try(ctx, func(ctx context.Context) error { return w.sink.Patch(ctx, p.ref.Namespace, s.name, patch) })
+		err := w.try(ctx, func(ctx context.Context) error { return w.sink.patch(ctx, p.ref.Namespace, s.name, patch) })
 		if !apierrors.IsNotFound(err) {
 			w.logFailure(p, err)
 			return
@@ -193,10 +219,10 @@ func (w *eventWriter) write(ctx context.Context, p pendingEvent) {
 // create writes the Event s for p; false when it failed.
 func (w *eventWriter) create(ctx context.Context, p pendingEvent, s *sentEvent) bool {
 	if s.uid == "" {
-		s.uid = w.sink.UID(ctx, p.ref)
+		s.uid = w.sink.uid(ctx, p.ref)
 	}
 	ev := &Event{name: s.name, About: p.ref, uid: s.uid, kind: p.kind, reason: p.reason, message: p.message, first: s.first, last: p.at, count: s.count}
-	err := w.try(ctx, func(ctx context.Context) error { return w.sink.Create(ctx, ev) })
+	err := w.try(ctx, func(ctx context.Context) error { return w.sink.create(ctx, ev) })
 	if apierrors.IsAlreadyExists(err) {
 		err = nil
 	}

@@ -41,9 +41,9 @@ func (s *recordingSink) next(ctx context.Context) error {
 	return err
 }
 
-func (s *recordingSink) UID(_ context.Context, ref ObjectRef) string { return "uid-" + ref.Name }
+func (s *recordingSink) uid(_ context.Context, ref ObjectRef) string { return "uid-" + ref.Name }
 
-func (s *recordingSink) Create(ctx context.Context, ev *Event) error {
+func (s *recordingSink) create(ctx context.Context, ev *Event) error {
 	if err := s.next(ctx); err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func (s *recordingSink) Create(ctx context.Context, ev *Event) error {
 	return nil
 }
 
-func (s *recordingSink) Patch(ctx context.Context, namespace, name string, mergePatch []byte) error {
+func (s *recordingSink) patch(ctx context.Context, namespace, name string, mergePatch []byte) error {
 	if err := s.next(ctx); err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func (s *recordingSink) counts() (int, int) {
 }
 
 // testEventWriter is an eventWriter that nobody runs: tests call write.
-func testEventWriter(sink EventSink, now time.Time) *eventWriter {
+func testEventWriter(sink eventSink, now time.Time) *eventWriter {
 	return &eventWriter{
 		sink: sink, queue: make(chan pendingEvent, 2), done: make(chan struct{}), now: func() time.Time { return now },
 		sent: newBoundedMap[eventKey, *sentEvent](eventCacheSize), budgets: newBoundedMap[ObjectRef, *eventBudget](eventCacheSize),
