@@ -104,6 +104,9 @@ type Gateway struct {
 	xfer          atomic.Pointer[transfer.Transfer] // the server's transfer plugin, for NOTIFY
 	// copies are the zones read from persistDir, answered until the informers sync.
 	copies atomic.Pointer[zoneCopies]
+	// copyWritten is, per zone, the Unix time its copy on disk was written
+	// (as read at startup or last written); 0 without one.
+	copyWritten []atomic.Int64
 	// unregisterCopies takes the plugin off the copy metric; nil when not on it.
 	unregisterCopies func()
 	// unregisterSizes takes the plugin off the zone size metrics.
@@ -143,6 +146,7 @@ func newGateway() *Gateway {
 // buildIndex prepares the index and NS records once the configuration is complete.
 func (g *Gateway) buildIndex() {
 	var serials []uint32
+	g.copyWritten = make([]atomic.Int64, len(g.Zones))
 	if g.persistDir != "" {
 		var zc *zoneCopies
 		zc, serials = g.loadCopies(g.persistDir)

@@ -188,7 +188,7 @@ func (g *Gateway) publishWhenSynced(waits []syncWait, published chan<- struct{})
 		log.Infof("persist: switched from the copies on disk to live data")
 	}
 	if g.persistDir != "" {
-		p, stop := persist.NewWriter(g.persistDir, g.Zones, g.timing.persist, g.clock, g.index.Snapshot, copyWrittenAt), g.stopCh
+		p, stop := persist.NewWriter(g.persistDir, g.Zones, g.timing.persist, g.clock, g.index.Snapshot, g.copyWrittenAt), g.stopCh
 		g.wg.Add(1)
 		go func() {
 			defer g.wg.Done()

@@ -12,7 +12,6 @@ import (
 type indexListener struct{ g *Gateway }
 
 func (l indexListener) SerialChanged(zone string, serial uint32) {
-	zoneSerial.WithLabelValues(zone).Set(float64(serial))
 	l.g.notify(zone)
 	l.g.kickParent()
 }

@@ -3,6 +3,7 @@ package gateway
 import (
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -17,9 +18,6 @@ var (
 	rejectedTotal = metrics.CounterVec("rejected_total",
 		"Counter of claims on names that the ownership policy rejected, by zone and reason (reserved, owned, undelegated).",
 		"zone", "reason")
-	zoneSerial = metrics.GaugeVec("zone_serial",
-		"The SOA serial of each zone.",
-		"zone")
 )
 
 // The metrics of the clusters that cluster blocks name.
@@ -31,10 +29,6 @@ var (
 
 // The metrics of the persist option.
 
-var copyWritten = metrics.GaugeVec("copy_written_timestamp_seconds",
-	"Unix time the copy of each zone on disk (persist) was written, as read at startup or last written.",
-	"zone")
-
 // Plugins with the persist option, for the copy metric.
 var persisting metrics.LiveSet[*Gateway, struct{}]
 
@@ -43,40 +37,59 @@ func registerCopies(g *Gateway) func() {
 	return persisting.Add(g, struct{}{})
 }
 
-// copyCollector exports, per zone, 1 while the zone is answered from its
-// copy on disk (before the informers sync, until the copy's SOA expire), else 0.
-type copyCollector struct{ desc *prometheus.Desc }
+// zoneView labels the per-zone metrics: two views of one zone are two
+// series (the view plugin's name, "" without a view).
+type zoneView struct{ zone, view string }
 
-func (c copyCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+// copyCollector exports, per zone and view, 1 while the zone is answered from
+// its copy on disk (before the informers sync, until the copy's SOA expire),
+// else 0; and when the copy was last written.
+type copyCollector struct{ answered, written *prometheus.Desc }
+
+func (c copyCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.answered; ch <- c.written }
 
 func (c copyCollector) Collect(ch chan<- prometheus.Metric) {
 	// A zone of two instances (during a reload) is answered from a copy
-	// when either answers from one.
-	answered := map[string]float64{}
+	// when either answers from one, and was written when the later wrote it.
+	answered, written := map[zoneView]float64{}, map[zoneView]int64{}
 	persisting.Each(func(g *Gateway, _ struct{}) {
 		zc, now := g.copies.Load(), g.clock()
 		for zi, zone := range g.Zones {
+			k := zoneView{zone, g.view}
 			v := 0.0
 			if !g.ready.Load() && zc != nil && zc.fresh(zi, now) {
 				v = 1
 			}
-			answered[zone] = max(answered[zone], v)
+			answered[k] = max(answered[k], v)
+			if at := g.copyWritten[zi].Load(); at > 0 {
+				written[k] = max(written[k], at)
+			}
 		}
 	})
-	for zone, v := range answered {
-		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, v, zone)
+	for k, v := range answered {
+		ch <- prometheus.MustNewConstMetric(c.answered, prometheus.GaugeValue, v, k.zone, k.view)
+	}
+	for k, at := range written {
+		ch <- prometheus.MustNewConstMetric(c.written, prometheus.GaugeValue, float64(at), k.zone, k.view)
 	}
 }
 
 func init() {
-	prometheus.MustRegister(copyCollector{metrics.Desc("copy_answered",
-		"1 while a zone is answered from its copy on disk (persist): before the informers sync, until the copy's SOA expire.",
-		"zone")})
+	prometheus.MustRegister(copyCollector{
+		answered: metrics.Desc("copy_answered",
+			"1 while a zone is answered from its copy on disk (persist): before the informers sync, until the copy's SOA expire.",
+			"zone", "view"),
+		written: metrics.Desc("copy_written_timestamp_seconds",
+			"Unix time the copy of each zone on disk (persist) was written, as read at startup or last written.",
+			"zone", "view"),
+	})
 }
 
-// copyWrittenAt sets the copy metric of zone: its copy was written at at.
-func copyWrittenAt(zone string, at time.Time) {
-	copyWritten.WithLabelValues(zone).Set(float64(at.Unix()))
+// copyWrittenAt records that the copy of zone was written at at.
+func (g *Gateway) copyWrittenAt(zone string, at time.Time) {
+	if zi := slices.Index(g.Zones, zone); zi >= 0 {
+		g.copyWritten[zi].Store(at.Unix())
+	}
 }
 
 // The size of the zones: what each running plugin instance answers.
@@ -93,26 +106,39 @@ type sizeMemo struct {
 // registerSizes adds g to the size metrics until the returned function is called.
 func registerSizes(g *Gateway) func() { return serving.Add(g, &sizeMemo{}) }
 
-// sizeCollector exports the names and records of each zone. A zone of two
-// instances (a reload, views) reports the larger.
-type sizeCollector struct{ names, records *prometheus.Desc }
+// sizeCollector exports the names, records and serial of each zone and view.
+// A zone of two instances of one view (a reload) reports the larger.
+type sizeCollector struct{ names, records, serial *prometheus.Desc }
 
-func (c sizeCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.names; ch <- c.records }
+func (c sizeCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.names
+	ch <- c.records
+	ch <- c.serial
+}
 
 func (c sizeCollector) Collect(ch chan<- prometheus.Metric) {
-	largest := map[string]index.ZoneSize{}
+	type zoneState struct {
+		index.ZoneSize
+		serial uint32
+	}
+	largest := map[zoneView]zoneState{}
 	serving.Each(func(g *Gateway, m *sizeMemo) {
 		if snap := g.index.Snapshot(); snap != m.snap {
 			m.snap, m.sizes = snap, snap.Sizes()
 		}
 		for zi, zone := range m.snap.Zones() {
-			old := largest[zone]
-			largest[zone] = index.ZoneSize{Names: max(old.Names, m.sizes[zi].Names), Records: max(old.Records, m.sizes[zi].Records)}
+			k := zoneView{zone, g.view}
+			old := largest[k]
+			largest[k] = zoneState{
+				ZoneSize: index.ZoneSize{Names: max(old.Names, m.sizes[zi].Names), Records: max(old.Records, m.sizes[zi].Records)},
+				serial:   max(old.serial, m.snap.Serial(zi)),
+			}
 		}
 	})
-	for zone, size := range largest {
-		ch <- prometheus.MustNewConstMetric(c.names, prometheus.GaugeValue, float64(size.Names), zone)
-		ch <- prometheus.MustNewConstMetric(c.records, prometheus.GaugeValue, float64(size.Records), zone)
+	for k, z := range largest {
+		ch <- prometheus.MustNewConstMetric(c.names, prometheus.GaugeValue, float64(z.Names), k.zone, k.view)
+		ch <- prometheus.MustNewConstMetric(c.records, prometheus.GaugeValue, float64(z.Records), k.zone, k.view)
+		ch <- prometheus.MustNewConstMetric(c.serial, prometheus.GaugeValue, float64(z.serial), k.zone, k.view)
 	}
 }
 
@@ -120,10 +146,13 @@ func init() {
 	prometheus.MustRegister(sizeCollector{
 		names: metrics.Desc("zone_names",
 			"Names that own records in each zone (the apex SOA and NS aside, empty non-terminals not counted).",
-			"zone"),
+			"zone", "view"),
 		records: metrics.Desc("zone_records",
 			"Records in each zone, the apex SOA and NS aside.",
-			"zone"),
+			"zone", "view"),
+		serial: metrics.Desc("zone_serial",
+			"The SOA serial of each zone.",
+			"zone", "view"),
 	})
 	buildInfo := metrics.GaugeVec("build_info",
 		"1, labelled with the plugin's version, the CoreDNS it is built into and the Go version.",

@@ -100,21 +100,14 @@ func TestKindMetrics(t *testing.T) {
 	}
 }
 
-// ptCopyAnswered collects the copy metric and returns its value per zone.
-func ptCopyAnswered(t *testing.T) map[string]float64 {
+// copyGauges collects the copy metrics: copy_answered and
+// copy_written_timestamp_seconds by "name zone view".
+func copyGauges(t *testing.T) map[string]float64 {
 	t.Helper()
-	ch := make(chan prometheus.Metric, 100)
-	copyCollector{prometheus.NewDesc("x", "x", []string{"zone"}, nil)}.Collect(ch)
-	close(ch)
-	out := map[string]float64{}
-	for m := range ch {
-		var d dto.Metric
-		if err := m.Write(&d); err != nil {
-			t.Fatal(err)
-		}
-		out[d.GetLabel()[0].GetValue()] = d.GetGauge().GetValue()
-	}
-	return out
+	return collectGauges(t, copyCollector{
+		answered: metrics.Desc("copy_answered", "x", "zone", "view"),
+		written:  metrics.Desc("copy_written_timestamp_seconds", "x", "zone", "view"),
+	})
 }
 
 // TestCopyMetrics: copy_answered is 1 for a zone answered from its copy, 0
@@ -131,9 +124,14 @@ func TestCopyMetrics(t *testing.T) {
 	t.Cleanup(other.index.Close)
 	defer registerCopies(other)()
 
-	var d dto.Metric
-	if err := copyWritten.WithLabelValues(zones[0]).Write(&d); err != nil || d.GetGauge().GetValue() != float64(ptWritten.Unix()) {
-		t.Errorf("copy_written_timestamp_seconds %v, %v; want %d", d.GetGauge().GetValue(), err, ptWritten.Unix())
+	// collectGauges joins the label values in the labels' order: view (""), zone.
+	const answered, written = "coredns_k8s_gateway_copy_answered  ", "coredns_k8s_gateway_copy_written_timestamp_seconds  "
+	got := copyGauges(t)
+	if got[written+zones[0]] != float64(ptWritten.Unix()) {
+		t.Errorf("copy_written_timestamp_seconds %v; want %d", got, ptWritten.Unix())
+	}
+	if _, ok := got[written+zones[1]]; ok {
+		t.Errorf("copy_written_timestamp_seconds for a zone without a copy: %v", got)
 	}
 	for _, tc := range []struct {
 		name  string
@@ -145,13 +143,18 @@ func TestCopyMetrics(t *testing.T) {
 		{"synced", func() { clk.Set(ptWritten); g.ready.Store(true) }, 0},
 	} {
 		tc.setup()
-		got := ptCopyAnswered(t)
-		if got[zones[0]] != tc.want || got[zones[1]] != 0 {
+		got := copyGauges(t)
+		if got[answered+zones[0]] != tc.want || got[answered+zones[1]] != 0 {
 			t.Errorf("%s: copy_answered %v, want %s %v and %s 0", tc.name, got, zones[0], tc.want, zones[1])
 		}
 	}
-	if _, ok := ptCopyAnswered(t)[zones[1]]; !ok {
+	if _, ok := copyGauges(t)[answered+zones[1]]; !ok {
 		t.Error("no sample for a zone without a copy")
+	}
+	later := ptWritten.Add(time.Hour)
+	g.copyWrittenAt(zones[0], later)
+	if got := copyGauges(t)[written+zones[0]]; got != float64(later.Unix()) {
+		t.Errorf("after a write: copy_written_timestamp_seconds %v, want %d", got, later.Unix())
 	}
 }
 
@@ -178,27 +181,51 @@ func collectGauges(t *testing.T, c prometheus.Collector) map[string]float64 {
 	return out
 }
 
-// TestZoneSizeMetrics: zone_names and zone_records follow the served
-// snapshot; an instance that stops is no longer counted.
+// TestZoneSizeMetrics: zone_names, zone_records and zone_serial follow the
+// served snapshot, one series per zone and view; an instance that stops is
+// no longer counted.
 func TestZoneSizeMetrics(t *testing.T) {
-	g, _ := qtGateway(t, []string{"sizes.example."}, nil, map[string][]string{
+	const zone = "sizes.example."
+	g, clk := qtGateway(t, []string{zone}, nil, map[string][]string{
 		"Service/a/www": {"www.sizes.example. 60 IN A 192.0.2.1", "www.sizes.example. 60 IN A 192.0.2.2"},
 		"Service/a/db":  {"db.sizes.example. 60 IN AAAA 2001:db8::1"},
 	})
-	c := sizeCollector{names: metrics.Desc("zone_names", "x", "zone"), records: metrics.Desc("zone_records", "x", "zone")}
-	remove := registerSizes(g)
-	got := collectGauges(t, c)
-	if got["coredns_k8s_gateway_zone_names sizes.example."] != 2 || got["coredns_k8s_gateway_zone_records sizes.example."] != 3 {
-		t.Errorf("sizes %v, want 2 names, 3 records", got)
+	// A second view of the zone that publishes only one name.
+	internal, _ := qtGateway(t, []string{zone}, nil, map[string][]string{
+		"Service/a/www": {"www.sizes.example. 60 IN A 10.0.0.1"},
+	})
+	internal.view = "internal"
+	c := sizeCollector{
+		names:   metrics.Desc("zone_names", "x", "zone", "view"),
+		records: metrics.Desc("zone_records", "x", "zone", "view"),
+		serial:  metrics.Desc("zone_serial", "x", "zone", "view"),
 	}
+	// collectGauges joins the label values in the labels' order: view, zone.
+	key := func(metric, view string) string { return "coredns_k8s_gateway_" + metric + " " + view + " " + zone }
+	remove := registerSizes(g)
+	removeInternal := registerSizes(internal)
+	defer removeInternal()
+	got := collectGauges(t, c)
+	if got[key("zone_names", "")] != 2 || got[key("zone_records", "")] != 3 || got[key("zone_names", "internal")] != 1 || got[key("zone_records", "internal")] != 1 {
+		t.Errorf("sizes %v, want 2 names, 3 records, and 1, 1 in view internal", got)
+	}
+	before := got[key("zone_serial", "")]
+	if want := float64(g.index.Snapshot().Serial(0)); before != want || before == 0 {
+		t.Errorf("zone_serial %v, want %v", before, want)
+	}
+	clk.Add(time.Second) // a new second: the change gets a new serial at once
 	g.index.Update("Service/a/db", nil)
 	got = collectGauges(t, c)
-	if got["coredns_k8s_gateway_zone_names sizes.example."] != 1 || got["coredns_k8s_gateway_zone_records sizes.example."] != 2 {
+	if got[key("zone_names", "")] != 1 || got[key("zone_records", "")] != 2 {
 		t.Errorf("after a removal: sizes %v, want 1 name, 2 records", got)
 	}
+	if want := float64(g.index.Snapshot().Serial(0)); got[key("zone_serial", "")] != want || want == before {
+		t.Errorf("after a removal: zone_serial %v, want %v (not %v)", got[key("zone_serial", "")], want, before)
+	}
 	remove()
+	removeInternal()
 	if got = collectGauges(t, c); len(got) != 0 {
-		t.Errorf("after the instance stopped: %v, want no series", got)
+		t.Errorf("after the instances stopped: %v, want no series", got)
 	}
 }
 

@@ -44,14 +44,13 @@ func (g *Gateway) loadCopies(dir string) (*zoneCopies, []uint32) {
 			continue
 		}
 		serials[zi] = c.Serial
-		copyWritten.WithLabelValues(zone).Set(float64(c.Written.Unix()))
+		g.copyWritten[zi].Store(c.Written.Unix())
 		if !now.Before(c.Expires()) {
 			log.Warningf("persist: the copy of zone %s in %s, written %s, is older than its SOA expire (%d s): not served",
 				zone, path, c.Written.Format(time.RFC3339), c.SOA.Expire)
 			continue
 		}
 		copies[zi], found = c, true
-		zoneSerial.WithLabelValues(zone).Set(float64(c.Serial))
 		log.Infof("persist: serving zone %s from %s (serial %d, written %s, %d records) until the informers sync",
 			zone, path, c.Serial, c.Written.Format(time.RFC3339), len(c.Records)+len(c.NS)+1)
 	}
