@@ -16,76 +16,87 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
 )
 
 // TestViewsCost measures what views of one cluster cost: resident memory,
 // Go heap, watches on the API server, time to ready and query rate, with 1,
-// 2 and 4 k8s_gateway blocks (views) over the same 10,000 single-host
-// Ingresses. It is a measurement, not a check: it runs only with
-// K8SGW_VIEWS_COST=1 (K8SGW_VIEWS_COST_NAMES changes the number of names)
-// and logs a table for docs/benchmarks.md.
+// 2 and 4 k8s_gateway blocks (views) over the same objects. It is a
+// measurement, not a check: it runs only with K8SGW_VIEWS_COST=1 and logs a
+// table for docs/benchmarks.md. The objects are K8SGW_VIEWS_COST_SERVICES
+// LoadBalancer Services (an A and an SRV name each; none by default), then
+// single-host Ingresses up to K8SGW_VIEWS_COST_NAMES objects (10,000 by
+// default); K8SGW_VIEWS_COST_VIEWS lists the numbers of views (1,2,4).
 func TestViewsCost(t *testing.T) {
 	if os.Getenv("K8SGW_VIEWS_COST") == "" {
 		t.Skip("a measurement: set K8SGW_VIEWS_COST=1")
 	}
-	n := 10000
-	if v, err := strconv.Atoi(os.Getenv("K8SGW_VIEWS_COST_NAMES")); err == nil && v > 0 {
-		n = v
+	n := costEnv("K8SGW_VIEWS_COST_NAMES", 10000)
+	services := min(costEnv("K8SGW_VIEWS_COST_SERVICES", 0), n)
+	views := []int{1, 2, 4}
+	if v := os.Getenv("K8SGW_VIEWS_COST_VIEWS"); v != "" {
+		views = nil
+		for _, f := range strings.Split(v, ",") {
+			if k, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && k > 0 {
+				views = append(views, k)
+			}
+		}
 	}
 	ns := "k8sgw-views-cost"
-	costIngresses(t, ns, n)
-	t.Cleanup(func() { kubectlErr("", "delete", "namespace", ns, "--wait=false") })
+	costServices(t, ns, services)
+	costIngresses(t, ns, services, n)
+	if os.Getenv("K8SGW_VIEWS_COST_KEEP") == "" {
+		t.Cleanup(func() { kubectlErr("", "delete", "namespace", ns, "--wait=false") })
+	}
 	lines := []string{"| views | ready after | RSS | Go heap in use | watches opened | qps, first view | qps, default block |", "|---|---|---|---|---|---|---|"}
-	for _, views := range []int{1, 2, 4} {
-		r := costRun(t, ns, n, views)
-		lines = append(lines, fmt.Sprintf("| %d | %s | %.1f MiB | %.1f MiB | %s | %s | %s |", views, r.ready.Round(10*time.Millisecond),
+	for _, v := range views {
+		r := costRun(t, ns, services, n, v)
+		lines = append(lines, fmt.Sprintf("| %d | %s | %.1f MiB | %.1f MiB | %s | %s | %s |", v, r.ready.Round(10*time.Millisecond),
 			float64(r.rss)/(1<<20), float64(r.heap)/(1<<20), r.watches, r.qpsFirst, r.qpsDefault))
 	}
-	t.Logf("%d names:\n%s", n, strings.Join(lines, "\n"))
+	t.Logf("%d objects (%d Services):\n%s", n, services, strings.Join(lines, "\n"))
 }
 
-// costIngresses creates n single-host Ingresses in ns (those missing), each
-// pointing at a private and a public address through the target annotation.
-func costIngresses(t *testing.T, ns string, n int) {
+// costEnv returns the positive integer of the variable name, or def.
+func costEnv(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v >= 0 {
+		return v
+	}
+	return def
+}
+
+// costWrite runs write(i) for every i in [from, to) on 16 workers and fails
+// on the first error other than AlreadyExists.
+func costWrite(t *testing.T, from, to int, write func(client kubernetes.Interface, i int) error) {
 	t.Helper()
-	kubectlErr("", "create", "namespace", ns)
 	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg.QPS, cfg.Burst = 2000, 2000
 	client := kubernetes.NewForConfigOrDie(cfg)
-	start := time.Now()
 	work := make(chan int)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var firstErr error
 	for range 16 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for i := range work {
-				ing := &networkingv1.Ingress{
-					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("i-%05d", i), Namespace: ns, Annotations: map[string]string{
-						"external-dns.kubernetes.io/target": fmt.Sprintf("10.%d.%d.1,198.51.%d.%d", i/250, i%250, i/250%256, i%250+1),
-					}},
-					Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{{Host: fmt.Sprintf("i-%05d.cost.example.com", i)}}},
-				}
-				_, err := client.NetworkingV1().Ingresses(ns).Create(context.Background(), ing, metav1.CreateOptions{})
-				if err != nil && !apierrors.IsAlreadyExists(err) {
+				if err := write(client, i); err != nil && !apierrors.IsAlreadyExists(err) {
 					mu.Lock()
 					firstErr = err
 					mu.Unlock()
 				}
 			}
-		}()
+		})
 	}
-	for i := range n {
+	for i := from; i < to; i++ {
 		work <- i
 	}
 	close(work)
@@ -93,7 +104,60 @@ func costIngresses(t *testing.T, ns string, n int) {
 	if firstErr != nil {
 		t.Fatal(firstErr)
 	}
-	t.Logf("%d Ingresses in place after %s", n, time.Since(start).Round(time.Millisecond))
+}
+
+// costServices creates n LoadBalancer Services in ns (those missing), each
+// with a port named http (an SRV name) and a private and a public address
+// in its status.
+func costServices(t *testing.T, ns string, n int) {
+	t.Helper()
+	kubectlErr("", "create", "namespace", ns)
+	start := time.Now()
+	costWrite(t, 0, n, func(client kubernetes.Interface, i int) error {
+		ctx, name := context.Background(), fmt.Sprintf("s-%05d", i)
+		if got, err := client.CoreV1().Services(ns).Get(ctx, name, metav1.GetOptions{}); err == nil && len(got.Status.LoadBalancer.Ingress) == 2 {
+			return nil
+		}
+		no := false
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns}, Spec: corev1.ServiceSpec{
+			Type: corev1.ServiceTypeLoadBalancer, AllocateLoadBalancerNodePorts: &no, // n would exhaust the NodePort range
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}},
+		}}
+		if _, err := client.CoreV1().Services(ns).Create(ctx, svc, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+		patch := fmt.Sprintf(`{"status":{"loadBalancer":{"ingress":[{"ip":%q},{"ip":%q}]}}}`, costAddr(i, true), costAddr(i, false))
+		_, err := client.CoreV1().Services(ns).Patch(ctx, name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}, "status")
+		return err
+	})
+	t.Logf("%d Services in place after %s", n, time.Since(start).Round(time.Millisecond))
+}
+
+// costIngresses creates the Ingresses from to n in ns (those missing), each
+// pointing at a private and a public address through the target annotation.
+func costIngresses(t *testing.T, ns string, from, n int) {
+	t.Helper()
+	kubectlErr("", "create", "namespace", ns)
+	start := time.Now()
+	costWrite(t, from, n, func(client kubernetes.Interface, i int) error {
+		ing := &networkingv1.Ingress{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("i-%05d", i), Namespace: ns, Annotations: map[string]string{
+				"external-dns.kubernetes.io/target": costAddr(i, true) + "," + costAddr(i, false),
+			}},
+			Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{{Host: fmt.Sprintf("i-%05d.cost.example.com", i)}}},
+		}
+		_, err := client.NetworkingV1().Ingresses(ns).Create(context.Background(), ing, metav1.CreateOptions{})
+		return err
+	})
+	t.Logf("%d Ingresses in place after %s", n-from, time.Since(start).Round(time.Millisecond))
+}
+
+// costName is the name of object i and its zone-relative DNS name.
+func costName(ns string, services, i int) string {
+	if i < services {
+		return fmt.Sprintf("s-%05d.%s.example.com.", i, ns)
+	}
+	return fmt.Sprintf("i-%05d.cost.example.com.", i)
 }
 
 type costResult struct {
@@ -134,7 +198,7 @@ func costCorefile(t *testing.T, views, metricsPort, pprofPort int) string {
 	return rel
 }
 
-func costRun(t *testing.T, ns string, n, views int) costResult {
+func costRun(t *testing.T, ns string, services, n, views int) costResult {
 	t.Helper()
 	metricsPort, pprofPort := freePort(t), 0
 	profiles := os.Getenv("K8SGW_VIEWS_COST_PPROF") // a directory for heap profiles
@@ -146,7 +210,7 @@ func costRun(t *testing.T, ns string, n, views int) costResult {
 	s := startServer(t, costCorefile(t, views, metricsPort, pprofPort), kubeconfig)
 	var r costResult
 	r.ready = time.Since(start)
-	last := fmt.Sprintf("i-%05d.cost.example.com.", n-1)
+	last := costName(ns, services, n-1)
 	s.eventuallyFrom(t, "127.0.0.1", 30*time.Second, last, dns.TypeA, positive(fmt.Sprintf("%s 30 IN A %s", last, costAddr(n-1, views == 1))))
 	if views > 1 {
 		s.eventuallyFrom(t, "127.0.0.2", 30*time.Second, last, dns.TypeA, positive(fmt.Sprintf("%s 30 IN A %s", last, costAddr(n-1, true))))
@@ -162,20 +226,20 @@ func costRun(t *testing.T, ns string, n, views int) costResult {
 			t.Fatalf("heap profile: %v\n%s", err, b)
 		}
 	}
-	r.qpsDefault = dnsperfQPS(t, s.port, "127.0.0.1", n)
+	r.qpsDefault = dnsperfQPS(t, s.port, "127.0.0.1", ns, services, n)
 	r.qpsFirst = r.qpsDefault
 	if views > 1 {
-		r.qpsFirst = dnsperfQPS(t, s.port, "127.0.0.2", n)
+		r.qpsFirst = dnsperfQPS(t, s.port, "127.0.0.2", ns, services, n)
 	}
 	s.stop()
 	return r
 }
 
-// costAddr is the address name i answers with: its private one in a view
+// costAddr is the address object i answers with: its private one in a view
 // that includes 10/8, else its public one.
 func costAddr(i int, private bool) string {
 	if private {
-		return fmt.Sprintf("10.%d.%d.1", i/250, i%250)
+		return fmt.Sprintf("10.%d.%d.%d", i>>16, i/250%256, i%250+1)
 	}
 	return fmt.Sprintf("198.51.%d.%d", i/250%256, i%250+1)
 }
@@ -243,11 +307,11 @@ func watchDelta(before, after map[string]int) string {
 }
 
 // dnsperfQPS runs dnsperf for 3 s from src over every name and returns the queries per second.
-func dnsperfQPS(t *testing.T, port int, src string, n int) string {
+func dnsperfQPS(t *testing.T, port int, src, ns string, services, n int) string {
 	t.Helper()
 	var b strings.Builder
 	for i := range n {
-		fmt.Fprintf(&b, "i-%05d.cost.example.com A\n", i)
+		fmt.Fprintf(&b, "%s A\n", costName(ns, services, i))
 	}
 	file := filepath.Join(t.TempDir(), "queries")
 	if err := os.WriteFile(file, []byte(b.String()), 0o644); err != nil {
