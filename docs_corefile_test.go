@@ -98,7 +98,6 @@ func withFiles(t *testing.T, block, dir string) string {
 }
 
 func TestDocsCorefiles(t *testing.T) {
-	directives := append(slices.Clone(dnsserver.Directives), PluginName)
 	n := 0
 	for _, file := range markdownFiles(t) {
 		b, err := os.ReadFile(file)
@@ -107,29 +106,71 @@ func TestDocsCorefiles(t *testing.T) {
 		}
 		for line, snippet := range corefileSnippets(string(b)) {
 			n++
-			where := fmt.Sprintf("%s:%d", file, line)
-			var keys []string
-			if f := strings.Fields(snippet); len(f) == 0 || f[0] != PluginName { // a whole Corefile, not one block
-				blocks, err := caddyfile.Parse(where, strings.NewReader(snippet), directives)
-				if err != nil {
-					t.Errorf("%s: %v", where, err)
-					continue
-				}
-				for _, sb := range blocks {
-					keys = append(keys, sb.Keys...)
-				}
-			}
-			for _, block := range pluginBlocks(snippet) {
-				c := caddy.NewTestController("dns", withFiles(t, block, t.TempDir()))
-				c.ServerBlockKeys = keys
-				if _, err := parse(c); err != nil {
-					t.Errorf("%s: the k8s_gateway block does not parse: %v\n%s", where, err, block)
-				}
-			}
+			checkCorefile(t, fmt.Sprintf("%s:%d", file, line), snippet)
 		}
 	}
 	if n == 0 {
 		t.Fatal("no corefile snippet found")
 	}
 	t.Logf("%d Corefile snippets parsed", n)
+}
+
+// TestExampleCorefiles: every recipe of examples/ parses, as the snippets do.
+func TestExampleCorefiles(t *testing.T) {
+	files, err := filepath.Glob("examples/Corefile*")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples/Corefile*: %v", err)
+	}
+	for _, file := range files {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCorefile(t, file, string(b))
+	}
+}
+
+// checkCorefile parses a Corefile, or a lone k8s_gateway block, with
+// CoreDNS's directives, and each k8s_gateway block in it with the plugin's
+// parser.
+func checkCorefile(t *testing.T, where, corefile string) {
+	t.Helper()
+	directives := append(slices.Clone(dnsserver.Directives), PluginName)
+	var keys []string
+	if f := strings.Fields(stripComments(corefile)); len(f) == 0 || f[0] != PluginName { // a whole Corefile, not one block
+		blocks, err := caddyfile.Parse(where, strings.NewReader(corefile), directives)
+		if err != nil {
+			t.Errorf("%s: %v", where, err)
+			return
+		}
+		if len(blocks) == 0 {
+			t.Errorf("%s: no server block", where)
+		}
+		for _, sb := range blocks {
+			keys = append(keys, sb.Keys...)
+		}
+	}
+	blocks := pluginBlocks(corefile)
+	if len(blocks) == 0 {
+		t.Errorf("%s: no k8s_gateway block", where)
+	}
+	for _, block := range blocks {
+		c := caddy.NewTestController("dns", withFiles(t, block, t.TempDir()))
+		c.ServerBlockKeys = keys
+		if _, err := parse(c); err != nil {
+			t.Errorf("%s: the k8s_gateway block does not parse: %v\n%s", where, err, block)
+		}
+	}
+}
+
+// stripComments drops the # comments of a Corefile.
+func stripComments(corefile string) string {
+	var out []string
+	for _, l := range strings.Split(corefile, "\n") {
+		if i := strings.Index(l, "#"); i >= 0 {
+			l = l[:i]
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
 }

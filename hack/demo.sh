@@ -81,7 +81,7 @@ lb demo ingress cloud lb-42.elb.example.net
 lb kube-system service dns1 192.0.2.53 2001:db8::53
 lb demo service postgres 192.0.2.20
 
-K8S_GATEWAY_PORT=$PORT K8S_GATEWAY_READY_PORT=$READY_PORT ./coredns -conf examples/Corefile >/tmp/k8s_gateway-demo.log 2>&1 &
+K8S_GATEWAY_PORT=$PORT K8S_GATEWAY_READY_PORT=$READY_PORT ./coredns -conf test/e2e/testdata/Corefile >/tmp/k8s_gateway-demo.log 2>&1 &
 pid=$!
 for _ in $(seq 100); do
 	curl -fs "http://127.0.0.1:$READY_PORT/ready" >/dev/null 2>&1 && break

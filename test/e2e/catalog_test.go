@@ -33,18 +33,18 @@ const catalogCorefile = `%[2]s catalog.invalid:{$K8S_GATEWAY_PORT} {
 `
 
 // startCatalogSecondary runs BIND or Knot with the catalog configuration of
-// examples/secondaries (only the catalog zone is configured).
+// test/e2e/testdata/secondaries (only the catalog zone is configured).
 func startCatalogSecondary(t *testing.T, kind string, port, primaryPort int) *daemon {
 	t.Helper()
 	dir := t.TempDir()
 	switch kind {
 	case "bind":
 		conf := filepath.Join(dir, "named.conf")
-		writeFile(t, conf, renderConfig(t, "examples/secondaries/named-catalog.conf", secondaryVars(dir, port, primaryPort)))
+		writeFile(t, conf, renderConfig(t, "test/e2e/testdata/secondaries/named-catalog.conf", secondaryVars(dir, port, primaryPort)))
 		return startDaemon(t, kind, dir, port, sbin(t, "named"), "-g", "-4", "-n", "1", "-c", conf)
 	default:
 		conf := filepath.Join(dir, "knot.conf")
-		writeFile(t, conf, renderConfig(t, "examples/secondaries/knot-catalog.conf", secondaryVars(dir, port, primaryPort)))
+		writeFile(t, conf, renderConfig(t, "test/e2e/testdata/secondaries/knot-catalog.conf", secondaryVars(dir, port, primaryPort)))
 		return startDaemon(t, kind, dir, port, sbin(t, "knotd"), "-c", conf)
 	}
 }

@@ -19,7 +19,7 @@ import (
 // writes the binding into status.parents only.
 func TestGatewayAPIDefaultGateways(t *testing.T) {
 	useGatewayAPI(t, gwapiSet{gwapiModuleVersion(t), "experimental"})
-	s := startServer(t, "examples/Corefile", kubeconfig)
+	s := startServer(t, "test/e2e/testdata/Corefile", kubeconfig)
 	infra, app := namespace(t), namespace(t)
 	gatewayClass(t, infra)
 	zone := infra + ".example.com"

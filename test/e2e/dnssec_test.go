@@ -17,7 +17,7 @@ import (
 )
 
 // The DNSSEC test runs k8s_gateway behind CoreDNS's dnssec plugin
-// (examples/Corefile.dnssec), with a key made by dnssec-keygen, and resolves
+// (test/e2e/testdata/Corefile.dnssec), with a key made by dnssec-keygen, and resolves
 // through unbound, a validating resolver that trusts the key's DS
 // (testdata/unbound.conf).
 
@@ -149,7 +149,7 @@ func resolveAt(addr string, port int, name, qtype string, opts ...string) (resol
 // SERVFAIL.
 func TestDNSSECValidation(t *testing.T) {
 	key, ds := dnssecKey(t, t.TempDir())
-	s := startServer(t, "examples/Corefile.dnssec", kubeconfig, "K8S_GATEWAY_DNSSEC_KEY="+key)
+	s := startServer(t, "test/e2e/testdata/Corefile.dnssec", kubeconfig, "K8S_GATEWAY_DNSSEC_KEY="+key)
 	ns := namespace(t)
 	kubectl(t, fmt.Sprintf(webServiceYAML+`---
 apiVersion: v1

@@ -306,7 +306,7 @@ func gwapiA(name string, ips ...string) expectation {
 // follows a change of the Gateway's address to every route.
 func TestGatewayAPIRoutes(t *testing.T) {
 	installGatewayAPI(t, false)
-	s := startServer(t, "examples/Corefile", kubeconfig)
+	s := startServer(t, "test/e2e/testdata/Corefile", kubeconfig)
 	ns := namespace(t)
 	gatewayClass(t, ns)
 	kubectl(t, manifests(
@@ -423,7 +423,7 @@ func TestGatewayAPIRoutes(t *testing.T) {
 // namespaces publishes a route once its namespace gets the label.
 func TestGatewayAPINamespaceSelector(t *testing.T) {
 	installGatewayAPI(t, false)
-	s := startServer(t, "examples/Corefile", kubeconfig)
+	s := startServer(t, "test/e2e/testdata/Corefile", kubeconfig)
 	gwNS, appNS := namespace(t), namespace(t)
 	gatewayClass(t, gwNS)
 	label := "e2e.example.com/expose-" + gwNS
@@ -485,7 +485,7 @@ func TestGatewayAPICRDAtRuntime(t *testing.T) {
 	}
 	t.Logf("TLSRoute CRD deleted in %s", time.Since(start).Round(time.Millisecond))
 
-	s := startServer(t, "examples/Corefile", kubeconfig)
+	s := startServer(t, "test/e2e/testdata/Corefile", kubeconfig)
 	ns := namespace(t)
 	gatewayClass(t, ns)
 	if out := s.output(); !strings.Contains(out, "TLSRoute disabled") {

@@ -98,7 +98,7 @@ func (w *gwapiWatch) stop(t *testing.T, what string) {
 // record published meanwhile.
 func TestGatewayAPIVersions(t *testing.T) {
 	useGatewayAPI(t, gwapiSet{"v1.2.1", "experimental"})
-	s := startServer(t, "examples/Corefile", kubeconfig)
+	s := startServer(t, "test/e2e/testdata/Corefile", kubeconfig)
 	ns := namespace(t)
 	gatewayClass(t, ns)
 	kubectlRetry(t, 30*time.Second, manifests(gateway{namespace: ns, name: "gw", class: ns, listeners: []listener{
@@ -203,7 +203,7 @@ func waitLog(t *testing.T, s *server, timeout time.Duration, line string) {
 // the ListenerSet's listener hostname, while the Gateway admits it.
 func TestGatewayAPIListenerSet(t *testing.T) {
 	installGatewayAPI(t, false)
-	s := startServer(t, "examples/Corefile", kubeconfig)
+	s := startServer(t, "test/e2e/testdata/Corefile", kubeconfig)
 	gwNS, tenant := namespace(t), namespace(t)
 	gatewayClass(t, gwNS)
 	label := "e2e.example.com/shared-" + gwNS

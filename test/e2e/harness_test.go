@@ -101,7 +101,7 @@ type server struct {
 // startServer runs coredns with the Corefile at path (relative to the
 // repository) and the given kubeconfig, and waits until /ready passes. The
 // Corefile sees $KUBECONFIG, $K8S_GATEWAY_PORT, $K8S_GATEWAY_READY_PORT,
-// $K8S_GATEWAY_EXAMPLES (the examples directory) and any NAME=VALUE in env.
+// $K8S_GATEWAY_TESTDATA (test/e2e/testdata) and any NAME=VALUE in env.
 func startServer(t *testing.T, corefile, kubecfg string, env ...string) *server {
 	t.Helper()
 	return startServerBinary(t, corednsBin, corefile, kubecfg, env...)
@@ -123,7 +123,7 @@ func launchServer(t *testing.T, binary, corefile, kubecfg string, env ...string)
 		"KUBECONFIG="+kubecfg,
 		"K8S_GATEWAY_PORT="+strconv.Itoa(s.port),
 		"K8S_GATEWAY_READY_PORT="+strconv.Itoa(s.readyPort),
-		"K8S_GATEWAY_EXAMPLES="+filepath.Join(repoRoot, "examples"),
+		"K8S_GATEWAY_TESTDATA="+filepath.Join(repoRoot, "test/e2e/testdata"),
 	)
 	s.env = append(s.env, env...)
 	// Registered first: a server that never gets ready is stopped too.

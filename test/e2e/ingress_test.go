@@ -13,7 +13,7 @@ import (
 // TestIngressLifecycle follows an Ingress from creation to deletion: every
 // change made through the API shows in DNS within a bounded time.
 func TestIngressLifecycle(t *testing.T) {
-	s := startServer(t, "examples/Corefile", kubeconfig)
+	s := startServer(t, "test/e2e/testdata/Corefile", kubeconfig)
 	ns := namespace(t)
 	app, secure := "app."+ns+".example.com.", "secure."+ns+".example.com."
 	kubectl(t, fmt.Sprintf(`
@@ -59,7 +59,7 @@ spec:
 
 // TestIngressIgnored checks the opt-out label and annotations on Ingresses.
 func TestIngressAnnotations(t *testing.T) {
-	s := startServer(t, "examples/Corefile", kubeconfig)
+	s := startServer(t, "test/e2e/testdata/Corefile", kubeconfig)
 	ns := namespace(t)
 	kubectl(t, fmt.Sprintf(`
 apiVersion: networking.k8s.io/v1

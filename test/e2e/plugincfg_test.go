@@ -70,7 +70,7 @@ func TestPluginCfg(t *testing.T) {
 		t.Fatalf("coredns -plugins does not list k8s_gateway and kubernetes: %v", plugins)
 	}
 
-	s := startServerBinary(t, bin, "examples/Corefile", kubeconfig)
+	s := startServerBinary(t, bin, "test/e2e/testdata/Corefile", kubeconfig)
 	ns := namespace(t)
 	kubectl(t, fmt.Sprintf(`
 apiVersion: networking.k8s.io/v1

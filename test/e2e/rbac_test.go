@@ -68,7 +68,7 @@ func TestShippedRBACSuffices(t *testing.T) {
 		}
 	}
 
-	s := startServer(t, "examples/Corefile", tokenKubeconfig(t, "kube-system", "k8s-gateway"))
+	s := startServer(t, "test/e2e/testdata/Corefile", tokenKubeconfig(t, "kube-system", "k8s-gateway"))
 	ns := namespace(t)
 	kubectl(t, fmt.Sprintf(`
 apiVersion: networking.k8s.io/v1
@@ -111,7 +111,7 @@ subjects: [{kind: ServiceAccount, name: services-only, namespace: %[1]s}]
 	t.Cleanup(func() {
 		kubectlErr("", "delete", "clusterrole,clusterrolebinding", ns+"-services-only")
 	})
-	s := startServer(t, "examples/Corefile", tokenKubeconfig(t, ns, "services-only"))
+	s := startServer(t, "test/e2e/testdata/Corefile", tokenKubeconfig(t, ns, "services-only"))
 	kubectl(t, fmt.Sprintf(`
 apiVersion: v1
 kind: Service

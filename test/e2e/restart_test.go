@@ -11,7 +11,7 @@ import (
 
 // TestPluginRestart: a restarted plugin serves the existing objects again.
 func TestPluginRestart(t *testing.T) {
-	s := startServer(t, "examples/Corefile", kubeconfig)
+	s := startServer(t, "test/e2e/testdata/Corefile", kubeconfig)
 	ns := namespace(t)
 	lb := lbService(t, s, ns, "192.0.2.50")
 
@@ -28,7 +28,7 @@ func TestAPIServerRestart(t *testing.T) {
 	if cluster == nil {
 		t.Skip("the cluster was not started by these tests; not restarting its API server")
 	}
-	s := startServer(t, "examples/Corefile", kubeconfig)
+	s := startServer(t, "test/e2e/testdata/Corefile", kubeconfig)
 	ns := namespace(t)
 	lb := lbService(t, s, ns, "192.0.2.60")
 

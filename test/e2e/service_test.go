@@ -14,7 +14,7 @@ import (
 // TestServiceLoadBalancer publishes a LoadBalancer Service under its own name,
 // its hostname annotation and SRV records for its named ports.
 func TestServiceLoadBalancer(t *testing.T) {
-	s := startServer(t, "examples/Corefile", kubeconfig)
+	s := startServer(t, "test/e2e/testdata/Corefile", kubeconfig)
 	ns := namespace(t)
 	kubectl(t, fmt.Sprintf(webServiceYAML+`---
 apiVersion: v1
@@ -65,7 +65,7 @@ spec:
 
 // TestApexAndGlue checks SOA, NS and glue from the nameserver's own Service.
 func TestApexAndGlue(t *testing.T) {
-	s := startServer(t, "examples/Corefile", kubeconfig)
+	s := startServer(t, "test/e2e/testdata/Corefile", kubeconfig)
 	nameserverService(t, "192.0.2.53", "2001:db8::53")
 
 	ns := "dns1.kube-system.example.com."

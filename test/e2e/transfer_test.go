@@ -20,8 +20,8 @@ import (
 )
 
 // The zone transfer tests run k8s_gateway as a hidden primary
-// (examples/Corefile.primary) with real secondaries, BIND's named and Knot's
-// knotd, configured from examples/secondaries/, all on 127.0.0.1.
+// (test/e2e/testdata/Corefile.primary) with real secondaries, BIND's named and Knot's
+// knotd, configured from test/e2e/testdata/secondaries/, all on 127.0.0.1.
 
 // sbin finds a daemon that Debian installs in /usr/sbin, which may not be on PATH.
 func sbin(t *testing.T, name string) string {
@@ -87,7 +87,7 @@ func renderConfig(t *testing.T, file string, vars map[string]string) string {
 	return s
 }
 
-// secondaryVars are the placeholders of examples/secondaries/*.conf.
+// secondaryVars are the placeholders of test/e2e/testdata/secondaries/*.conf.
 func secondaryVars(dir string, port, primaryPort int) map[string]string {
 	return map[string]string{
 		"DIR": dir, "LISTEN_IP": "127.0.0.1", "LISTEN_PORT": strconv.Itoa(port),
@@ -100,7 +100,7 @@ func startBIND(t *testing.T, name string, port, primaryPort int) *daemon {
 	t.Helper()
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "named.conf")
-	if err := os.WriteFile(conf, []byte(renderConfig(t, "examples/secondaries/named.conf", secondaryVars(dir, port, primaryPort))), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte(renderConfig(t, "test/e2e/testdata/secondaries/named.conf", secondaryVars(dir, port, primaryPort))), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	// -g: foreground, log to stderr; -n 1: one worker thread; -4: IPv4 only.
@@ -112,7 +112,7 @@ func startKnot(t *testing.T, name string, port, primaryPort int) *daemon {
 	t.Helper()
 	dir := t.TempDir()
 	conf := filepath.Join(dir, "knot.conf")
-	if err := os.WriteFile(conf, []byte(renderConfig(t, "examples/secondaries/knot.conf", secondaryVars(dir, port, primaryPort))), 0o644); err != nil {
+	if err := os.WriteFile(conf, []byte(renderConfig(t, "test/e2e/testdata/secondaries/knot.conf", secondaryVars(dir, port, primaryPort))), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return startDaemon(t, name, dir, port, sbin(t, "knotd"), "-c", conf)
@@ -328,7 +328,7 @@ func notifiedTransfers(t *testing.T, d *daemon, skip int, notify, transfer strin
 // refresh timers play no part.
 func TestTransferSecondaries(t *testing.T) {
 	bindPort, knotPort, lonePort := freePort(t), freePort(t), freePort(t)
-	s := startServer(t, "examples/Corefile.primary", kubeconfig,
+	s := startServer(t, "test/e2e/testdata/Corefile.primary", kubeconfig,
 		fmt.Sprintf("K8S_GATEWAY_SECONDARY1=127.0.0.1:%d", bindPort),
 		fmt.Sprintf("K8S_GATEWAY_SECONDARY2=127.0.0.1:%d", knotPort))
 
@@ -430,7 +430,7 @@ spec:
 // of the plugin, whose new serial is the time of the restart.
 func TestTransferNotifyAtStartup(t *testing.T) {
 	bindPort, knotPort := freePort(t), freePort(t)
-	s := startServer(t, "examples/Corefile.primary", kubeconfig,
+	s := startServer(t, "test/e2e/testdata/Corefile.primary", kubeconfig,
 		fmt.Sprintf("K8S_GATEWAY_SECONDARY1=127.0.0.1:%d", bindPort),
 		fmt.Sprintf("K8S_GATEWAY_SECONDARY2=127.0.0.1:%d", knotPort))
 	s.stop()
@@ -491,7 +491,7 @@ func digLines(t *testing.T, args ...string) []string {
 // current (or newer) serial, the whole zone for an older one.
 func TestTransferAXFRAndIXFR(t *testing.T) {
 	// No secondary listens there: the NOTIFYs go nowhere.
-	s := startServer(t, "examples/Corefile.primary", kubeconfig,
+	s := startServer(t, "test/e2e/testdata/Corefile.primary", kubeconfig,
 		fmt.Sprintf("K8S_GATEWAY_SECONDARY1=127.0.0.1:%d", freePort(t)),
 		fmt.Sprintf("K8S_GATEWAY_SECONDARY2=127.0.0.1:%d", freePort(t)))
 	nameserverService(t, "192.0.2.53", "2001:db8::53")
@@ -581,7 +581,7 @@ func checkAXFRAndIXFR(t *testing.T, at []string, ns, web string) bool {
 // TestTransferRefused: the transfer plugin lets only the addresses of `to`
 // transfer the zone; anyone else is REFUSED.
 func TestTransferRefused(t *testing.T) {
-	s := startServer(t, "examples/Corefile.primary", kubeconfig,
+	s := startServer(t, "test/e2e/testdata/Corefile.primary", kubeconfig,
 		fmt.Sprintf("K8S_GATEWAY_SECONDARY1=127.0.0.2:%d", freePort(t)),
 		fmt.Sprintf("K8S_GATEWAY_SECONDARY2=127.0.0.3:%d", freePort(t)))
 	addr := fmt.Sprintf("127.0.0.1:%d", s.port)

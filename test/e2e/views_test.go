@@ -17,7 +17,7 @@ import (
 	"github.com/miekg/dns"
 )
 
-// The split-horizon recipe of the README (examples/Corefile.views): two views
+// The split-horizon recipe of the README (test/e2e/testdata/Corefile.views): two views
 // of example.com on one port, the internal one for clients of 127.0.0.2, the
 // external one for everyone else (127.0.0.1 here).
 
@@ -79,7 +79,7 @@ type viewAddrs struct {
 func TestSplitHorizonViews(t *testing.T) {
 	installGatewayAPI(t, false)
 	key, ds := dnssecKey(t, t.TempDir())
-	s := startServer(t, "examples/Corefile.views", kubeconfig,
+	s := startServer(t, "test/e2e/testdata/Corefile.views", kubeconfig,
 		"K8S_GATEWAY_DNSSEC_KEY="+key,
 		"K8S_GATEWAY_INTERNAL_CLIENTS="+internalClient+"/32",
 		// No secondary listens there: the NOTIFYs go nowhere.

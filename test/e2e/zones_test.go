@@ -195,14 +195,18 @@ func checkZone(t *testing.T, s *server, zone string) []string {
 	return axfr
 }
 
-// TestExampleCorefileZones runs every Corefile of examples/ and checks each
-// of its zones: AXFR → named-checkzone, and every NS name resolving through
-// the server itself.
+// corefileFixtures are the Corefiles of test/e2e/testdata that need no
+// objects or files beyond the Services of the nameservers.
+var corefileFixtures = []string{"Corefile", "Corefile.dnssec", "Corefile.dual", "Corefile.fallthrough", "Corefile.multizone", "Corefile.primary", "Corefile.views"}
+
+// TestExampleCorefileZones runs each of corefileFixtures and checks each of
+// its zones: AXFR → named-checkzone, and every NS name resolving through the
+// server itself.
 func TestExampleCorefileZones(t *testing.T) {
 	nameserverServices(t)
-	files, err := filepath.Glob(filepath.Join(repoRoot, "examples", "Corefile*"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no examples/Corefile*: %v", err)
+	var files []string
+	for _, name := range corefileFixtures {
+		files = append(files, filepath.Join(repoRoot, "test/e2e/testdata", name))
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
@@ -237,7 +241,7 @@ func TestExampleCorefileZones(t *testing.T) {
 func TestReverseZoneRecords(t *testing.T) {
 	chartEnsureCRDs(t, []string{"dnsendpoints.externaldns.k8s.io"}, false, filepath.Join(repoRoot, "test/e2e/testdata/dnsendpoint-crd.yaml"))
 	nameserverServices(t)
-	s := startServer(t, withTransfer(t, filepath.Join(repoRoot, "examples/Corefile.multizone")), kubeconfig)
+	s := startServer(t, withTransfer(t, filepath.Join(repoRoot, "test/e2e/testdata/Corefile.multizone")), kubeconfig)
 	ns := namespace(t)
 	kubectl(t, fmt.Sprintf(`
 apiVersion: v1
