@@ -71,6 +71,7 @@ func (rl *rateLimit) allow(namespace string, now time.Time) (bool, string) {
 type logLimit struct {
 	mu         sync.Mutex
 	every      time.Duration
+	what       string // what the suppressed lines were, for the count
 	next       time.Time
 	suppressed int
 }
@@ -86,7 +87,7 @@ func (l *logLimit) line(now time.Time, format string, args ...any) string {
 	l.next = now.Add(l.every)
 	s := fmt.Sprintf(format, args...)
 	if l.suppressed > 0 {
-		s += fmt.Sprintf(" (and %d more unauthenticated refusals since the last line)", l.suppressed)
+		s += fmt.Sprintf(" (and %d more %s since the last line)", l.suppressed, l.what)
 		l.suppressed = 0
 	}
 	return s

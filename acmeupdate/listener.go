@@ -9,6 +9,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"github.com/miekg/dns"
 )
 
 // CoreDNS hands a plugin the parsed message, never the bytes that came, and
@@ -156,7 +158,7 @@ func (l *listener) serveUDP() {
 			continue
 		}
 		if n > l.inline {
-			if reply := h(context.Background(), buf[:n]); reply != nil {
+			if reply := answer(h, buf[:n], from); reply != nil {
 				l.udp.WriteTo(reply, from) // #nosec G104 -- UDP: best effort
 			}
 			continue
@@ -169,7 +171,7 @@ func (l *listener) serveUDP() {
 		msg := append([]byte(nil), buf[:n]...)
 		go func() {
 			defer func() { <-l.workers }()
-			if reply := h(context.Background(), msg); reply != nil {
+			if reply := answer(h, msg, from); reply != nil {
 				l.udp.WriteTo(reply, from) // #nosec G104 -- UDP: best effort
 			}
 		}()
@@ -229,7 +231,7 @@ func (l *listener) serveConn(c net.Conn) {
 		if h == nil {
 			return
 		}
-		reply := h(context.Background(), buf[:n])
+		reply := answer(h, buf[:n], c.RemoteAddr())
 		if reply == nil {
 			return
 		}
@@ -238,6 +240,27 @@ func (l *listener) serveConn(c net.Conn) {
 			return
 		}
 	}
+}
+
+// panics are the log lines of the panics answer recovered from.
+var panics = logLimit{every: time.Second, what: "panics"}
+
+// answer returns h's reply to msg. These sockets are the plugin's own, with
+// no CoreDNS server around them to recover: a panic of h (a bug, on input
+// anyone can send) is logged and answered SERVFAIL, and the process lives on.
+func answer(h Handler, msg []byte, from net.Addr) (reply []byte) {
+	defer func() {
+		if p := recover(); p != nil {
+			if line := panics.line(time.Now(), "updates: recovered from a panic answering %d octets from %v: %v", len(msg), from, p); line != "" {
+				log.Error(line)
+			}
+			reply = nil
+			if hd, ok := readHeader(msg); ok && !hd.response {
+				reply = plainReply(hd, dns.RcodeServerFailure)
+			}
+		}
+	}()
+	return h(context.Background(), msg)
 }
 
 // listenBoth opens UDP and TCP on one port of addr. With port 0 the system
