@@ -64,9 +64,18 @@ e2e-node: deps
 chaos: deps
 	hack/gotest.sh $(GO) test -tags chaos -count=1 -timeout 15m -v ./test/chaos
 
-## bench: k8s_gateway vs stock CoreDNS (file, whoami) and Knot with dnsperf at 1k/10k/100k names; writes docs/benchmarks.md
+## bench: k8s_gateway vs stock CoreDNS (file, whoami) and Knot with dnsperf at 1k/10k/100k names; writes docs/benchmarks.md;
+## then bench-secondaries
 bench:
 	hack/bench.sh -out docs/benchmarks.md $(BENCH_ARGS)
+	hack/secondaries-bench.sh $(SECONDARIES_ARGS)
+
+## bench-secondaries: one primary feeding 2, 8 and 32 BIND and Knot secondaries: API change to every secondary
+## answering (p50/max), IXFR and AXFR bytes, primary CPU per change; prints a table for docs/benchmarks.md
+## (SECONDARIES_ARGS="N,N CHANGES NAMES"; the smoke, two secondaries, runs in e2e)
+.PHONY: bench-secondaries
+bench-secondaries:
+	hack/secondaries-bench.sh $(SECONDARIES_ARGS)
 
 ## bench-steering: server CPU per query of a plain, a weighted and a geo name side by side, with the
 ## geoip plugin and a test MMDB (hack/geo.sh); prints a table for docs/benchmarks.md

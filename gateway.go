@@ -102,6 +102,7 @@ type Gateway struct {
 	ready         atomic.Bool
 	now           func() time.Time                  // the clock of the zones' serials; time.Now when nil
 	xfer          atomic.Pointer[transfer.Transfer] // the server's transfer plugin, for NOTIFY
+	ixfr          ixfrHistories                     // what transfers served, for incremental IXFR (ixfr.go)
 	// copies are the zones read from persistDir, answered until the informers sync.
 	copies atomic.Pointer[zoneCopies]
 	// copyWritten is, per zone, the Unix time its copy on disk was written

@@ -15,8 +15,10 @@ var errNotSynced = errors.New("k8s_gateway: informers not synced yet")
 // Transfer implements transfer.Transferer: the transfer plugin serves AXFR
 // and IXFR for the plugin's zones from it. The whole zone comes from one
 // snapshot, so a change during a transfer never tears it. IXFR is answered
-// with a full zone (no history is kept, RFC 1995 §4 allows it), or with the
-// single SOA when the requester's serial is current.
+// with the single SOA when the requester's serial is current; with the
+// differences since its serial (RFC 1995, condensed) when the history of
+// what was served knows that serial (ixfr.go) and they are smaller than the
+// zone; and otherwise with the whole zone (RFC 1995 §4).
 func (g *Gateway) Transfer(zone string, serial uint32) (<-chan []dns.RR, error) {
 	zi := -1
 	for i, z := range g.Zones {
@@ -41,20 +43,45 @@ func (g *Gateway) Transfer(zone string, serial uint32) (<-chan []dns.RR, error) 
 		close(ch)
 		return ch, nil
 	}
-	records := s.Records(zi)
+	h := g.ixfr.zone(zone)
+	h.mu.Lock()
+	body := h.record(s, zi)
+	var (
+		from     dns.RR
+		del, add []dns.RR
+		ok       bool
+	)
+	if serial != 0 {
+		from, del, add, ok = h.since(serial)
+	}
+	h.mu.Unlock()
+	if ok && len(del)+len(add) < len(body) {
+		go func() {
+			ch <- soa
+			sendBatches(ch, append([]dns.RR{from}, del...))
+			sendBatches(ch, append(soa[:1:1], add...))
+			ch <- soa
+			close(ch)
+		}()
+		return ch, nil
+	}
 	go func() {
 		ch <- soa
-		ch <- s.NS(zi)
-		const batch = 256
-		for len(records) > 0 {
-			n := min(batch, len(records))
-			ch <- records[:n]
-			records = records[n:]
-		}
+		sendBatches(ch, body)
 		ch <- soa
 		close(ch)
 	}()
 	return ch, nil
+}
+
+// sendBatches sends records on ch a few hundred at a time.
+func sendBatches(ch chan<- []dns.RR, records []dns.RR) {
+	const batch = 256
+	for len(records) > 0 {
+		n := min(batch, len(records))
+		ch <- records[:n]
+		records = records[n:]
+	}
 }
 
 // notify sends NOTIFY for zone to the secondaries the transfer plugin names.

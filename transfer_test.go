@@ -435,9 +435,14 @@ func TestTransferConsistentSnapshot(t *testing.T) {
 					err = xtCheckPairs(rrs, &lastSerial)
 				}
 				if err == nil {
-					// An IXFR from the serial just seen is the single SOA or the full zone.
+					// An IXFR from the serial just seen is the single SOA,
+					// the differences from the zone just seen, or the full zone.
 					var ixfr []dns.RR
-					if ixfr, err = xtCollect(g, "example.com.", lastSerial); err == nil && len(ixfr) > 1 {
+					if ixfr, err = xtCollect(g, "example.com.", lastSerial); err == nil && xtIncremental(ixfr) {
+						if ixfr, err = xtApplyIXFR(rrs, ixfr); err == nil {
+							err = xtCheckPairs(ixfr, &lastSerial)
+						}
+					} else if err == nil && len(ixfr) > 1 {
 						err = xtCheckPairs(ixfr, &lastSerial)
 					} else if err == nil && (len(ixfr) != 1 || index.SerialLess(ixfr[0].(*dns.SOA).Serial, lastSerial)) {
 						err = fmt.Errorf("IXFR from %d: %q", lastSerial, xtStrings(ixfr))
@@ -473,6 +478,72 @@ func TestTransferConsistentSnapshot(t *testing.T) {
 	if want := xtIndexRecords(s, 0); !slices.Equal(got, want) {
 		t.Errorf("final transfer differs from the index:\n%q\n%q", got, want)
 	}
+}
+
+// xtIncremental reports whether a transfer is an incremental IXFR: a second
+// SOA right after the first (RFC 1995 §4).
+func xtIncremental(rrs []dns.RR) bool {
+	if len(rrs) < 3 {
+		return false
+	}
+	_, ok := rrs[1].(*dns.SOA)
+	return ok
+}
+
+// xtApplyIXFR applies the incremental IXFR ixfr to the full transfer base and
+// returns the full transfer it leads to (the new SOA, the records, the new
+// SOA). It fails unless ixfr starts from base's serial, deletes only records
+// base has and adds only records it lacks (RFC 1995 §4).
+func xtApplyIXFR(base, ixfr []dns.RR) ([]dns.RR, error) {
+	if !xtIncremental(ixfr) || len(base) < 2 {
+		return nil, fmt.Errorf("not an incremental IXFR: %q", xtStrings(ixfr))
+	}
+	newSOA, fromSOA := ixfr[0].(*dns.SOA), ixfr[1].(*dns.SOA)
+	if last, ok := ixfr[len(ixfr)-1].(*dns.SOA); !ok || last.Serial != newSOA.Serial {
+		return nil, fmt.Errorf("IXFR not ended by its SOA: %q", xtStrings(ixfr))
+	}
+	if fromSOA.Serial != base[0].(*dns.SOA).Serial {
+		return nil, fmt.Errorf("IXFR from serial %d applied to serial %d", fromSOA.Serial, base[0].(*dns.SOA).Serial)
+	}
+	have := map[string]dns.RR{}
+	for _, rr := range base[1 : len(base)-1] {
+		have[rr.String()] = rr
+	}
+	adding := false
+	for _, rr := range ixfr[2 : len(ixfr)-1] {
+		if soa, ok := rr.(*dns.SOA); ok {
+			if adding || soa.Serial != newSOA.Serial {
+				return nil, fmt.Errorf("unexpected SOA in the IXFR: %s", rr)
+			}
+			adding = true
+			continue
+		}
+		k := rr.String()
+		_, ok := have[k]
+		switch {
+		case !adding && !ok:
+			return nil, fmt.Errorf("IXFR deletes %s, which the zone lacks", rr)
+		case adding && ok:
+			return nil, fmt.Errorf("IXFR adds %s, which the zone has", rr)
+		case adding:
+			have[k] = rr
+		default:
+			delete(have, k)
+		}
+	}
+	if !adding {
+		return nil, fmt.Errorf("IXFR without its additions: %q", xtStrings(ixfr))
+	}
+	keys := make([]string, 0, len(have))
+	for k := range have {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := []dns.RR{newSOA}
+	for _, k := range keys {
+		out = append(out, have[k])
+	}
+	return append(out, newSOA), nil
 }
 
 // xtCollect is xtTransfer for goroutines: it returns an error instead of failing.

@@ -488,7 +488,8 @@ func digLines(t *testing.T, args ...string) []string {
 
 // TestTransferAXFRAndIXFR: the zone dumped with dig AXFR passes
 // named-checkzone; dig IXFR answers per RFC 1995: the single SOA for a
-// current (or newer) serial, the whole zone for an older one.
+// current (or newer) serial, the whole zone for an older one that no
+// transfer served (TestSecondariesScale checks the incremental IXFRs).
 func TestTransferAXFRAndIXFR(t *testing.T) {
 	// No secondary listens there: the NOTIFYs go nowhere.
 	s := startServer(t, "test/e2e/testdata/Corefile.primary", kubeconfig,
@@ -566,7 +567,7 @@ func checkAXFRAndIXFR(t *testing.T, at []string, ns, web string) bool {
 	t.Logf("named-checkzone of the AXFR (%d records): %s", len(axfr)-1, strings.TrimSpace(string(out)))
 
 	// RFC 1995: the single SOA for a current (or newer) serial; for an older
-	// one the zone, AXFR-style (no history is kept).
+	// one that no transfer served the zone, AXFR-style.
 	for _, got := range [][]string{current, newer} {
 		if len(got) != 1 || got[0] != axfr[0] {
 			t.Errorf("IXFR from serial %d or %d (current %d): %q, want the single SOA", serial, serial+1, serial, got)

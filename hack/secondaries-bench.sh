@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# make bench-secondaries (and make bench): one k8s_gateway primary feeding N
+# secondaries, BIND and Knot in turn, on loopback (test/e2e/secondaries_scale_test.go).
+# For each N it writes a Service's load balancer address to the API server
+# CHANGES times and prints: the time until every secondary answers the new
+# address (p50 and max), the bytes of the IXFR each secondary transfers and of
+# an AXFR of the zone, and the primary's CPU time per change; then the same
+# with a NOTIFY target that never answers listed first.
+# Usage: hack/secondaries-bench.sh [N,N,... [CHANGES [NAMES]]]   (default 2,8,32  10  200)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+hack/install-deps.sh
+counts=${1:-2,8,32} changes=${2:-10} names=${3:-200}
+# A control plane of its own, so that it never tears down another run's.
+export K8SGW_E2E_CLUSTER_DIR=${K8SGW_E2E_CLUSTER_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/k8s_gateway/bench-secondaries-cluster}
+export K8SGW_E2E_APISERVER_PORT=${K8SGW_E2E_APISERVER_PORT:-26943}
+export K8SGW_E2E_ETCD_PORT=${K8SGW_E2E_ETCD_PORT:-24290}
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+run() { # N BLACKHOLE
+	K8SGW_SCALE_SECONDARIES=$1 K8SGW_SCALE_BLACKHOLE=$2 K8SGW_SCALE_CHANGES=$changes \
+		K8SGW_SCALE_NAMES=$names K8SGW_SCALE_OUT=$out K8SGW_E2E_KEEP_CLUSTER=1 \
+		$GO test -tags e2e -count=1 -timeout 20m -run '^TestSecondariesScale$' ./test/e2e >/dev/null
+}
+IFS=, read -ra ns <<<"$counts"
+for n in "${ns[@]}"; do
+	echo "N=$n ..." >&2
+	run "$n" 0
+done
+echo "N=${ns[0]} with a NOTIFY target that never answers ..." >&2
+run "${ns[0]}" 1
+K8SGW_CLUSTER_DIR=$K8SGW_E2E_CLUSTER_DIR K8SGW_APISERVER_PORT=$K8SGW_E2E_APISERVER_PORT K8SGW_ETCD_PORT=$K8SGW_E2E_ETCD_PORT \
+	hack/cluster.sh down >/dev/null 2>&1 || true
+echo "$(date -u +%F) $(nproc) cores, $(uname -m), $(named -v 2>/dev/null || /usr/sbin/named -v), knotd $(/usr/sbin/knotd -V 2>/dev/null | awk '{print $NF}'); $names+2 names, $changes changes per row"
+echo
+echo "| secondaries (BIND+Knot) | dead NOTIFY target first | every secondary answers, p50 | max | the plugin answers, p50 | IXFR bytes per change and secondary | AXFR bytes | primary CPU per change |"
+echo "|---|---|---|---|---|---|---|---|"
+awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+	printf "| %s (%s+%s) | %s | %s ms | %s ms | %s ms | %s | %s | %s ms |\n", v["secondaries"], v["bind"], v["knot"],
+		v["blackhole"] == "true" ? "yes" : "no", v["p50_ms"], v["max_ms"], v["plugin_p50_ms"], v["ixfr_bytes"], v["axfr_bytes"], v["cpu_ms_per_change"] }' "$out"

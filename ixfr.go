@@ -1,0 +1,206 @@
+package gateway
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+)
+
+// The history of what zone transfers served, for incremental IXFR (RFC 1995).
+//
+// A zone's content can change without its serial changing: a second change
+// within one second is published at once and gets its serial on the next
+// second. So a serial alone does not say what a secondary holds. The history
+// records each content a transfer served (a version, with its serial) and the
+// difference from the version before; IXFR from serial X is incremental only
+// when exactly one version ever served had serial X, and otherwise falls back
+// to the whole zone, as RFC 1995 §4 allows.
+
+const (
+	// ixfrMaxVersions bounds the versions kept per zone; the oldest go first.
+	ixfrMaxVersions = 128
+	// ixfrMinKept: the differences kept may hold this many records even when
+	// the zone is smaller (RFC 1995 §5 purges past the zone's size).
+	ixfrMinKept = 256
+)
+
+// ixfrHistories holds the history of each zone of a Gateway.
+type ixfrHistories struct {
+	mu    sync.Mutex
+	zones map[string]*ixfrHistory
+}
+
+// ixfrVersion is one content served: its SOA, and the records deleted and
+// added since the version before it (none for the first).
+type ixfrVersion struct {
+	soa      dns.RR
+	del, add []dns.RR
+}
+
+func (v ixfrVersion) serial() uint32 { return v.soa.(*dns.SOA).Serial }
+
+// ixfrHistory is one zone's. last is the content of the newest version (keyed
+// by presentation form), snap the snapshot it was read from.
+type ixfrHistory struct {
+	mu       sync.Mutex
+	versions []ixfrVersion
+	kept     int // records in the differences of versions
+	last     map[string]dns.RR
+	body     []dns.RR // the records of last, in transfer order
+	snap     *index.Snapshot
+	// purged is the serial of the newest version dropped; hasPurged says
+	// whether one was: a version still kept may share that serial.
+	purged    uint32
+	hasPurged bool
+}
+
+// zone returns the history of zone, made on first use.
+func (h *ixfrHistories) zone(zone string) *ixfrHistory {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.zones == nil {
+		h.zones = map[string]*ixfrHistory{}
+	}
+	z := h.zones[zone]
+	if z == nil {
+		z = &ixfrHistory{}
+		h.zones[zone] = z
+	}
+	return z
+}
+
+// zoneBody returns what a transfer of zone zi carries besides the SOA: the
+// apex NS RRset, then the other records.
+func zoneBody(s *index.Snapshot, zi int) []dns.RR {
+	ns, records := s.NS(zi), s.Records(zi)
+	body := make([]dns.RR, 0, len(ns)+len(records))
+	return append(append(body, ns...), records...)
+}
+
+// record notes that zone zi of s is about to be served, and returns its body.
+func (z *ixfrHistory) record(s *index.Snapshot, zi int) []dns.RR {
+	if s == z.snap {
+		return z.body
+	}
+	body := zoneBody(s, zi)
+	soa := s.SOA(zi)[0]
+	cur := make(map[string]dns.RR, len(body))
+	for _, rr := range body {
+		cur[rr.String()] = rr
+	}
+	n := len(z.versions)
+	switch {
+	case n > 0 && z.versions[n-1].serial() == s.Serial(zi) && sameKeys(z.last, cur):
+		// Another snapshot (another zone changed), the same content.
+	case n > 0 && index.SerialLess(s.Serial(zi), z.versions[n-1].serial()):
+		// The serial went back (a copy from disk before the informers
+		// synced): start again.
+		z.versions, z.kept, z.hasPurged = []ixfrVersion{{soa: soa}}, 0, false
+	case n == 0:
+		z.versions = append(z.versions, ixfrVersion{soa: soa})
+	default:
+		v := ixfrVersion{soa: soa}
+		for k, rr := range z.last {
+			if _, ok := cur[k]; !ok {
+				v.del = append(v.del, rr)
+			}
+		}
+		for k, rr := range cur {
+			if _, ok := z.last[k]; !ok {
+				v.add = append(v.add, rr)
+			}
+		}
+		z.versions = append(z.versions, v)
+		z.kept += len(v.del) + len(v.add)
+		z.purge(len(body))
+	}
+	z.last, z.body, z.snap = cur, body, s
+	return body
+}
+
+// purge drops the oldest versions past ixfrMaxVersions or while the
+// differences kept hold more records than the zone (and ixfrMinKept).
+func (z *ixfrHistory) purge(zoneLen int) {
+	drop := 0
+	for len(z.versions)-drop > 1 && (len(z.versions)-drop > ixfrMaxVersions || z.kept > max(zoneLen, ixfrMinKept)) {
+		drop++
+		// The differences of the new first version lead from a version
+		// no longer kept: they are no use any more.
+		z.kept -= len(z.versions[drop].del) + len(z.versions[drop].add)
+		z.purged, z.hasPurged = z.versions[drop-1].serial(), true
+	}
+	if drop > 0 {
+		z.versions = append([]ixfrVersion(nil), z.versions[drop:]...)
+		z.versions[0].del, z.versions[0].add = nil, nil
+	}
+}
+
+// since returns the records deleted and added from the version of serial to
+// the newest one, and the SOA of that version; ok is false unless exactly one
+// version kept (and none dropped) had serial.
+func (z *ixfrHistory) since(serial uint32) (soa dns.RR, del, add []dns.RR, ok bool) {
+	from := -1
+	for i, v := range z.versions {
+		if v.serial() != serial {
+			continue
+		}
+		if from >= 0 {
+			return nil, nil, nil, false
+		}
+		from = i
+	}
+	if from < 0 || z.hasPurged && z.purged == serial {
+		return nil, nil, nil, false
+	}
+	// Condense the differences (RFC 1995 §6): a record added and then
+	// deleted is neither, one deleted and then added again is neither.
+	dels, adds := map[string]dns.RR{}, map[string]dns.RR{}
+	for _, v := range z.versions[from+1:] {
+		for _, rr := range v.del {
+			k := rr.String()
+			if _, ok := adds[k]; ok {
+				delete(adds, k)
+			} else {
+				dels[k] = rr
+			}
+		}
+		for _, rr := range v.add {
+			k := rr.String()
+			if _, ok := dels[k]; ok {
+				delete(dels, k)
+			} else {
+				adds[k] = rr
+			}
+		}
+	}
+	return z.versions[from].soa, sortedValues(dels), sortedValues(adds), true
+}
+
+// sortedValues returns the records of m ordered by presentation form, so a transfer is reproducible.
+func sortedValues(m map[string]dns.RR) []dns.RR {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]dns.RR, len(keys))
+	for i, k := range keys {
+		out[i] = m[k]
+	}
+	return out
+}
+
+func sameKeys(a, b map[string]dns.RR) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			return false
+		}
+	}
+	return true
+}
