@@ -14,6 +14,9 @@ declare -A want=(
 	[named]=bind9
 	[named-checkzone]=bind9-utils
 	[dnssec-keygen]=bind9-utils
+	# The CDS rollover test: the parent-side agent (dnssec-cds, nsupdate).
+	[dnssec-cds]=bind9-utils
+	[nsupdate]=bind9-dnsutils
 	[knotd]=knot
 	# DNS over TLS in the node stage (kdig +tls).
 	[kdig]=knot-dnsutils
