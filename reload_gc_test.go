@@ -19,7 +19,7 @@ import (
 // collected.
 func TestReloadReleasesIndex(t *testing.T) {
 	client := fake.NewSimpleClientset(testutil.NamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"))
-	api := newSharingAPI(watchtest.API{Core: client}, "cluster-1")
+	api := watchtest.API{Core: client, Share: "cluster-1"}
 	www := "www.example.com."
 	// Not k8sStartGatewayAPI: its cleanup would hold the old block.
 	old := k8sNewGatewayAPI(api, []string{"example.com."}, nil)

@@ -27,11 +27,12 @@ import (
 // Ingresses, IngressClasses, Services, EndpointSlices and Namespaces; when
 // Gateway is set, the Gateway API kinds from that object tracker; when
 // Dynamic is set, the kinds read as unstructured objects. It writes Events to
-// Core.
+// Core. Controllers on APIs of one Share key, when set, share informers.
 type API struct {
 	Core    kubernetes.Interface
 	Gateway k8stesting.ObjectTracker
 	Dynamic dynamic.Interface
+	Share   string
 }
 
 // NewGatewayTracker returns an object tracker for the Gateway API kinds.
@@ -114,6 +115,9 @@ func (f API) ServedResources(_ context.Context, groupVersion string) ([]string, 
 	}
 	return names, nil
 }
+
+// ShareKey is Share (watch.Sharer).
+func (f API) ShareKey() string { return f.Share }
 
 // IsWatchListSemanticsUnSupported tells the informers that the fake clients
 // do not implement WatchList (see cache.ToListWatcherWithWatchListSemantics).

@@ -1,22 +1,21 @@
-package gateway
+package watch
 
 import (
 	"context"
 	"fmt"
-	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"runtime"
 	"sync"
 	"testing"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-	"github.com/seed-e581d630/k8s_gateway/source"
-	"github.com/seed-e581d630/k8s_gateway/watch"
-	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
-
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	kwatch "k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/source"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 )
 
 // sharingAPI is a watchtest.API that lets controllers share informers (key), and
@@ -24,19 +23,17 @@ import (
 // and the lists.
 type sharingAPI struct {
 	watchtest.API
-	key     string
 	mu      *sync.Mutex
 	watches map[string]int
 	lists   map[string]int
 }
 
 func newSharingAPI(f watchtest.API, key string) sharingAPI {
-	return sharingAPI{API: f, key: key, mu: &sync.Mutex{}, watches: map[string]int{}, lists: map[string]int{}}
+	f.Share = key
+	return sharingAPI{API: f, mu: &sync.Mutex{}, watches: map[string]int{}, lists: map[string]int{}}
 }
 
-func (a sharingAPI) ShareKey() string { return a.key }
-
-func (a sharingAPI) ListWatch(k *source.Kind, ns string) (watch.ListFunc, watch.WatchFunc) {
+func (a sharingAPI) ListWatch(k *source.Kind, ns string) (ListFunc, WatchFunc) {
 	list, watchFn := a.API.ListWatch(k, ns)
 	counted := func(ctx context.Context, o metav1.ListOptions) (k8sruntime.Object, error) {
 		a.mu.Lock()
@@ -68,7 +65,7 @@ func (a sharingAPI) countLists(kinds ...string) int {
 	return n
 }
 
-// TestSharedInformers: two blocks (views) over one cluster with the same
+// TestSharedInformers: two controllers (a plugin's blocks, or views) over one cluster with the same
 // credentials share one informer per kind: one watch each, whatever the
 // number of blocks; each block publishes through its own filters; a block
 // that stops leaves the other one running; the last one stops the informers.
@@ -88,19 +85,18 @@ func TestSharedInformers(t *testing.T) {
 			if tc.keyB == "cluster-1" {
 				apiB = apiA // one counter for both
 			}
-			internal := k8sStartGatewayAPI(t, apiA, []string{"example.com."}, func(g *Gateway) {
-				if err := g.addresses.AddRanges("include", []string{"10.0.0.0/8"}); err != nil {
-					t.Fatal(err)
-				}
-			})
-			external := k8sStartGatewayAPI(t, apiB, []string{"example.com."}, func(g *Gateway) {
-				if err := g.addresses.AddRanges("exclude", []string{"10.0.0.0/8"}); err != nil {
-					t.Fatal(err)
-				}
-			})
+			cfgA, cfgB := testConfig("example.com."), testConfig("example.com.")
+			if err := cfgA.Sources.Addresses.AddRanges("include", []string{"10.0.0.0/8"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := cfgB.Sources.Addresses.AddRanges("exclude", []string{"10.0.0.0/8"}); err != nil {
+				t.Fatal(err)
+			}
+			internal := startPipeline(t, cfgA, apiA)
+			external := startPipeline(t, cfgB, apiB)
 			www := "www.example.com."
-			k8sAnswers(t, internal, www, dns.TypeA, k8sExpect(t, "NOERROR", []string{www + " 60 IN A 10.0.0.1"}))
-			k8sAnswers(t, external, www, dns.TypeA, k8sExpect(t, "NOERROR", []string{www + " 60 IN A 192.0.2.1"}))
+			internal.answers(t, www, dns.TypeA, expect(t, "NOERROR", []string{www + " 60 IN A 10.0.0.1"}))
+			external.answers(t, www, dns.TypeA, expect(t, "NOERROR", []string{www + " 60 IN A 192.0.2.1"}))
 			watches := apiA.count("Ingress")
 			if tc.keyB != "cluster-1" {
 				watches += apiB.count("Ingress")
@@ -110,17 +106,17 @@ func TestSharedInformers(t *testing.T) {
 			}
 
 			// A change reaches both; after one block stops, the other still follows.
-			k8sCreate(t, client, testutil.NamedIngress("default", "api", []string{"api.example.com"}, "10.0.0.2", "192.0.2.2"))
+			create(t, client, testutil.NamedIngress("default", "api", []string{"api.example.com"}, "10.0.0.2", "192.0.2.2"))
 			api := "api.example.com."
-			k8sAnswers(t, internal, api, dns.TypeA, k8sExpect(t, "NOERROR", []string{api + " 60 IN A 10.0.0.2"}))
-			k8sAnswers(t, external, api, dns.TypeA, k8sExpect(t, "NOERROR", []string{api + " 60 IN A 192.0.2.2"}))
-			internal.stop()
+			internal.answers(t, api, dns.TypeA, expect(t, "NOERROR", []string{api + " 60 IN A 10.0.0.2"}))
+			external.answers(t, api, dns.TypeA, expect(t, "NOERROR", []string{api + " 60 IN A 192.0.2.2"}))
+			internal.c.Stop()
 			if err := client.NetworkingV1().Ingresses("default").Delete(context.Background(), "api", metav1.DeleteOptions{}); err != nil {
 				t.Fatal(err)
 			}
-			k8sAnswers(t, external, api, dns.TypeA, k8sNX)
-			external.stop()
-			if n := watch.SharedInformers(); n != 0 {
+			external.answers(t, api, dns.TypeA, nx)
+			external.c.Stop()
+			if n := SharedInformers(); n != 0 {
 				t.Errorf("%d informers still run after both blocks stopped", n)
 			}
 		})
@@ -136,14 +132,14 @@ func TestSharedInformersReload(t *testing.T) {
 	api := newSharingAPI(watchtest.API{Core: client}, "cluster-1")
 	www := "www.example.com."
 	before := runtime.NumGoroutine()
-	old := k8sStartGatewayAPI(t, api, []string{"example.com."}, nil)
-	k8sAnswers(t, old, www, dns.TypeA, k8sExpect(t, "NOERROR", []string{www + " 60 IN A 192.0.2.1"}))
+	old := startPipeline(t, testConfig("example.com."), api)
+	old.answers(t, www, dns.TypeA, expect(t, "NOERROR", []string{www + " 60 IN A 192.0.2.1"}))
 	watchesBefore := api.count("Ingress") + api.count("Service")
 	listsBefore := api.countLists("Ingress", "Service")
 	for i := range 3 {
-		g := k8sStartGatewayAPI(t, api, []string{"example.com."}, nil)
-		old.stop()
-		k8sAnswers(t, g, www, dns.TypeA, k8sExpect(t, "NOERROR", []string{www + " 60 IN A 192.0.2.1"}))
+		g := startPipeline(t, testConfig("example.com."), api)
+		old.c.Stop()
+		g.answers(t, www, dns.TypeA, expect(t, "NOERROR", []string{www + " 60 IN A 192.0.2.1"}))
 		if n := api.count("Ingress") + api.count("Service"); n != watchesBefore {
 			t.Errorf("reload %d: %d watches, want still %d", i, n, watchesBefore)
 		}
@@ -153,7 +149,7 @@ func TestSharedInformersReload(t *testing.T) {
 		}
 		old = g
 	}
-	old.stop()
+	old.c.Stop()
 	testutil.Eventually(t, "goroutines", func() string {
 		if n := runtime.NumGoroutine(); n > before {
 			return fmt.Sprintf("%d goroutines, %d before", n, before)

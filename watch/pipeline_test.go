@@ -1,0 +1,152 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/source"
+)
+
+// The pipeline tests run a controller against a fake API (watchtest) and
+// put its records into a real index: objects created in the fake reach the
+// informers and the index's snapshot, which the tests ask as the plugin's
+// ServeDNS would (pipeline.answer).
+
+// testTiming is the timing of the controllers of the tests: short waits, so
+// that re-probes and retries happen within a test.
+var testTiming = Timing{
+	StartupWait: 5 * time.Second, Reprobe: 50 * time.Millisecond,
+	Guard: GuardTiming{RetryInitial: 10 * time.Millisecond, RetryMax: 20 * time.Millisecond, ThrottledMax: 20 * time.Millisecond},
+}
+
+// testConfig is the configuration of a controller that publishes Ingresses
+// and Services in zones with a TTL of 60, as the plugin's defaults do.
+func testConfig(zones ...string) Config {
+	return Config{
+		Sources: source.Config{
+			Zones: zones, TTL: 60, GatewaySelector: labels.Everything(), Addresses: &source.AddressFilter{},
+		},
+		Resources:  []string{"Ingress", "Service"},
+		ZonesLabel: strings.Join(zones, " "),
+		Timing:     testTiming,
+	}
+}
+
+// pipeline is a controller that publishes into an index.
+type pipeline struct {
+	c  *Controller
+	ix *index.Index
+}
+
+// newPipeline returns a controller of cfg on api that publishes into an
+// index of cfg's zones, not started.
+func newPipeline(t testing.TB, cfg Config, api API) *pipeline {
+	t.Helper()
+	ix := index.New(index.Config{
+		Zones: cfg.Sources.Zones,
+		SOA: func(zone string, serial uint32) *dns.SOA {
+			return &dns.SOA{Hdr: dns.RR_Header{Name: zone, Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: 60},
+				Ns: "ns." + zone, Mbox: "hostmaster." + zone, Serial: serial, Minttl: 60}
+		},
+		Policy:  cfg.Ownership,
+		Domains: cfg.Delegations,
+	})
+	t.Cleanup(ix.Close)
+	return &pipeline{c: New(cfg, api, ix), ix: ix}
+}
+
+// start starts the controller, waits until it synced and publishes what it
+// listed; the controller stops when the test ends.
+func (p *pipeline) start(t testing.TB) {
+	t.Helper()
+	p.c.Start()
+	t.Cleanup(p.c.Stop)
+	select {
+	case <-p.c.Synced():
+	case <-time.After(10 * time.Second):
+		t.Fatal("controller not synced after 10s")
+	}
+	p.ix.Flush()
+}
+
+// startPipeline is newPipeline, then start.
+func startPipeline(t testing.TB, cfg Config, api API) *pipeline {
+	t.Helper()
+	p := newPipeline(t, cfg, api)
+	p.start(t)
+	return p
+}
+
+// rcodes are the rcodes of the index's results, as the plugin answers them.
+var rcodes = map[index.Result]string{
+	index.Success: "NOERROR", index.NoData: "NOERROR", index.NameError: "NXDOMAIN",
+	index.ServerFailure: "SERVFAIL", index.Delegation: "NOERROR",
+}
+
+// answer returns a one-line description of the index's answer to
+// name/qtype: the rcode the plugin answers with and the answer and
+// additional sections, for comparing with expect.
+func (p *pipeline) answer(name string, qtype uint16) string {
+	s := p.ix.Snapshot()
+	zi := s.Zone(dns.Fqdn(name))
+	if zi < 0 {
+		return "REFUSED (no zone)"
+	}
+	answer, _, extra, res := s.Lookup(zi, dns.Fqdn(name), qtype)
+	return format(rcodes[res], testutil.Strings(answer), testutil.Strings(extra))
+}
+
+// expect builds what answer returns for rcode, answer and additional records.
+func expect(t testing.TB, rcode string, answer []string, extra ...string) string {
+	t.Helper()
+	return format(rcode, testutil.Want(t, answer...), testutil.Want(t, extra...))
+}
+
+func format(rcode string, answer, extra []string) string {
+	return fmt.Sprintf("%s answer=[%s] extra=[%s]", rcode, strings.Join(answer, " | "), strings.Join(extra, " | "))
+}
+
+// nx is what answer gives for a name that does not exist.
+const nx = "NXDOMAIN answer=[] extra=[]"
+
+// answers polls until the index answers name/qtype as want.
+func (p *pipeline) answers(t testing.TB, name string, qtype uint16, want string) {
+	t.Helper()
+	testutil.Eventually(t, name+" "+dns.TypeToString[qtype], func() string {
+		if got := p.answer(name, qtype); got != want {
+			return "got " + got + ", want " + want
+		}
+		return ""
+	})
+}
+
+// create creates an Ingress or a Service in client.
+func create(t testing.TB, client kubernetes.Interface, obj k8sruntime.Object) {
+	t.Helper()
+	ctx := context.Background()
+	var err error
+	switch o := obj.(type) {
+	case *networkingv1.Ingress:
+		_, err = client.NetworkingV1().Ingresses(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+	case *corev1.Service:
+		_, err = client.CoreV1().Services(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+	default:
+		t.Fatalf("create: %T", obj)
+	}
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+}
