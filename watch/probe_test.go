@@ -1,4 +1,4 @@
-package gateway
+package watch
 
 import (
 	"errors"
@@ -6,21 +6,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/watch"
-
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	"github.com/miekg/dns"
 	dto "github.com/prometheus/client_model/go"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 )
 
 // TestProbeAllTransientErrorDelaysOnlyItsKind: Ingresses fail with a 500
-// (a webhook down, say); Services still start, the plugin is ready at the
-// end of the startup wait, the Ingress kind shows as disabled and starts
+// (a webhook down, say); Services still start, the controller has synced
+// at the end of the startup wait, the Ingress kind shows as disabled and starts
 // once it lists again.
 func TestProbeAllTransientErrorDelaysOnlyItsKind(t *testing.T) {
 	client := fake.NewSimpleClientset(
@@ -36,23 +35,15 @@ func TestProbeAllTransientErrorDelaysOnlyItsKind(t *testing.T) {
 		return false, nil, nil
 	})
 	zones := []string{"probeall.example.com.", "example.com."}
-	g := k8sNewGateway(client, zones, func(g *Gateway) { g.Zones, g.timing.startupWait = zones, 300*time.Millisecond })
-	t.Cleanup(g.stop)
-	if err := g.start(); err != nil {
-		t.Fatal(err)
-	}
-	testutil.Eventually(t, "ready", func() string {
-		if !g.Ready() {
-			return "not ready"
-		}
-		return ""
-	})
-	if got, want := k8sAnswer(g, "db.apps.example.com.", dns.TypeA), k8sExpect(t, "NOERROR", []string{"db.apps.example.com. 60 IN A 192.0.2.20"}); got != want {
+	cfg := testConfig(zones...)
+	cfg.Timing.StartupWait = 300 * time.Millisecond
+	g := startPipeline(t, cfg, watchtest.API{Core: client})
+	if got, want := g.answer("db.apps.example.com.", dns.TypeA), expect(t, "NOERROR", []string{"db.apps.example.com. 60 IN A 192.0.2.20"}); got != want {
 		t.Errorf("Service: got %s, want %s", got, want)
 	}
 	var m dto.Metric
 	testutil.Eventually(t, "kind_enabled{Ingress} 0", func() string {
-		if err := watch.KindEnabled.WithLabelValues("probeall.example.com.", "Ingress", "", "").Write(&m); err != nil {
+		if err := KindEnabled.WithLabelValues("probeall.example.com.", "Ingress", "", "").Write(&m); err != nil {
 			return err.Error()
 		}
 		if m.GetGauge().GetValue() != 0 {
@@ -61,7 +52,7 @@ func TestProbeAllTransientErrorDelaysOnlyItsKind(t *testing.T) {
 		return ""
 	})
 	failing.Store(false)
-	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.1"}))
+	g.answers(t, "www.example.com.", dns.TypeA, expect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.1"}))
 }
 
 // TestProbeAllWaitsWhileNothingWorks: with every kind failing, probeAll
@@ -75,10 +66,12 @@ func TestProbeAllWaitsWhileNothingWorks(t *testing.T) {
 		}
 		return false, nil, nil
 	})
-	g := k8sNewGateway(client, []string{"example.com."}, func(g *Gateway) { g.timing.startupWait = 50 * time.Millisecond })
-	t.Cleanup(k8sCtrl(g).Stop)
-	k8sCtrl(g).StopCh = make(chan struct{})
-	errs := k8sCtrl(g).ProbeAll(k8sCtrl(g).Watches())
+	cfg := testConfig("example.com.")
+	cfg.Timing.StartupWait = 50 * time.Millisecond
+	c := newPipeline(t, cfg, watchtest.API{Core: client}).c
+	t.Cleanup(c.Stop)
+	c.StopCh = make(chan struct{})
+	errs := c.ProbeAll(c.Watches())
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("kind %d: %v, want it probed until it works", i, err)

@@ -1,19 +1,17 @@
-package gateway
+package watch
 
 import (
 	"context"
 	"testing"
-
-	"github.com/seed-e581d630/k8s_gateway/watch"
-	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
-
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
 	"github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 )
 
 // TestControllerRouteDependencies runs the Gateway API kinds through the
@@ -35,13 +33,13 @@ func TestControllerRouteDependencies(t *testing.T) {
 	if err := tracker.Create(gwv1.SchemeGroupVersion.WithResource("httproutes"), route, "apps"); err != nil {
 		t.Fatal(err)
 	}
-	g := k8sStartGatewayAPI(t, watchtest.API{Core: core, Gateway: tracker}, []string{"example.com."}, func(g *Gateway) {
-		g.resources = []string{"HTTPRoute"}
-	})
+	cfg := testConfig("example.com.")
+	cfg.Resources = []string{"HTTPRoute"}
+	g := startPipeline(t, cfg, watchtest.API{Core: core, Gateway: tracker})
 	www := func(addr string) string {
-		return k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A " + addr})
+		return expect(t, "NOERROR", []string{"www.example.com. 60 IN A " + addr})
 	}
-	k8sAnswers(t, g, "www.example.com.", dns.TypeA, www("192.0.2.1"))
+	g.answers(t, "www.example.com.", dns.TypeA, www("192.0.2.1"))
 
 	// The Gateway's new address reaches the route.
 	gw = gw.DeepCopy()
@@ -49,7 +47,7 @@ func TestControllerRouteDependencies(t *testing.T) {
 	if err := tracker.Update(gatewaysGVR, gw, "infra"); err != nil {
 		t.Fatal(err)
 	}
-	k8sAnswers(t, g, "www.example.com.", dns.TypeA, www("192.0.2.2"))
+	g.answers(t, "www.example.com.", dns.TypeA, www("192.0.2.2"))
 
 	// The namespace loses the label the listener selects: the route is no
 	// longer admitted; it gets it back: admitted again.
@@ -62,25 +60,24 @@ func TestControllerRouteDependencies(t *testing.T) {
 		}
 	}
 	setLabel("no")
-	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sNX)
+	g.answers(t, "www.example.com.", dns.TypeA, nx)
 	setLabel("yes")
-	k8sAnswers(t, g, "www.example.com.", dns.TypeA, www("192.0.2.2"))
+	g.answers(t, "www.example.com.", dns.TypeA, www("192.0.2.2"))
 
 	// Without its Gateway the route publishes nothing.
 	if err := tracker.Delete(gatewaysGVR, "infra", "gw"); err != nil {
 		t.Fatal(err)
 	}
-	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sNX)
+	g.answers(t, "www.example.com.", dns.TypeA, nx)
 }
 
 // TestRouteDependenciesWatched: watching a route kind watches every kind
 // that routes depend on, without a label selector.
 func TestRouteDependenciesWatched(t *testing.T) {
-	g := newGateway()
-	g.Zones = []string{"example.com."}
-	g.resources = []string{"TCPRoute"}
-	g.labelSelector = "team=a"
-	c := watch.New(g.controllerConfig(), watchtest.API{Core: fake.NewSimpleClientset(), Gateway: watchtest.NewGatewayTracker()}, nil)
+	cfg := testConfig("example.com.")
+	cfg.Resources = []string{"TCPRoute"}
+	cfg.LabelSelector = "team=a"
+	c := New(cfg, watchtest.API{Core: fake.NewSimpleClientset(), Gateway: watchtest.NewGatewayTracker()}, nil)
 	selectors := map[string]string{}
 	for _, w := range c.Watches() {
 		var o metav1.ListOptions
@@ -90,7 +87,7 @@ func TestRouteDependenciesWatched(t *testing.T) {
 	if selectors["TCPRoute"] != "team=a" {
 		t.Errorf("TCPRoute selector %q", selectors["TCPRoute"])
 	}
-	for _, k := range watch.RouteContextKinds {
+	for _, k := range RouteContextKinds {
 		if sel, ok := selectors[k.Name]; !ok || sel != "" {
 			t.Errorf("%s: watched %v, selector %q", k.Name, ok, sel)
 		}
