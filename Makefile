@@ -55,7 +55,8 @@ e2e: deps
 e2e-baremetal: deps
 	hack/gotest.sh $(GO) test -tags e2e -count=1 -timeout 30m -v -run '^TestBareMetal$$' ./test/e2e
 
-## e2e-node: the image (Dockerfile, podman), the chart (helm) and the manifest as pods on a real node (needs root; hack/node.sh)
+## e2e-node: the image (Dockerfile, podman), the chart (helm) and the manifest as pods on a real node (needs root; hack/node.sh);
+## make release against a loopback registry (docker-registry), its chart installed from there with the image pulled by containerd
 e2e-node: deps
 	hack/gotest.sh $(GO) test -tags e2e -count=1 -timeout 30m -v ./test/node
 
@@ -124,7 +125,7 @@ TILT         ?= tilt
 # The values examples/install-clusterwide.yml is rendered with.
 MANIFEST_ARGS := k8s-gateway charts/k8s-gateway --namespace kube-system --set domain=example.com
 
-.PHONY: manifest image up down
+.PHONY: manifest image up down release release-base
 
 ## manifest: render charts/k8s-gateway into $(MANIFEST) (helm from hack/helm.sh)
 manifest:
@@ -145,6 +146,24 @@ manifest:
 ## image: the container image (Dockerfile), tagged $(IMAGE)
 image:
 	$(DOCKER) build --build-arg VERSION=$(VERSION) -t $(IMAGE) .
+
+# make release: where the image and the chart go (host[:port][/path]), the base
+# pinned by digest (default: the project's own, pushed to REGISTRY first), the output.
+REGISTRY     ?=
+BASE_IMAGE   ?=
+DIST         ?= dist
+
+## release: VERSION=vX.Y.Z REGISTRY=host[:port][/path]: linux/amd64 and linux/arm64 binaries, their SBOMs
+## (CycloneDX) and SHA256SUMS in $(DIST)/; one multi-arch image to REGISTRY/k8s_gateway:VERSION and the chart
+## to oci://REGISTRY/charts/k8s-gateway, without a container engine (hack/release.sh, CONTRIBUTING.md)
+release:
+	@[ -n "$(REGISTRY)" ] || { echo "make release: set REGISTRY=host[:port][/path] (and VERSION=vX.Y.Z)" >&2; exit 1; }
+	LDFLAGS='$(LDFLAGS)' BASE_IMAGE='$(BASE_IMAGE)' DIST='$(DIST)' hack/release.sh release '$(VERSION)' '$(REGISTRY)'
+
+## release-base: REGISTRY=...: push the project's minimal base (CA certificates, user 65532) and print its digest
+release-base:
+	@[ -n "$(REGISTRY)" ] || { echo "make release-base: set REGISTRY=host[:port][/path]" >&2; exit 1; }
+	@hack/release.sh base '$(REGISTRY)'
 
 ## up: build and run the chart, the demo objects and a port-forward on a local cluster (Tiltfile)
 up:
