@@ -34,6 +34,8 @@ declare -A want=(
 	[podman]=podman
 	# The chart's alert rules: promtool check rules / test rules (Debian's prometheus package).
 	[promtool]=prometheus
+	# make release's test (make e2e-node): a real OCI registry on loopback (the distribution registry 2.8).
+	[docker-registry]=docker-registry
 )
 missing=()
 for cmd in "${!want[@]}"; do

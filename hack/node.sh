@@ -102,7 +102,7 @@ node_restore_sysctls() {
 # ---- configuration files ----
 
 node_write_configs() {
-	mkdir -p "$NODE"/{containerd,cni,cni-data,kubelet,kubelet-certs,pod-logs,volume-plugins,runc}
+	mkdir -p "$NODE"/{containerd/certs.d,cni,cni-data,kubelet,kubelet-certs,pod-logs,volume-plugins,runc}
 	cat >"$NODE/containerd/config.toml" <<EOF
 version = 2
 root = "$NODE/containerd/root"
@@ -129,6 +129,10 @@ state = "$NODE/containerd/state"
   [plugins."io.containerd.grpc.v1.cri".cni]
     bin_dir = "/usr/lib/cni"
     conf_dir = "$NODE/cni"
+  # Registries by host (certs.d/HOST:PORT/hosts.toml), read at each pull: the
+  # release test adds its loopback registry there (plain HTTP).
+  [plugins."io.containerd.grpc.v1.cri".registry]
+    config_path = "$NODE/containerd/certs.d"
 EOF
 	cat >"$NODE/cni/10-k8sgw.conflist" <<EOF
 {

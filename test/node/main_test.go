@@ -5,7 +5,8 @@
 // kube-proxy, pods on a bridge of its own): the image built from the
 // Dockerfile with podman, the chart installed with helm and the manifest
 // applied with kubectl, answers checked with dig at the pod IP and at a
-// NodePort on the node's bridge address.
+// NodePort on the node's bridge address; and a release (make release) pushed
+// to a loopback registry, installed from there with helm install oci://.
 //
 // Run with: go test -tags e2e ./test/node (make e2e-node does). It needs root.
 package node
@@ -31,6 +32,7 @@ var (
 	kubectlBin string
 	helmBin    string
 	nodeAddr   = "10.244.0.1" // hack/node.sh's NODE_ADDR
+	nodeDir    string         // hack/node.sh's NODE: the node's state (containerd's config among it)
 	cluster    *harness.Cluster
 )
 
@@ -50,9 +52,11 @@ func run(m *testing.M) int {
 	}
 	repoRoot = root
 	cache := harness.CacheDir()
+	clusterDir := harness.EnvOr("K8SGW_NODE_E2E_CLUSTER_DIR", cache+"/e2e-node-cluster")
+	nodeDir = filepath.Join(clusterDir, "node")
 	cluster = harness.NewCluster(repoRoot,
 		"K8SGW_NODE=1",
-		"K8SGW_CLUSTER_DIR="+harness.EnvOr("K8SGW_NODE_E2E_CLUSTER_DIR", cache+"/e2e-node-cluster"),
+		"K8SGW_CLUSTER_DIR="+clusterDir,
 		"K8SGW_APISERVER_PORT="+harness.EnvOr("K8SGW_NODE_E2E_APISERVER_PORT", "26943"),
 		"K8SGW_ETCD_PORT="+harness.EnvOr("K8SGW_NODE_E2E_ETCD_PORT", "24290"),
 		"K8SGW_KCM_PORT="+harness.EnvOr("K8SGW_NODE_E2E_KCM_PORT", "26944"),
