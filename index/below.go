@@ -20,13 +20,13 @@ func (ix *Index) OwnersBelow(name string) []string {
 			continue
 		}
 		forWireNames(o.wire, func(n string) {
-			if !dns.IsSubDomain(name, n) || slices.Contains(out, o.claim.Namespace) {
+			if !dns.IsSubDomain(name, n) || slices.Contains(out, o.claim.namespace) {
 				return
 			}
 			if slices.ContainsFunc(ix.rejections[n], func(r Rejection) bool { return r.Key == o.key }) {
 				return
 			}
-			out = append(out, o.claim.Namespace)
+			out = append(out, o.claim.namespace)
 		})
 	}
 	slices.Sort(out)

@@ -90,10 +90,11 @@ type Index struct {
 		id  objectID
 		rrs []dns.RR
 	}
-	children map[string]int  // name → data-bearing names below it
-	next     map[string]view // names changed since the last publish: their node, packed, or nil when gone
-	scratch  []byte          // where setNode packs a node
-	full     bool            // the next publish builds the table anew instead of copying leaves
+	children map[nameHash]int32 // name → data-bearing names below it
+	wildName []byte             // where hasWildcard writes "*.<name>"
+	next     map[string]view    // names changed since the last publish: their node, packed, or nil when gone
+	scratch  []byte             // where setNode packs a node
+	full     bool               // the next publish builds the table anew instead of copying leaves
 	// building holds the names of the initial sync folded out of next in
 	// batches (see setNext), when set; it is published at the first Flush.
 	building    table
@@ -133,7 +134,7 @@ func New(cfg Config) *Index {
 		owners:    map[nameHash]objectID{},
 		seeds:     [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
 		shared:    map[string][]string{},
-		children:  map[string]int{},
+		children:  map[nameHash]int32{},
 		next:      map[string]view{},
 		changed:   make([]bool, len(cfg.Zones)),
 		serials:   make([]uint32, len(cfg.Zones)),
@@ -166,7 +167,7 @@ func New(cfg Config) *Index {
 		// empty non-terminals of the parent, for good.
 		if p := s.parents[i]; p >= 0 {
 			ix.forAncestors(z, cfg.Zones[p], func(a string) {
-				ix.children[a]++
+				ix.children[ix.hashName(a)]++
 				ix.setNode(&node{name: a})
 			})
 		}
@@ -216,7 +217,7 @@ func (ix *Index) UpdateClaim(key string, claim Claim, rrs []dns.RR) {
 
 	ix.mu.Lock()
 	id, prev, had := ix.object(key)
-	if !had && len(wire) == 0 || had && bytes.Equal(prev.wire, wire) && prev.claim == claim {
+	if !had && len(wire) == 0 || had && bytes.Equal(prev.wire, wire) && prev.claim.claim() == claim {
 		ix.mu.Unlock()
 		return
 	}
@@ -230,7 +231,7 @@ func (ix *Index) UpdateClaim(key string, claim Claim, rrs []dns.RR) {
 	if len(wire) == 0 {
 		ix.deleteObject(key)
 	} else {
-		id = ix.storeObject(object{key: key, claim: claim, wire: wire})
+		id = ix.storeObject(object{key: key, claim: packClaim(claim), wire: wire})
 		forOwnerNames(rrs, func(name string) { ix.addOwner(name, id) })
 	}
 	// Rebuild in a fixed order so that logs and conflict choices are reproducible.

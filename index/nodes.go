@@ -20,20 +20,24 @@ func (ix *Index) rebuild(name string) {
 	ix.reportConflict(name, conflict, accepted)
 	steer := buildSteer(accepted, sets)
 
-	old := ix.node(name)
-	hadData := old != nil && !old.empty()
-	if old != nil && equalSets(old.sets, sets) && equalTargets(old.steer, steer) {
-		return
+	old, had := ix.view(name)
+	hadData := had && !old.empty()
+	if had {
+		// Unchanged data: compared packed, as the node lies.
+		ix.scratch = appendNode(ix.scratch[:0], &node{name: name, sets: sets, steer: steer, wildcard: old.wildcard()})
+		if bytes.Equal(old[:old.size()], ix.scratch) {
+			return
+		}
 	}
 	if hadData != (len(sets) > 0) {
-		delta := 1
+		delta := int32(1)
 		if hadData {
 			delta = -1
 		}
 		ix.forAncestors(name, ix.zones[zi], func(a string) {
-			ix.children[a] += delta
-			if ix.children[a] <= 0 {
-				delete(ix.children, a)
+			h := ix.hashName(a)
+			if ix.children[h] += delta; ix.children[h] <= 0 {
+				delete(ix.children, h)
 			}
 		})
 		// Ancestors may have appeared as, or stopped being, empty non-terminals.
@@ -46,29 +50,52 @@ func (ix *Index) rebuild(name string) {
 // current data and only re-evaluates its existence and whether a wildcard
 // is below it.
 func (ix *Index) refresh(name string, zi int, sets []rrset, steer []steerTarget, setData bool) {
-	old := ix.node(name)
-	if !setData && old != nil {
-		sets, steer = old.sets, old.steer
+	old, had := ix.view(name)
+	hasData := len(sets) > 0
+	if !setData && had {
+		hasData = !old.empty()
 	}
-	exists := len(sets) > 0 || ix.children[name] > 0 || name == ix.zones[zi]
-	var n *node
-	if exists {
-		n = &node{name: name, sets: sets, steer: steer, wildcard: ix.exists("*." + name)}
-		if old != nil && old.wildcard == n.wildcard && equalSets(old.sets, n.sets) && equalTargets(old.steer, n.steer) {
+	exists := hasData || ix.children[ix.hashName(name)] > 0 || name == ix.zones[zi]
+	switch {
+	case exists && !setData && had:
+		// The same data: only the wildcard flag may change.
+		wildcard := ix.hasWildcard(name)
+		if old.wildcard() == wildcard {
 			return
 		}
-		ix.setNode(n)
-	} else {
-		if old == nil {
+		ix.scratch = append(ix.scratch[:0], old[:old.size()]...)
+		view(ix.scratch).setWildcard(wildcard)
+		ix.setPacked(name, ix.scratch)
+	case exists:
+		ix.scratch = appendNode(ix.scratch[:0], &node{name: name, sets: sets, steer: steer, wildcard: ix.hasWildcard(name)})
+		if had && bytes.Equal(old[:old.size()], ix.scratch) {
 			return
 		}
+		ix.setPacked(name, ix.scratch)
+	case had:
 		ix.deleteNode(name)
+	default:
+		return
 	}
 	ix.changed[zi] = true
 	// The parent of a wildcard knows whether it exists.
 	if isWildcard(name) {
 		ix.refresh(name[2:], zi, nil, nil, false)
 	}
+}
+
+// hasWildcard reports whether the writer holds "*.<name>".
+func (ix *Index) hasWildcard(name string) bool {
+	ix.wildName = append(append(ix.wildName[:0], "*."...), name...)
+	if v, ok := ix.next[string(ix.wildName)]; ok {
+		return v != nil
+	}
+	if ix.hasBuilding {
+		_, ok := ix.building.getBytes(ix.wildName)
+		return ok
+	}
+	_, ok := ix.snap.Load().names.getBytes(ix.wildName)
+	return ok
 }
 
 // node returns the writer's node of name: the one changed since the last
@@ -98,10 +125,15 @@ func (ix *Index) exists(name string) bool {
 }
 
 func (ix *Index) setNode(n *node) {
-	ix.countCut(n.name, -1)
 	ix.scratch = appendNode(ix.scratch[:0], n)
-	ix.setNext(n.name, view(bytes.Clone(ix.scratch)))
-	ix.countCut(n.name, +1)
+	ix.setPacked(n.name, ix.scratch)
+}
+
+// setPacked sets the node of name to a copy of the packed node b.
+func (ix *Index) setPacked(name string, b []byte) {
+	ix.countCut(name, -1)
+	ix.setNext(name, view(bytes.Clone(b)))
+	ix.countCut(name, +1)
 }
 
 func (ix *Index) deleteNode(name string) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"slices"
+	"sync"
 
 	"github.com/miekg/dns"
 )
@@ -17,11 +18,37 @@ import (
 // object is what one object publishes and who claims it.
 type object struct {
 	key   string
-	claim Claim
+	claim packedClaim
 	// wire holds the records, ordered by owner name, type and data (see
 	// sortRRs), each in wire form with its owner name (uncompressed). It is
 	// never changed once stored.
 	wire []byte
+}
+
+// packedClaim is a Claim as an object keeps it: the namespace and the
+// creation time that every claim has, and the rest only when some of it
+// is set (health, priority, steering), which few objects have. It halves
+// what the index keeps per object, once per view.
+type packedClaim struct {
+	namespace string
+	created   int64
+	full      *Claim // the whole claim, when it has more than the two
+}
+
+func packClaim(c Claim) packedClaim {
+	p := packedClaim{namespace: c.Namespace, created: c.Created}
+	if c != (Claim{Namespace: c.Namespace, Created: c.Created}) {
+		p.full = &c
+	}
+	return p
+}
+
+// claim returns the Claim p was made from.
+func (p packedClaim) claim() Claim {
+	if p.full != nil {
+		return *p.full
+	}
+	return Claim{Namespace: p.namespace, Created: p.created}
 }
 
 // objectID is the position of an object in Index.objs.
@@ -72,8 +99,10 @@ func packRecords(rrs []dns.RR) []byte {
 	if len(rrs) == 0 {
 		return nil
 	}
-	var buf [512]byte
-	b := buf[:0]
+	bp := packBuffers.Get().(*[]byte)
+	defer packBuffers.Put(bp)
+	b := (*bp)[:0]
+	defer func() { *bp = b[:0] }()
 	for _, rr := range rrs {
 		h := rr.Header()
 		start := len(b)
@@ -92,6 +121,9 @@ func packRecords(rrs []dns.RR) []byte {
 	}
 	return bytes.Clone(b) // of its exact size
 }
+
+// packBuffers hold the bytes packRecords packs into before it copies them.
+var packBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
 
 // appendName appends name in uncompressed wire form.
 func appendName(b []byte, name string) ([]byte, bool) {

@@ -88,9 +88,9 @@ func (ix *Index) contributions(name string) []contribution {
 func (ix *Index) contribution(id objectID, name string) contribution {
 	o := &ix.objs[id]
 	if id == ix.updating.id && ix.updating.rrs != nil {
-		return contribution{key: o.key, claim: o.claim, rrs: rrsAt(ix.updating.rrs, name)}
+		return contribution{key: o.key, claim: o.claim.claim(), rrs: rrsAt(ix.updating.rrs, name)}
 	}
-	return contribution{key: o.key, claim: o.claim, rrs: recordsAt(o.wire, name)}
+	return contribution{key: o.key, claim: o.claim.claim(), rrs: recordsAt(o.wire, name)}
 }
 
 // rrsAt returns the records of rrs, ordered by owner name (see sortRRs),

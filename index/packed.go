@@ -2,6 +2,7 @@ package index
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"github.com/miekg/dns"
 )
@@ -157,16 +158,21 @@ func appendRR(b []byte, rr dns.RR) ([]byte, bool) {
 			return append(appendRRHeader(b, h, 16), x.AAAA...), true
 		}
 	}
-	buf := make([]byte, dns.Len(rr)+256)
-	end, err := dns.PackRR(rr, buf, 0, nil, false)
+	// Packed in place after b, then moved over its owner name: no buffer
+	// of its own per record (the initial sync packs every record).
+	start := len(b)
+	buf := slices.Grow(b, dns.Len(rr)+256)
+	buf = buf[:cap(buf)]
+	end, err := dns.PackRR(rr, buf, start, nil, false)
 	if err != nil {
 		return b, false
 	}
-	i := 0
+	i := start
 	for i < end && buf[i] != 0 { // the owner name, never compressed here
 		i += int(buf[i]) + 1
 	}
-	return append(b, buf[i+1:end]...), true
+	n := copy(buf[start:end], buf[i+1:end])
+	return buf[:start+n], true
 }
 
 func appendRRHeader(b []byte, h *dns.RR_Header, rdlength uint16) []byte {
@@ -188,6 +194,15 @@ func (v view) name() []byte { return v[nodeHeader : nodeHeader+v.nameLen()] }
 
 // wildcard reports whether "*.<name>" exists.
 func (v view) wildcard() bool { return v[nodeHeader+v.nameLen()]&flagWildcard != 0 }
+
+// setWildcard sets or clears the node's flagWildcard.
+func (v view) setWildcard(wildcard bool) {
+	at := nodeHeader + v.nameLen()
+	v[at] &^= flagWildcard
+	if wildcard {
+		v[at] |= flagWildcard
+	}
+}
 
 // sets returns the number of RRsets and the bytes where they start.
 func (v view) sets() (int, []byte) {

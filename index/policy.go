@@ -245,7 +245,7 @@ func (ix *Index) SetDomains(namespace string, domains []string) {
 	}
 	var names []string
 	for i := range ix.objs {
-		if o := &ix.objs[i]; o.wire != nil && o.claim.Namespace == namespace {
+		if o := &ix.objs[i]; o.wire != nil && o.claim.namespace == namespace {
 			forWireNames(o.wire, func(name string) { names = append(names, name) })
 		}
 	}

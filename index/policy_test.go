@@ -362,7 +362,7 @@ func TestIndexPolicyRandomUpdates(t *testing.T) {
 			objects := map[string][]dns.RR{}
 			for key, id := range ix.objects {
 				o := &ix.objs[id]
-				if o.key != key || o.claim != claims[key] {
+				if o.key != key || o.claim.claim() != claims[key] {
 					t.Errorf("%s: object %q with claim %+v held, %+v given", key, o.key, o.claim, claims[key])
 				}
 				objects[key] = unpackRecords(o.wire)
