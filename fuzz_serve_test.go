@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"net"
 	"strings"
 	"testing"
 
@@ -105,6 +106,11 @@ func FuzzServeDNS(f *testing.F) {
 	seed("www.example.com.", dns.TypeA, func(m *dns.Msg) { m.Question[0].Qclass = dns.ClassCHAOS })
 	seed("www.example.com.", dns.TypeA, func(m *dns.Msg) { m.Opcode = dns.OpcodeUpdate })
 	seed("www.example.com.", dns.TypeA, func(m *dns.Msg) { m.SetEdns0(4096, true) })
+	seed("www.example.com.", dns.TypeA, func(m *dns.Msg) { m.SetEdns0(1232, false); m.SetEdns0(4096, true) })
+	seed("www.example.com.", dns.TypeA, func(m *dns.Msg) {
+		m.SetEdns0(1232, false)
+		m.IsEdns0().Option = append(m.IsEdns0().Option, &dns.EDNS0_SUBNET{Code: dns.EDNS0SUBNET, Family: 1, SourceNetmask: 24, SourceScope: 8, Address: net.IPv4(192, 0, 2, 0)})
+	})
 	seed(`a\.b.example.com.`, dns.TypeA, nil)
 	seed(`\000.example.com.`, dns.TypeA, nil)
 
@@ -118,6 +124,10 @@ func FuzzServeDNS(f *testing.F) {
 		if got, want := index.ZoneOf(g.Zones, lower), fuzzZoneOf(g.Zones, lower); got != want {
 			t.Fatalf("%q: ZoneOf %d, dns.IsSubDomain says %d", q.Name, got, want)
 		}
+		// Only these requests may be answered FORMERR: two OPT records (RFC
+		// 6891 §6.1.1) or an ECS option (RFC 7871 §6). ServeDNS may drop the
+		// OPT records of the request: counted before.
+		opts, subnet := fuzzOptions(m)
 		rec := dnstest.NewRecorder(&test.ResponseWriter{})
 		code, err := g.ServeDNS(context.Background(), rec, m)
 		if err != nil {
@@ -141,6 +151,13 @@ func FuzzServeDNS(f *testing.F) {
 		if code != dns.RcodeSuccess {
 			t.Fatalf("%q: code %s with a reply", q.Name, dns.RcodeToString[code])
 		}
+		formErr := resp.Rcode == dns.RcodeFormatError
+		if opts > 1 && !formErr || formErr && opts < 2 && !subnet {
+			t.Fatalf("%q: rcode %s for a request with %d OPT records, ECS %v", q.Name, dns.RcodeToString[resp.Rcode], opts, subnet)
+		}
+		if resp.Rcode == dns.RcodeFormatError {
+			return
+		}
 		if resp.Rcode != dns.RcodeSuccess && resp.Rcode != dns.RcodeNameError {
 			t.Fatalf("%q: rcode %s", q.Name, dns.RcodeToString[resp.Rcode])
 		}
@@ -163,4 +180,21 @@ func fuzzZoneOf(zones []string, name string) int {
 		}
 	}
 	return best
+}
+
+// fuzzOptions counts the OPT records of m and tells whether the first has an
+// ECS option.
+func fuzzOptions(m *dns.Msg) (opts int, subnet bool) {
+	for _, rr := range m.Extra {
+		o, ok := rr.(*dns.OPT)
+		if !ok {
+			continue
+		}
+		if opts++; opts == 1 {
+			for _, e := range o.Option {
+				subnet = subnet || e.Option() == dns.EDNS0SUBNET
+			}
+		}
+	}
+	return opts, subnet
 }

@@ -224,6 +224,14 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 		w.WriteMsg(m)
 		return dns.RcodeSuccess, nil // written: CoreDNS must not write another
 	}
+	if badSubnet(r) {
+		// RFC 7871 §6: FORMERR. CoreDNS's writer gives the reply the
+		// request's OPT without its ECS option, as BIND's.
+		m := new(dns.Msg)
+		m.SetRcode(r, dns.RcodeFormatError)
+		w.WriteMsg(m)
+		return dns.RcodeSuccess, nil
+	}
 	if r.Opcode == dns.OpcodeUpdate {
 		return g.serveUpdate(ctx, w, r)
 	}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"math/rand/v2"
+	"net/netip"
 	"strings"
 
 	"github.com/coredns/coredns/plugin/metadata"
@@ -111,4 +112,42 @@ func echoSubnet(r, m *dns.Msg, located bool) {
 	}
 	out.Option = append(out.Option, &reply)
 	m.Extra = append(m.Extra, out)
+}
+
+// badSubnet reports whether the ECS option of a query is malformed in a way
+// its parsed form shows (RFC 7871 §6): a SCOPE PREFIX-LENGTH other than 0, or
+// ADDRESS bits set beyond SOURCE PREFIX-LENGTH. The plugin echoes the option,
+// so it refuses these with FORMERR, as BIND does. miekg/dns already answers
+// FORMERR for an unknown FAMILY and for a SOURCE PREFIX-LENGTH longer than the
+// family's addresses; how many ADDRESS octets came is lost in parsing.
+func badSubnet(r *dns.Msg) bool {
+	o := r.IsEdns0()
+	if o == nil {
+		return false
+	}
+	for _, opt := range o.Option {
+		e, ok := opt.(*dns.EDNS0_SUBNET)
+		if !ok {
+			continue
+		}
+		if e.SourceScope != 0 {
+			return true
+		}
+		ip := e.Address
+		switch e.Family {
+		case 1:
+			ip = ip.To4()
+		case 2:
+			ip = ip.To16()
+		default:
+			return false // FAMILY 0 with a prefix of 0, as dig sends
+		}
+		a, ok := netip.AddrFromSlice(ip)
+		if !ok {
+			return true
+		}
+		p, err := a.Prefix(int(e.SourceNetmask))
+		return err != nil || p.Addr() != a
+	}
+	return false
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/hex"
 	"net"
 	"os"
 	"regexp"
@@ -200,5 +201,62 @@ func TestSteeringDocSnippets(t *testing.T) {
 	}
 	if blocks < 2 {
 		t.Errorf("%d k8s_gateway blocks found in the page, want 2", blocks)
+	}
+}
+
+// TestMalformedSubnetFormErr: a query whose ECS option is malformed (RFC
+// 7871 §6) is answered FORMERR, whether miekg/dns refuses it while reading
+// the message (as CoreDNS's server then answers) or the plugin does; a
+// well-formed one is answered and echoed.
+func TestMalformedSubnetFormErr(t *testing.T) {
+	g, _ := qtGateway(t, []string{"example.com."}, nil, map[string][]string{"a": {"www.example.com. 60 IN A 192.0.2.1"}})
+	for _, c := range []struct {
+		name, data string // the option's data, in hex
+		want       int
+	}{
+		{"IPv4 /24", "00011800c00002", dns.RcodeSuccess},
+		{"IPv4 /25", "00011900c0000280", dns.RcodeSuccess},
+		{"IPv6 /56", "0002380020010db8000000", dns.RcodeSuccess},
+		{"family 0, prefix 0 (dig)", "00000000", dns.RcodeSuccess},
+		{"IPv4 /0", "00010000", dns.RcodeSuccess},
+		{"IPv4 prefix 33", "000121c0000200", dns.RcodeFormatError},
+		{"IPv6 prefix 129", "00028100200100", dns.RcodeFormatError},
+		{"unknown family", "00030000", dns.RcodeFormatError},
+		{"family 0 with a prefix", "00000800", dns.RcodeFormatError},
+		{"too short", "000118", dns.RcodeFormatError},
+		{"scope in a query", "00011808c00002", dns.RcodeFormatError},
+		{"IPv4 bit beyond the prefix", "00011700c00003", dns.RcodeFormatError},
+		{"IPv4 octet beyond the prefix", "00011800c0000201", dns.RcodeFormatError},
+		{"IPv6 bit beyond the prefix", "0002340020010db8000001", dns.RcodeFormatError},
+	} {
+		data, err := hex.DecodeString(c.data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := new(dns.Msg).SetQuestion("www.example.com.", dns.TypeA)
+		q.SetEdns0(1232, false)
+		q.IsEdns0().Option = append(q.IsEdns0().Option, &dns.EDNS0_LOCAL{Code: dns.EDNS0SUBNET, Data: data})
+		wire, err := q.Pack()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := new(dns.Msg)
+		if err := r.Unpack(wire); err != nil {
+			if c.want != dns.RcodeFormatError {
+				t.Errorf("%s: miekg/dns refuses it (FORMERR): %v", c.name, err)
+			}
+			continue
+		}
+		rec := dnstest.NewRecorder(&test.ResponseWriter{})
+		if _, err := g.ServeDNS(context.Background(), rec, r); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Msg == nil || rec.Msg.Rcode != c.want {
+			t.Errorf("%s: %v, want %s", c.name, rec.Msg, dns.RcodeToString[c.want])
+			continue
+		}
+		if c.want == dns.RcodeSuccess && (len(rec.Msg.Answer) != 1 || scopeOf(rec.Msg) != 0) {
+			t.Errorf("%s: answer %v, ECS scope %d; want the address, scope 0", c.name, rec.Msg.Answer, scopeOf(rec.Msg))
+		}
 	}
 }
