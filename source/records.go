@@ -74,9 +74,30 @@ type Result struct {
 	// the domains delegated at the name. They are reported as the index
 	// reports the claims its policy rejects.
 	Refused []string
+	// dropped counts the warnings past maxWarnings.
+	dropped int
 }
 
+// An object may be hostile: thousands of bad names, or one name of 200 KB in
+// an annotation. Its warnings, one log line, are bounded: at most maxWarnings,
+// each quoting at most maxWarningValue octets of a value, and a count of the
+// others.
+const (
+	maxWarnings     = 8
+	maxWarningValue = 256
+)
+
 func (r *Result) warnf(format string, args ...any) {
+	if len(r.Warnings) >= maxWarnings {
+		r.dropped++
+		r.Warnings = append(r.Warnings[:maxWarnings], fmt.Sprintf("and %d more", r.dropped))
+		return
+	}
+	for i, a := range args {
+		if v, ok := a.(string); ok && len(v) > maxWarningValue {
+			args[i] = strings.ToValidUTF8(v[:maxWarningValue], "") + "…"
+		}
+	}
 	r.Warnings = append(r.Warnings, fmt.Sprintf(format, args...))
 }
 

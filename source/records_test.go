@@ -1,9 +1,11 @@
 package source
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
@@ -282,5 +284,44 @@ func TestAnnotationPrecedence(t *testing.T) {
 				testutil.CheckWarnings(t, r.Warnings, tc.warn)
 			}
 		})
+	}
+}
+
+// TestHostileObjectWarningsBounded: an object with thousands of bad names,
+// and one with a name of 100 KB, make a bounded warning (one log line):
+// maxWarnings quoting at most maxWarningValue octets of a value, and a count
+// of the others;
+// its good names are all published.
+func TestHostileObjectWarningsBounded(t *testing.T) {
+	ing := &networkingv1.Ingress{
+		ObjectMeta: metav1.ObjectMeta{Name: "hostile", Namespace: "default", Annotations: map[string]string{
+			"external-dns.kubernetes.io/hostname": strings.Repeat("x", 100_000) + ".example.com",
+		}},
+		Status: networkingv1.IngressStatus{LoadBalancer: networkingv1.IngressLoadBalancerStatus{
+			Ingress: []networkingv1.IngressLoadBalancerIngress{{IP: "192.0.2.1"}},
+		}},
+	}
+	const bad, good = 3000, 2000
+	for i := range bad {
+		host := []string{"ünï.example.com", "\xff\xfe.example.com", strings.Repeat("l", 64) + ".example.com"}[i%3]
+		ing.Spec.Rules = append(ing.Spec.Rules, networkingv1.IngressRule{Host: fmt.Sprintf("%d%s", i, host)})
+	}
+	for i := range good {
+		ing.Spec.Rules = append(ing.Spec.Rules, networkingv1.IngressRule{Host: fmt.Sprintf("h%d.example.com", i)})
+	}
+	r := ingressRecords(k8sSlimIngress(ing), &Config{Zones: []string{"example.com."}, TTL: 60}, "")
+	if len(r.RRs) != good {
+		t.Errorf("%d records, want %d", len(r.RRs), good)
+	}
+	if len(r.Warnings) != maxWarnings+1 {
+		t.Fatalf("%d warnings, want %d: %q", len(r.Warnings), maxWarnings+1, r.Warnings)
+	}
+	if want := fmt.Sprintf("and %d more", bad+1-maxWarnings); r.Warnings[maxWarnings] != want {
+		t.Errorf("last warning %q, want %q", r.Warnings[maxWarnings], want)
+	}
+	for _, w := range r.Warnings {
+		if len(w) > 4*maxWarningValue+200 || !utf8.ValidString(w) {
+			t.Errorf("warning of %d octets (valid UTF-8: %v): %.80q", len(w), utf8.ValidString(w), w)
+		}
 	}
 }
