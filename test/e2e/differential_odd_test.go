@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -100,6 +101,67 @@ var diffOddRequests = []diffOddRequest{
 		why: "miekg/dns (CoreDNS's server) answers QDCOUNT≠1 with FORMERR; Knot drops it (RFC 9619 forbids QDCOUNT>1 in a query)",
 	},
 	{
+		name: "opcode STATUS", msg: func() *dns.Msg {
+			m := diffQuestion("www."+diffZone, dns.TypeA, dns.ClassINET)
+			m.Opcode = dns.OpcodeStatus
+			return m
+		},
+		plugin: "NOTIMP", knot: "NOTIMP",
+		why: "STATUS is unspecified (RFC 1035 §4.1.1): miekg/dns rejects it from the header alone, echoing no question",
+	},
+	{
+		name: "an unassigned opcode", msg: func() *dns.Msg {
+			m := diffQuestion("www."+diffZone, dns.TypeA, dns.ClassINET)
+			m.Opcode = 15
+			return m
+		},
+		plugin: "NOTIMP", knot: "NOTIMP",
+		why: "miekg/dns rejects an opcode it does not serve from the header alone, echoing no question",
+	},
+	// Sizes: a buffer above 64 KiB and one below 512 (read as 512, RFC 6891
+	// §6.2.5) for the name with 40 addresses; names of 120 labels (the
+	// most that fit in 255 octets below the zone), below a wildcard too.
+	{name: "EDNS buffer 65535", msg: func() *dns.Msg {
+		m := diffQuestion("many."+diffZone, dns.TypeA, dns.ClassINET)
+		m.SetEdns0(65535, false)
+		return m
+	}},
+	{
+		name: "EDNS buffer 100", msg: func() *dns.Msg {
+			m := diffQuestion("many."+diffZone, dns.TypeA, dns.ClassINET)
+			m.SetEdns0(100, false)
+			return m
+		},
+		plugin: "NOERROR", knot: "NOERROR",
+		why: "both truncate (TC) as for 512 octets; CoreDNS's scrub keeps the records that fit, Knot none (RFC 2181 §9 allows both; the matrix compares the full answers of truncated replies)",
+	},
+	{name: "120 labels", msg: func() *dns.Msg {
+		return diffQuestion(strings.Repeat("a.", 118)+diffZone, dns.TypeA, dns.ClassINET)
+	}},
+	{name: "118 labels below a wildcard", msg: func() *dns.Msg {
+		return diffQuestion(strings.Repeat("a.", 115)+"wild."+diffZone, dns.TypeAAAA, dns.ClassINET)
+	}},
+	{
+		name: "a name of 256 octets", msg: func() *dns.Msg {
+			return diffQuestion(strings.Repeat("a.", 116)+"wild."+diffZone, dns.TypeAAAA, dns.ClassINET)
+		},
+		plugin: "FORMERR", knot: diffNoReply,
+		why: "a name is at most 255 octets (RFC 1035 §3.1): miekg/dns (CoreDNS's server) answers FORMERR, Knot drops the query",
+	},
+	{name: "an unknown EDNS option", msg: func() *dns.Msg {
+		m := diffQuestion("www."+diffZone, dns.TypeA, dns.ClassINET)
+		m.SetEdns0(1232, false)
+		m.IsEdns0().Option = append(m.IsEdns0().Option, &dns.EDNS0_LOCAL{Code: 65001, Data: []byte{1, 2, 3}})
+		return m
+	}},
+	// EDNS Client Subnet (RFC 7871), as raw option data.
+	diffSubnet("ECS", "00011800c00002", "NOERROR"),
+	diffSubnet("ECS with a source prefix beyond 32 bits", "000121c0000200", "FORMERR"),
+	diffSubnet("ECS with a source prefix beyond 128 bits", "00028100200100", "FORMERR"),
+	diffSubnet("ECS of an unknown family", "00030000", "FORMERR"),
+	diffSubnet("ECS with a scope in a query", "00011808c00002", "FORMERR"),
+	diffSubnet("ECS with address bits beyond the source prefix", "00011700c00003", "FORMERR"),
+	{
 		name: "AXFR over UDP", msg: func() *dns.Msg { m := new(dns.Msg); m.SetAxfr(diffZone); return m },
 		plugin: "REFUSED", knot: "NOTIMP",
 		why: "RFC 5936 §4.2 leaves AXFR over UDP undefined: the transfer plugin refuses anything but TCP, Knot says NOTIMP",
@@ -109,6 +171,25 @@ var diffOddRequests = []diffOddRequest{
 		plugin: "REFUSED", knot: "NOERROR",
 		why: "the transfer plugin refuses anything but TCP; Knot answers with the single SOA, which tells the client to use TCP (RFC 1995 §2)",
 	},
+}
+
+// diffSubnet is a query with an ECS option of data (hex), which the plugin
+// answers with rcode.
+func diffSubnet(name, data, rcode string) diffOddRequest {
+	return diffOddRequest{
+		name: name, msg: func() *dns.Msg {
+			b, err := hex.DecodeString(data)
+			if err != nil {
+				panic(err)
+			}
+			m := diffQuestion("www."+diffZone, dns.TypeA, dns.ClassINET)
+			m.SetEdns0(1232, false)
+			m.IsEdns0().Option = append(m.IsEdns0().Option, &dns.EDNS0_LOCAL{Code: dns.EDNS0SUBNET, Data: b})
+			return m
+		},
+		plugin: rcode, knot: "NOERROR",
+		why: "Knot without its geoip module ignores ECS (RFC 6891 §6.1.2); the plugin echoes it and refuses a malformed one as BIND does (RFC 7871 §6; miekg/dns refuses a prefix too long or an unknown family)",
+	}
 }
 
 // oddExchange sends m once over UDP; a timeout is diffNoReply.
