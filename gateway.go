@@ -89,6 +89,10 @@ type Gateway struct {
 	view        string               // the server block's view (the view plugin), a label of the per-zone gauges
 	// defaultLocation: the default_location option (steering.go).
 	defaultLocation index.Location
+	// clusterZones: the cluster_zones option (clusterzones.go); ownZones is
+	// then the number of the block's own zones, which come first in Zones.
+	clusterZones bool
+	ownZones     int
 	// clusterAPI: the clusterapi option; discovery then finds clusters.
 	clusterAPI *clusterAPIConfig
 	discovery  *fleet.Discovery

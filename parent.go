@@ -139,6 +139,9 @@ func (g *Gateway) syncParent(stop <-chan struct{}) error {
 		if strings.HasSuffix(zone, ".arpa.") {
 			continue // reverse zones are delegated by their address's owner
 		}
+		if g.nestedZone(zone) {
+			continue // delegated by the block's own zone above it
+		}
 		want, missing := g.wantDelegation(snap, zi)
 		if missing != "" {
 			errs = append(errs, errors.New("zone "+zone+": no address for the nameserver "+missing+" yet: the delegation waits"))

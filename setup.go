@@ -165,7 +165,10 @@ func parse(c *caddy.Controller) (*Gateway, error) {
 			}
 		}
 	}
-	opt, err := g.checkZones()
+	opt, err := "cluster_zones", g.addClusterZones()
+	if err == nil {
+		opt, err = g.checkZones()
+	}
 	if err == nil {
 		opt, err = "persist", claimPersist(c, g)
 	}
@@ -230,6 +233,8 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 		return parseCDS(c, g, args)
 	case "catalog":
 		return parseCatalog(c, g, args)
+	case "cluster_zones":
+		return parseClusterZones(c, g, args)
 	case "fallthrough":
 		g.Fall.SetZonesFromArgs(args)
 	case "clusterapi":

@@ -207,7 +207,7 @@ func (g *Gateway) addClusters(apiOf func(kubeconfig, context string) (watch.API,
 			return fmt.Errorf("cluster %s: %w", s.name, err)
 		}
 		// The nameservers' own Services are read from the first cluster.
-		cfg := g.controllerConfigOf(&o, s.zones(g.Zones), i == 0)
+		cfg := g.controllerConfigOf(&o, s.zones(g.blockZones()), i == 0)
 		g.fleet.Add(fleet.NewCluster(s.name, cfg, api, g.index, o.emitEvents))
 	}
 	return nil
@@ -251,6 +251,6 @@ func (g *Gateway) joinCluster(namespace, name string, api watch.API) (*fleet.Clu
 	if _, ok := dns.IsDomainName(name + "." + g.Zones[0]); !ok || checkClusterName(name) != nil {
 		return nil, errors.New("its name is not a DNS label: not published")
 	}
-	cfg := g.controllerConfigOf(&g.clusterOptions, spec.zones(g.Zones), false)
+	cfg := g.controllerConfigOf(&g.clusterOptions, spec.zones(g.blockZones()), false)
 	return fleet.NewCluster(namespace+"."+name, cfg, api, g.index, g.emitEvents), nil
 }

@@ -85,7 +85,7 @@ func (g *Gateway) newOwnerView(apiOf func(kubeconfig, context string) (watch.API
 		return v, add("", g.clusterOptions, g.Zones, true)
 	}
 	for i, s := range g.clusters {
-		if err := add(s.name, s.resolved(g.clusterOptions), s.zones(g.Zones), i == 0); err != nil {
+		if err := add(s.name, s.resolved(g.clusterOptions), s.zones(g.blockZones()), i == 0); err != nil {
 			return nil, fmt.Errorf("cluster %s: %w", s.name, err)
 		}
 	}
