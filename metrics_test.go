@@ -2,103 +2,17 @@ package gateway
 
 import (
 	"fmt"
-	"maps"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/miekg/dns"
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-	"github.com/seed-e581d630/k8s_gateway/source"
-	"github.com/seed-e581d630/k8s_gateway/watch"
 )
-
-// kindSeries returns the kind_enabled series of zone: "kind version", or
-// "kind/namespace version" for an informer of one namespace → value.
-func kindSeries(t *testing.T, zone string) map[string]float64 {
-	t.Helper()
-	ch := make(chan prometheus.Metric, 100)
-	watch.KindEnabled.Collect(ch)
-	close(ch)
-	out := map[string]float64{}
-	for m := range ch {
-		var d dto.Metric
-		if err := m.Write(&d); err != nil {
-			t.Fatal(err)
-		}
-		l := map[string]string{}
-		for _, p := range d.GetLabel() {
-			l[p.GetName()] = p.GetValue()
-		}
-		if l["zone"] == zone {
-			kind := l["kind"]
-			if l["namespace"] != "" {
-				kind += "/" + l["namespace"]
-			}
-			out[kind+" "+l["version"]] = d.GetGauge().GetValue()
-		}
-	}
-	return out
-}
-
-// TestKindMetrics: kind_enabled says which kinds run, at which version, and
-// which are disabled; the nameserver's own Service watch is not the Service
-// kind; a kind read at a new version leaves no series of the old one.
-func TestKindMetrics(t *testing.T) {
-	svc := source.KindByName("Service")
-	tcp := source.KindByName("TCPRoute")
-	tcpOld := tcp.Older[0]
-	for _, c := range []struct {
-		desc              string
-		running, disabled [][]*watch.Watched // successive calls
-		want              map[string]float64
-	}{
-		{
-			desc:     "kind enabled, nameserver watch disabled",
-			running:  [][]*watch.Watched{{{Kind: svc, Version: svc}, {Kind: svc, Version: svc, Nameserver: true}}},
-			disabled: [][]*watch.Watched{{{Kind: svc, Version: svc, Nameserver: true}}},
-			want:     map[string]float64{"Service v1": 1},
-		},
-		{
-			desc:     "kind disabled, nameserver watch enabled",
-			running:  [][]*watch.Watched{{{Kind: svc, Version: svc, Nameserver: true}}},
-			disabled: [][]*watch.Watched{{{Kind: svc, Version: svc}}},
-			want:     map[string]float64{"Service ": 0},
-		},
-		{
-			desc:     "older version",
-			running:  [][]*watch.Watched{{{Kind: tcp, Version: tcpOld}}},
-			disabled: [][]*watch.Watched{nil},
-			want:     map[string]float64{"TCPRoute gateway.networking.k8s.io/v1alpha2": 1},
-		},
-		{
-			desc:     "disabled, then enabled at an older version, then at a newer one",
-			running:  [][]*watch.Watched{nil, {{Kind: tcp, Version: tcpOld}}, {{Kind: tcp, Version: tcp}}},
-			disabled: [][]*watch.Watched{{{Kind: tcp, Version: tcp}}, nil, nil},
-			want:     map[string]float64{"TCPRoute gateway.networking.k8s.io/v1": 1},
-		},
-		{
-			desc:     "per namespace: one forbidden, the other at a new version",
-			running:  [][]*watch.Watched{{{Kind: tcp, Version: tcpOld, Namespace: "a"}}, {{Kind: tcp, Version: tcp, Namespace: "a"}}},
-			disabled: [][]*watch.Watched{{{Kind: tcp, Version: tcp, Namespace: "b"}}, {{Kind: tcp, Version: tcp, Namespace: "b"}}},
-			want:     map[string]float64{"TCPRoute/a gateway.networking.k8s.io/v1": 1, "TCPRoute/b ": 0},
-		},
-	} {
-		g := &Gateway{Zones: []string{strings.NewReplacer(" ", "-", ",", "").Replace("metrics-" + c.desc + ".")}}
-		for i := range c.running {
-			watch.SetKindMetrics(g.Zones[0], c.running[i], c.disabled[i])
-		}
-		if got := kindSeries(t, g.Zones[0]); !maps.Equal(got, c.want) {
-			t.Errorf("%s: kind_enabled = %v, want %v", c.desc, got, c.want)
-		}
-	}
-}
 
 // copyGauges collects the copy metrics: copy_answered and
 // copy_written_timestamp_seconds by "name zone view".

@@ -1,4 +1,4 @@
-package gateway
+package watch
 
 import (
 	"fmt"
@@ -6,9 +6,6 @@ import (
 	"slices"
 	"sync"
 	"testing"
-
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 
 	"github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
@@ -22,6 +19,8 @@ import (
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 )
 
 // TestWatchesPerNamespace: with the namespaces option, every namespaced kind
@@ -31,50 +30,52 @@ import (
 func TestWatchesPerNamespace(t *testing.T) {
 	for _, c := range []struct {
 		name      string
-		configure func(g *Gateway)
+		configure func(c *Config)
 		want      []string // kind/namespace
 	}{
 		{
 			name:      "without namespaces: one informer per kind",
-			configure: func(g *Gateway) {},
+			configure: func(c *Config) {},
 			want:      []string{"Ingress/", "Service/"},
 		},
 		{
 			name:      "two namespaces, one repeated",
-			configure: func(g *Gateway) { g.namespaces = []string{"web", "apps", "web"} },
+			configure: func(c *Config) { c.Namespaces = []string{"web", "apps", "web"} },
 			want:      []string{"Ingress/apps", "Ingress/web", "Service/apps", "Service/web"},
 		},
 		{
 			name: "ingressClasses: IngressClasses stay cluster-wide",
-			configure: func(g *Gateway) {
-				g.namespaces = []string{"apps"}
-				g.ingressClasses = []string{"nginx"}
+			configure: func(c *Config) {
+				c.Namespaces = []string{"apps"}
+				c.Sources.IngressClasses = []string{"nginx"}
 			},
 			want: []string{"Ingress/apps", "IngressClass/", "Service/apps"},
 		},
 		{
 			name: "routes: Gateways, ListenerSets and the Namespace objects per namespace",
-			configure: func(g *Gateway) {
-				g.resources = []string{"HTTPRoute"}
-				g.namespaces = []string{"apps", "infra"}
+			configure: func(c *Config) {
+				c.Resources = []string{"HTTPRoute"}
+				c.Namespaces = []string{"apps", "infra"}
 			},
 			want: []string{"Gateway/apps", "Gateway/infra", "HTTPRoute/apps", "HTTPRoute/infra",
 				"ListenerSet/apps", "ListenerSet/infra", "Namespace/apps", "Namespace/infra"},
 		},
 		{
 			name: "delegated ownership: the listed Namespace objects",
-			configure: func(g *Gateway) {
-				g.resources = []string{"Service"}
-				g.namespaces = []string{"apps"}
-				g.ownership = index.Delegated
+			configure: func(c *Config) {
+				c.Resources = []string{"Service"}
+				c.Namespaces = []string{"apps"}
+				c.Ownership = index.Delegated
 			},
 			want: []string{"Namespace/apps", "Service/apps"},
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			g := k8sNewGatewayAPI(watchtest.API{Core: fake.NewSimpleClientset(), Gateway: watchtest.NewGatewayTracker()}, []string{"example.com."}, c.configure)
+			cfg := testConfig("example.com.")
+			cfg.Nameservers = []string{"kube-system/dns1"}
+			c.configure(&cfg)
 			var got []string
-			for _, w := range k8sCtrl(g).Watches() {
+			for _, w := range New(cfg, watchtest.API{Core: fake.NewSimpleClientset(), Gateway: watchtest.NewGatewayTracker()}, nil).Watches() {
 				if !w.Nameserver {
 					got = append(got, w.Kind.Name+"/"+w.Namespace)
 				}
@@ -134,23 +135,25 @@ func TestControllerNamespaceScoped(t *testing.T) {
 	rbac := &roleOnly{allowed: []string{"apps", "web", "kube-system"}, asked: map[string]bool{}}
 	rbac.install(client)
 	zone := "nsscoped.example."
-	g := k8sStartGateway(t, client, []string{zone}, func(g *Gateway) {
-		g.namespaces = []string{"apps", "web", "locked"}
-	})
+	cfg := testConfig(zone)
+	cfg.Namespaces = []string{"apps", "web", "locked"}
+	// The nameserver's own Service, read whatever the namespaces option says.
+	cfg.Nameservers, cfg.NameserverZones = []string{"kube-system/dns1"}, []string{zone}
+	g := startPipeline(t, cfg, watchtest.API{Core: client})
 	a := func(name, addr string) string {
-		return k8sExpect(t, "NOERROR", []string{name + " 60 IN A " + addr})
+		return expect(t, "NOERROR", []string{name + " 60 IN A " + addr})
 	}
-	k8sAnswers(t, g, "db.apps."+zone, dns.TypeA, a("db.apps."+zone, "192.0.2.1"))
-	k8sAnswers(t, g, "db.web."+zone, dns.TypeA, a("db.web."+zone, "192.0.2.2"))
+	g.answers(t, "db.apps."+zone, dns.TypeA, a("db.apps."+zone, "192.0.2.1"))
+	g.answers(t, "db.web."+zone, dns.TypeA, a("db.web."+zone, "192.0.2.2"))
 
 	// Events of both namespaces reach the index.
-	k8sCreate(t, client, testutil.NamedService("apps", "new", "192.0.2.11"))
-	k8sCreate(t, client, testutil.NamedIngress("web", "www", []string{"www." + zone}, "192.0.2.12"))
-	k8sCreate(t, client, testutil.NamedService("other", "new", "192.0.2.13"))
-	k8sAnswers(t, g, "new.apps."+zone, dns.TypeA, a("new.apps."+zone, "192.0.2.11"))
-	k8sAnswers(t, g, "www."+zone, dns.TypeA, a("www."+zone, "192.0.2.12"))
+	create(t, client, testutil.NamedService("apps", "new", "192.0.2.11"))
+	create(t, client, testutil.NamedIngress("web", "www", []string{"www." + zone}, "192.0.2.12"))
+	create(t, client, testutil.NamedService("other", "new", "192.0.2.13"))
+	g.answers(t, "new.apps."+zone, dns.TypeA, a("new.apps."+zone, "192.0.2.11"))
+	g.answers(t, "www."+zone, dns.TypeA, a("www."+zone, "192.0.2.12"))
 	for _, name := range []string{"db.other." + zone, "new.other." + zone} {
-		if got := k8sAnswer(g, name, dns.TypeA); got != k8sNX {
+		if got := g.answer(name, dns.TypeA); got != nx {
 			t.Errorf("%s (unlisted namespace): %s", name, got)
 		}
 	}
@@ -180,8 +183,8 @@ func TestControllerNamespaceScoped(t *testing.T) {
 	rbac.mu.Lock()
 	rbac.allowed = append(rbac.allowed, "locked")
 	rbac.mu.Unlock()
-	k8sCreate(t, client, testutil.NamedService("locked", "db", "192.0.2.4"))
-	k8sAnswers(t, g, "db.locked."+zone, dns.TypeA, a("db.locked."+zone, "192.0.2.4"))
+	create(t, client, testutil.NamedService("locked", "db", "192.0.2.4"))
+	g.answers(t, "db.locked."+zone, dns.TypeA, a("db.locked."+zone, "192.0.2.4"))
 	testutil.Eventually(t, "kind_enabled of the namespace with a Role", func() string {
 		if got := kindSeries(t, zone); got["Service/locked v1"] != 1 || got["Service/apps v1"] != 1 {
 			return fmt.Sprintf("%v", got)
@@ -220,22 +223,23 @@ func TestControllerNamespaceScopedRoutes(t *testing.T) {
 	}
 	apps := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "apps", Labels: map[string]string{"expose": "yes"}}}
 	other := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "other", Labels: map[string]string{"expose": "yes"}}}
-	g := k8sStartGatewayAPI(t, watchtest.API{Core: fake.NewSimpleClientset(apps, other), Gateway: tracker}, []string{"example.com."}, func(g *Gateway) {
-		g.resources = []string{"HTTPRoute"}
-		g.namespaces = []string{"apps", "infra"}
-	})
+	cfg := testConfig("example.com.")
+	cfg.Resources = []string{"HTTPRoute"}
+	cfg.Namespaces = []string{"apps", "infra"}
+	g := startPipeline(t, cfg, watchtest.API{Core: fake.NewSimpleClientset(apps, other), Gateway: tracker})
 	for _, c := range []struct{ name, want string }{
-		{"listed.example.com.", k8sExpect(t, "NOERROR", []string{"listed.example.com. 60 IN A 192.0.2.1"})},
-		{"edge.example.com.", k8sNX},
-		{"other.example.com.", k8sNX},
+		{"listed.example.com.", expect(t, "NOERROR", []string{"listed.example.com. 60 IN A 192.0.2.1"})},
+		{"edge.example.com.", nx},
+		{"other.example.com.", nx},
 	} {
-		k8sAnswers(t, g, c.name, dns.TypeA, c.want)
+		g.answers(t, c.name, dns.TypeA, c.want)
 	}
 }
 
 func TestReadVersion(t *testing.T) {
-	g := k8sStartGateway(t, fake.NewSimpleClientset(), []string{"example.com."}, func(g *Gateway) { g.resources = []string{"Service", "Ingress"} })
-	c := k8sCtrl(g)
+	cfg := testConfig("example.com.")
+	cfg.Resources = []string{"Service", "Ingress"}
+	c := startPipeline(t, cfg, watchtest.API{Core: fake.NewSimpleClientset()}).c
 	for _, tt := range []struct{ kind, namespace, want string }{
 		{"Service", "", "v1"},
 		{"Ingress", "apps", "networking.k8s.io/v1"}, // no informer of its own: the cluster-wide one
