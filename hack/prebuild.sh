@@ -28,6 +28,7 @@ steps=(
 	"hack/baremetal.sh build"
 	"hack/geo.sh build"
 	"hack/cluster.sh build-node"
+	"hack/release.sh warm"
 )
 
 run() {

@@ -5,6 +5,8 @@
 #   hack/release.sh release VERSION REGISTRY   binaries, SBOMs, image index, chart, checksums
 #   hack/release.sh base REGISTRY              only the project's base image; prints NAME@sha256:...
 #   hack/release.sh tools                      build the cached tools (ocirelease, cyclonedx-gomod, helm)
+#   hack/release.sh warm                       the tools, and the cross-compiles into Go's build cache
+#                                              (hack/prebuild.sh, so that make test's release test links only)
 #
 # REGISTRY is host[:port][/path]: the image goes to REGISTRY/k8s_gateway:VERSION,
 # the chart to oci://REGISTRY/charts/k8s-gateway (chart version VERSION without
@@ -179,10 +181,26 @@ release() {
 	(cd "$DIST" && ls -l >&2)
 }
 
+# warm: compile every platform's binary once (the release's flags, output
+# thrown away), so that a release later only links.
+warm() {
+	local plat t
+	for plat in $PLATFORMS; do
+		t=$SECONDS
+		(cd "$ROOT" && CGO_ENABLED=0 GOOS=${plat%/*} GOARCH=${plat#*/} GOFLAGS=-buildvcs=false \
+			go build -trimpath -ldflags '-s -w' -o /dev/null ./cmd/coredns)
+		log "compiled coredns for $plat in $((SECONDS - t)) s"
+	done
+}
+
 cmd=${1:-}
 shift || true
 case $cmd in
 tools) tools ;;
+warm)
+	tools
+	warm
+	;;
 base)
 	(($# == 1)) || die "usage: $0 base REGISTRY"
 	check_registry "$1"
@@ -194,5 +212,5 @@ release)
 	tools
 	release "$1" "$2"
 	;;
-*) die "usage: $0 release VERSION REGISTRY | base REGISTRY | tools" ;;
+*) die "usage: $0 release VERSION REGISTRY | base REGISTRY | tools | warm" ;;
 esac

@@ -1,0 +1,91 @@
+package gateway
+
+import (
+	"os"
+	"path"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The release the docs tell users to install is the one the chart describes:
+// make release VERSION=<appVersion> REGISTRY=<the default image's registry and
+// path> pushes the chart to oci://REGISTRY/charts/k8s-gateway (chart version:
+// appVersion without its "v") and the image to REGISTRY/k8s_gateway:<appVersion>,
+// which is the chart's default image.
+
+var (
+	docChartRef = regexp.MustCompile(`oci://([^\s/]+(?:/[^\s/]+)*)/charts/k8s-gateway(?:\s+--version\s+(\S+))?`)
+	docImageRef = regexp.MustCompile(`\b([a-z0-9.-]+\.[a-z]+(?::[0-9]+)?/[a-z0-9._/-]+/k8s_gateway):(v[0-9][^\s` + "`" + `]*)`)
+)
+
+// yamlField returns the value of the first line "indent+key: value" of text.
+func yamlField(t *testing.T, text, indent, key string) string {
+	t.Helper()
+	for _, line := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(line, indent+key+":"); ok {
+			return strings.Trim(strings.TrimSpace(v), `"'`)
+		}
+	}
+	t.Fatalf("no %q", indent+key)
+	return ""
+}
+
+func TestReleaseVersionsInDocs(t *testing.T) {
+	chart, err := os.ReadFile("charts/k8s-gateway/Chart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	values, err := os.ReadFile("charts/k8s-gateway/values.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	version := yamlField(t, string(chart), "", "version")
+	appVersion := yamlField(t, string(chart), "", "appVersion")
+	if appVersion != "v"+version {
+		t.Fatalf("Chart.yaml: appVersion %q, version %q: a release sets both (v%s and %s)", appVersion, version, version, version)
+	}
+	_, imageBlock, _ := strings.Cut(string(values), "\nimage:\n")
+	if yamlField(t, imageBlock, "  ", "tag") != "" {
+		t.Errorf("values.yaml: image.tag is set; the default image must follow the chart's appVersion")
+	}
+	repo := yamlField(t, imageBlock, "  ", "repository")
+	if path.Base(repo) != "k8s_gateway" {
+		t.Fatalf("values.yaml: image.repository %q is not where make release pushes (REGISTRY/k8s_gateway)", repo)
+	}
+	registry := yamlField(t, imageBlock, "  ", "registry") + "/" + path.Dir(repo)
+	image := registry + "/k8s_gateway"
+
+	found := 0
+	for _, file := range markdownFiles(t) {
+		if strings.HasPrefix(file, "dist/") {
+			continue
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := string(b)
+		for _, m := range docChartRef.FindAllStringSubmatch(text, -1) {
+			if m[1] != registry || m[2] == "" {
+				continue // another registry (a user's own), or no version named
+			}
+			found++
+			if m[2] != version {
+				t.Errorf("%s: %q: the chart's version is %s", file, m[0], version)
+			}
+		}
+		for _, m := range docImageRef.FindAllStringSubmatch(text, -1) {
+			if m[1] != image {
+				continue
+			}
+			found++
+			if m[2] != appVersion {
+				t.Errorf("%s: %s:%s: the release's image is %s:%s", file, m[1], m[2], image, appVersion)
+			}
+		}
+	}
+	if found == 0 {
+		t.Errorf("no Markdown file names oci://%s/charts/k8s-gateway --version %s or %s:%s", registry, version, image, appVersion)
+	}
+}
