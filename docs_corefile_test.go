@@ -115,6 +115,35 @@ func TestDocsCorefiles(t *testing.T) {
 	t.Logf("%d Corefile snippets parsed", n)
 }
 
+// TestDocsCorefilesMarked: a fenced block that holds a k8s_gateway block
+// with neither placeholders ("...", <...>) nor the "corefile" info string is
+// a Corefile left out of TestDocsCorefiles: it must be fenced "corefile".
+func TestDocsCorefilesMarked(t *testing.T) {
+	for _, file := range markdownFiles(t) {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(string(b), "\n")
+		for i := 0; i < len(lines); i++ {
+			tr := strings.TrimSpace(lines[i])
+			if len(tr) < 3 || (tr[:3] != "```" && tr[:3] != "~~~") {
+				continue
+			}
+			fence, info, start := tr[:3], strings.TrimSpace(tr[3:]), i+1
+			var body []string
+			for i++; i < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[i]), fence); i++ {
+				body = append(body, lines[i])
+			}
+			text := strings.Join(body, "\n")
+			if info == "corefile" || strings.Contains(text, "...") || strings.Contains(text, "<") || len(pluginBlocks(text)) == 0 {
+				continue
+			}
+			t.Errorf("%s:%d: a Corefile fenced %q: fence it \"corefile\" so that it is tested", file, start, info)
+		}
+	}
+}
+
 // TestExampleCorefiles: every recipe of examples/ parses, as the snippets do.
 func TestExampleCorefiles(t *testing.T) {
 	files, err := filepath.Glob("examples/Corefile*")
