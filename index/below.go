@@ -14,10 +14,9 @@ func (ix *Index) OwnersBelow(name string) []string {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	var out []string
-	for i := range ix.objs {
-		o := &ix.objs[i]
+	ix.objs.each(func(o *object) {
 		if o.wire == nil {
-			continue
+			return
 		}
 		forWireNames(o.wire, func(n string) {
 			if !dns.IsSubDomain(name, n) || slices.Contains(out, o.claim.namespace) {
@@ -28,7 +27,7 @@ func (ix *Index) OwnersBelow(name string) []string {
 			}
 			out = append(out, o.claim.namespace)
 		})
-	}
+	})
 	slices.Sort(out)
 	return out
 }

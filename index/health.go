@@ -282,7 +282,7 @@ func (ix *Index) SetDown(prefix string, down bool) {
 	var names []string
 	for key, id := range ix.objects {
 		if strings.HasPrefix(key, prefix) {
-			forWireNames(ix.objs[id].wire, func(name string) { names = append(names, name) })
+			forWireNames(ix.objs.at(id).wire, func(name string) { names = append(names, name) })
 		}
 	}
 	slices.Sort(names)

@@ -79,7 +79,7 @@ type Index struct {
 	mu      sync.Mutex
 	live    bool                  // publish on every change (set by Flush)
 	objects map[string]objectID   // object key → its position in objs
-	objs    []object              // the objects: their records and claims
+	objs    objectPages           // the objects: their records and claims
 	free    []objectID            // positions of objs no object holds
 	owners  map[nameHash]objectID // owner name → the one object publishing there
 	shared  map[string][]string   // owner name → the objects publishing there, by key, when several

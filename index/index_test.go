@@ -196,7 +196,7 @@ func checkSameAsFresh(t *testing.T, ix *Index) {
 	}
 	objects := map[string][]dns.RR{}
 	for k, id := range ix.objects {
-		objects[k] = unpackRecords(ix.objs[id].wire)
+		objects[k] = unpackRecords(ix.objs.at(id).wire)
 	}
 	ix.mu.Unlock()
 	rand.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })

@@ -28,7 +28,7 @@ func (ix *Index) hashName(name string) nameHash {
 
 // addOwner notes that object id publishes at name.
 func (ix *Index) addOwner(name string, id objectID) {
-	key := ix.objs[id].key
+	key := ix.objs.at(id).key
 	if keys, ok := ix.shared[name]; ok {
 		if i, found := slices.BinarySearch(keys, key); !found {
 			ix.shared[name] = slices.Insert(keys, i, key)
@@ -42,7 +42,7 @@ func (ix *Index) addOwner(name string, id objectID) {
 		ix.owners[h] = id
 	case other != id:
 		delete(ix.owners, h)
-		keys := []string{ix.objs[other].key, key}
+		keys := []string{ix.objs.at(other).key, key}
 		slices.Sort(keys)
 		ix.shared[name] = keys
 	}
@@ -86,7 +86,7 @@ func (ix *Index) contributions(name string) []contribution {
 // its claim. The object being updated gives its records as they came,
 // ordered by name; the others unpack theirs.
 func (ix *Index) contribution(id objectID, name string) contribution {
-	o := &ix.objs[id]
+	o := ix.objs.at(id)
 	if id == ix.updating.id && ix.updating.rrs != nil {
 		return contribution{key: o.key, claim: o.claim.claim(), rrs: rrsAt(ix.updating.rrs, name)}
 	}

@@ -244,11 +244,11 @@ func (ix *Index) SetDomains(namespace string, domains []string) {
 		return
 	}
 	var names []string
-	for i := range ix.objs {
-		if o := &ix.objs[i]; o.wire != nil && o.claim.namespace == namespace {
+	ix.objs.each(func(o *object) {
+		if o.wire != nil && o.claim.namespace == namespace {
 			forWireNames(o.wire, func(name string) { names = append(names, name) })
 		}
-	}
+	})
 	slices.Sort(names)
 	for _, name := range slices.Compact(names) {
 		ix.rebuild(name)

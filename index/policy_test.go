@@ -361,7 +361,7 @@ func TestIndexPolicyRandomUpdates(t *testing.T) {
 			}
 			objects := map[string][]dns.RR{}
 			for key, id := range ix.objects {
-				o := &ix.objs[id]
+				o := ix.objs.at(id)
 				if o.key != key || o.claim.claim() != claims[key] {
 					t.Errorf("%s: object %q with claim %+v held, %+v given", key, o.key, o.claim, claims[key])
 				}
