@@ -56,6 +56,10 @@ type objectMeta struct {
 	// makes those 16 bytes smaller).
 	annotations *[]string
 	ignore      bool // the ignore label is "true"
+	// key is the object's index key, Kind/namespace/name, once WithKey made
+	// it in the shared informer's cache: every view reading the object
+	// keeps this one string instead of a copy of its own.
+	key string
 }
 
 // newObjectMeta keeps of m what an objectMeta holds.
@@ -101,7 +105,7 @@ func (m *objectMeta) annotation(key string) (string, bool) {
 }
 
 func (m *objectMeta) GetName() string     { return m.name }
-func (m *objectMeta) SetName(name string) { m.name = name }
+func (m *objectMeta) SetName(name string) { m.name, m.key = name, "" }
 
 func (m *objectMeta) GetNamespace() string {
 	if m.namespace == (unique.Handle[string]{}) {
@@ -110,7 +114,48 @@ func (m *objectMeta) GetNamespace() string {
 	return m.namespace.Value()
 }
 
-func (m *objectMeta) SetNamespace(namespace string) { m.namespace = unique.Make(namespace) }
+func (m *objectMeta) SetNamespace(namespace string) {
+	m.namespace, m.key = unique.Make(namespace), ""
+}
+
+func (m *objectMeta) indexKey() string { return m.key }
+
+func (m *objectMeta) setIndexKey(kind string) {
+	m.key = kind + "/" + m.GetNamespace() + "/" + m.name
+}
+
+// keyed is an object that keeps its index key (see WithKey).
+type keyed interface {
+	indexKey() string
+	setIndexKey(kind string)
+}
+
+// WithKey returns transform (nil: none) followed by the making of the
+// object's index key, kind/namespace/name, which KeyOf returns: made once
+// per object in the informer's cache, one string that every view of the
+// cluster shares.
+func WithKey(kind string, transform func(any) (any, error)) func(any) (any, error) {
+	return func(obj any) (any, error) {
+		if transform != nil {
+			var err error
+			if obj, err = transform(obj); err != nil {
+				return obj, err
+			}
+		}
+		if k, ok := obj.(keyed); ok {
+			k.setIndexKey(kind)
+		}
+		return obj, nil
+	}
+}
+
+// KeyOf returns the index key WithKey gave obj, or "".
+func KeyOf(obj any) string {
+	if k, ok := obj.(keyed); ok {
+		return k.indexKey()
+	}
+	return ""
+}
 
 func (m *objectMeta) GetResourceVersion() string        { return m.resourceVersion }
 func (m *objectMeta) SetResourceVersion(version string) { m.resourceVersion = version }

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 	"unique"
+	"unsafe"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 
@@ -187,5 +188,41 @@ func TestObjectMeta(t *testing.T) {
 	none := newObjectMeta(&metav1.ObjectMeta{})
 	if got := none.GetCreationTimestamp(); got.UnixNano() != (metav1.Time{}).UnixNano() {
 		t.Errorf("no creation time kept as %v", got)
+	}
+}
+
+// TestWithKey: the transform of a shared informer gives each object its
+// index key once, which every view then uses; renaming an object drops it.
+func TestWithKey(t *testing.T) {
+	calls := 0
+	inner := func(obj any) (any, error) { calls++; return obj, nil }
+	for _, c := range []struct {
+		kind      string
+		transform func(any) (any, error)
+	}{{"Service", nil}, {"Service", inner}} {
+		obj := k8sSlimService(&corev1.Service{ObjectMeta: testutil.FullMeta()})
+		if got := KeyOf(obj); got != "" {
+			t.Errorf("before the transform: key %q", got)
+		}
+		out, err := WithKey(c.kind, c.transform)(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := KeyOf(out); got != "Service/apps/web" {
+			t.Errorf("key %q, want Service/apps/web", got)
+		}
+		if a, b := KeyOf(out), KeyOf(out); unsafe.StringData(a) != unsafe.StringData(b) {
+			t.Error("the key is made anew on each call")
+		}
+		out.(*Service).SetName("other")
+		if got := KeyOf(out); got != "" {
+			t.Errorf("after a rename: key %q", got)
+		}
+	}
+	if calls != 1 {
+		t.Errorf("inner transform called %d times, want 1", calls)
+	}
+	if got := KeyOf(&corev1.Service{}); got != "" {
+		t.Errorf("an API type has key %q", got)
 	}
 }

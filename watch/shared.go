@@ -128,7 +128,7 @@ func (c *Controller) newSharedInformer(w *Watched) *sharedInformer {
 	inf, guard := informer.New(informer.Config{
 		Kind: w.Kind.Name, What: w.what(), List: list, Watch: watchFn, Options: w.Options,
 		Object: w.Version.Object, Client: client, Timing: c.cfg.Timing.Guard,
-		Indexers: c.indexers(w), Transform: w.Version.Transform,
+		Indexers: c.indexers(w), Transform: source.WithKey(w.Kind.Name, w.Version.Transform),
 	})
 	return &sharedInformer{informer: inf, guard: guard, stop: make(chan struct{}), done: make(chan struct{})}
 }

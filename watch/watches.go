@@ -44,6 +44,9 @@ func (c *Controller) Watches() []*Watched {
 				Namespace: ns,
 				Options:   func(o *metav1.ListOptions) { o.LabelSelector = sel },
 				key: func(o metav1.Object) string {
+					if key := source.KeyOf(o); key != "" && c.cfg.Prefix == "" {
+						return key // one string for every view (source.WithKey)
+					}
 					return c.cfg.Prefix + k.Name + "/" + o.GetNamespace() + "/" + o.GetName()
 				},
 			}
