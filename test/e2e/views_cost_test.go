@@ -32,7 +32,9 @@ import (
 // table for docs/benchmarks.md. The objects are K8SGW_VIEWS_COST_SERVICES
 // LoadBalancer Services (an A and an SRV name each; none by default), then
 // single-host Ingresses up to K8SGW_VIEWS_COST_NAMES objects (10,000 by
-// default); K8SGW_VIEWS_COST_VIEWS lists the numbers of views (1,2,4).
+// default); K8SGW_VIEWS_COST_VIEWS lists the numbers of views (1,2,4), and
+// K8SGW_VIEWS_COST_RESOURCES the kinds read (all by default): the Services
+// alone of a namespace that holds more objects.
 func TestViewsCost(t *testing.T) {
 	if os.Getenv("K8SGW_VIEWS_COST") == "" {
 		t.Skip("a measurement: set K8SGW_VIEWS_COST=1")
@@ -181,6 +183,9 @@ func costCorefile(t *testing.T, views, metricsPort, pprofPort int) string {
 		}
 		fmt.Fprintf(&b, "    bind 127.0.0.1\n    ready 127.0.0.1:{$K8S_GATEWAY_READY_PORT}\n    prometheus 127.0.0.1:%d\n", metricsPort)
 		b.WriteString("    k8s_gateway example.com {\n        kubeconfig {$KUBECONFIG}\n        ttl 30\n")
+		if r := os.Getenv("K8SGW_VIEWS_COST_RESOURCES"); r != "" {
+			fmt.Fprintf(&b, "        resources %s\n", r)
+		}
 		if i%2 == 0 {
 			b.WriteString("        include 10.0.0.0/8\n    }\n}\n")
 		} else {
