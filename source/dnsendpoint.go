@@ -99,8 +99,26 @@ func dnsEndpointRecords(e *dnsEndpoint, c *Config) Result {
 	return r
 }
 
+// maxRecordData bounds the data (RDATA) of one record of a DNSEndpoint, in
+// octets. A longer record, a TXT target of 70 KB, say, fits in no DNS message:
+// no one could be answered it, and every zone transfer of the zone, other
+// tenants' names included, would fail on it. DNS providers cap a TXT value
+// lower.
+const maxRecordData = 4096
+
 // endpointRecord parses one target of an endpoint into records.
 func endpointRecord(name, rrtype, target string, ttl uint32) ([]dns.RR, error) {
+	rrs, err := parseEndpointRecord(name, rrtype, target, ttl)
+	for _, rr := range rrs {
+		if n := dns.Len(rr) - dns.Len(&dns.ANY{Hdr: *rr.Header()}); n > maxRecordData {
+			return nil, fmt.Errorf("record data of %d octets, more than %d", n, maxRecordData)
+		}
+	}
+	return rrs, err
+}
+
+// parseEndpointRecord parses one target of an endpoint into records.
+func parseEndpointRecord(name, rrtype, target string, ttl uint32) ([]dns.RR, error) {
 	hdr := func(t uint16) dns.RR_Header {
 		return dns.RR_Header{Name: name, Rrtype: t, Class: dns.ClassINET, Ttl: ttl}
 	}

@@ -225,3 +225,55 @@ func FuzzServiceRecords(f *testing.F) {
 		k8sCheckRecords(t, cfg, NameserverRecords(slim, cfg))
 	})
 }
+
+// FuzzDNSEndpointRecords: whatever a DNSEndpoint holds (any type, target
+// and TTL), each record it publishes is a valid record inside the zones
+// whose data is at most maxRecordData octets, so that it fits in a reply and
+// in a zone transfer; and nothing panics.
+func FuzzDNSEndpointRecords(f *testing.F) {
+	for _, s := range [][4]string{
+		{"www.example.com", "A", "192.0.2.1", "60"},
+		{"v6.sub.example.com.", "aaaa", "2001:db8::1", "0"},
+		{"alias.example.com", "CNAME", "LB.example.net", "300"},
+		{"txt.example.com", "TXT", "v=spf1 -all \"quoted\" \\ \x00\xff", "-1"},
+		{"big.example.com", "TXT", strings.Repeat("t", 4081), "60"},
+		{"mx.example.com", "MX", "10 Mail.example.com.", "60"},
+		{"_sip._tcp.example.com", "SRV", "10 5 5060 sip.example.com.", "60"},
+		{"caa.example.com", "CAA", `0 issue "ca.example.net"`, "60"},
+		{"deleg.example.com", "NS", "ns1.example.net", "60"},
+		{"1.2.0.192.in-addr.arpa", "PTR", "host.example.com", "60"},
+		{"*.w.example.com", "A", "10.0.0.1", "99999999999"},
+		{"x.example.com", "MX", "10 a\nb 60 IN A 192.0.2.1", "60"},
+		{"x.example.com", "SRV", "0 0 80 .", "60"},
+	} {
+		f.Add(s[0], s[1], s[2], s[3])
+	}
+	f.Fuzz(func(t *testing.T, name, rrtype, target, ttl string) {
+		ep := &dnsEndpoint{ObjectMeta: metav1.ObjectMeta{Name: "fuzz", Namespace: "default", Annotations: map[string]string{"external-dns.kubernetes.io/ttl": ttl}}}
+		ep.Spec.Endpoints = []endpoint{
+			{DNSName: name, RecordType: rrtype, Targets: []string{target, target + "x"}},
+			{DNSName: "other." + name, RecordType: rrtype, Targets: strings.Split(target, ",")},
+		}
+		cfg := &Config{Zones: []string{"example.com.", "2.0.192.in-addr.arpa."}, TTL: 60}
+		r := dnsEndpointRecords(ep, cfg)
+		buf := make([]byte, dns.MaxMsgSize)
+		for _, rr := range r.RRs {
+			h := rr.Header()
+			if _, ok := dns.IsDomainName(h.Name); !ok || index.ZoneOf(cfg.Zones, h.Name) < 0 || h.Name != strings.ToLower(h.Name) {
+				t.Fatalf("owner %q of %s", h.Name, rr)
+			}
+			if h.Class != dns.ClassINET || h.Ttl > math.MaxInt32 {
+				t.Fatalf("bad class or TTL: %s", rr)
+			}
+			if n := dns.Len(rr) - dns.Len(&dns.ANY{Hdr: *h}); n > maxRecordData {
+				t.Fatalf("record data of %d octets: %.200s", n, rr)
+			}
+			if _, err := dns.PackRR(rr, buf, 0, nil, false); err != nil {
+				t.Fatalf("PackRR(%.200s): %v", rr, err)
+			}
+		}
+		if len(r.Warnings) > maxWarnings+1 {
+			t.Fatalf("%d warnings", len(r.Warnings))
+		}
+	})
+}
