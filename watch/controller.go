@@ -325,7 +325,7 @@ func (c *Controller) publish(w *Watched, meta metav1.Object, obj any) {
 		c.dropPart(w, key)
 		return
 	}
-	res := w.records(obj)
+	res := recordsOf(w, obj)
 	claim := ClaimOf(w, meta, c.cfg.Nameservers)
 	if !claim.Plugin() {
 		claim.Priority = c.cfg.Priority
