@@ -17,7 +17,10 @@
 // message to Updater.Handle, which returns the reply; a reload shares the
 // sockets, the newest Updater answering.
 //
-// The work per message is bounded before it is done:
+// The listener answers at most 64 UDP messages and 64 TCP connections at
+// once, at most 8 of these from one address, each connection at most 16
+// messages of 5 s each; a panic answering a message is logged and answered
+// SERVFAIL. The work per message is bounded before it is done:
 //
 //  0. Limits, on the header alone: a message over Limits.MaxMessage
 //     bytes, or with more than Limits.MaxPrereqs prerequisites,

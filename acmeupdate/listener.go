@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -29,6 +30,7 @@ const (
 	maxWire     = 65535           // the largest DNS message
 	maxWorkers  = 64              // messages over UDP handled at once
 	maxConns    = 64              // TCP connections at once
+	maxConnsIP  = 8               // TCP connections at once from one address
 	maxPerConn  = 16              // messages of one TCP connection
 	connTimeout = 5 * time.Second // for each message of a TCP connection
 )
@@ -46,6 +48,7 @@ type listener struct {
 	conns    chan struct{}
 	wg       sync.WaitGroup
 	open     map[net.Conn]struct{} // the TCP connections, closed with the listener
+	perIP    map[netip.Addr]int    // the TCP connections of each address
 }
 
 var listeners = struct {
@@ -96,7 +99,7 @@ func listen(addr string, inline int) (*listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &listener{addr: addr, udp: pc, tcp: ln, inline: inline, open: map[net.Conn]struct{}{}, workers: make(chan struct{}, maxWorkers), conns: make(chan struct{}, maxConns)}
+	l := &listener{addr: addr, udp: pc, tcp: ln, inline: inline, open: map[net.Conn]struct{}{}, perIP: map[netip.Addr]int{}, workers: make(chan struct{}, maxWorkers), conns: make(chan struct{}, maxConns)}
 	l.wg.Add(2)
 	go l.serveUDP()
 	go l.serveTCP()
@@ -191,10 +194,24 @@ func (l *listener) serveTCP() {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
+		// One client cannot hold every connection: idle, each lasts
+		// connTimeout, and a few would starve the others.
+		ip := remoteIP(c)
+		l.mu.Lock()
+		full := l.perIP[ip] >= maxConnsIP
+		if !full {
+			l.perIP[ip]++
+		}
+		l.mu.Unlock()
+		if full {
+			c.Close()
+			continue
+		}
 		select {
 		case l.conns <- struct{}{}:
 		default:
 			c.Close() // too many connections
+			l.releaseIP(ip)
 			continue
 		}
 		l.mu.Lock()
@@ -209,7 +226,25 @@ func (l *listener) serveTCP() {
 			delete(l.open, c)
 			l.mu.Unlock()
 			c.Close()
+			l.releaseIP(ip)
 		}()
+	}
+}
+
+// remoteIP returns the address a connection comes from.
+func remoteIP(c net.Conn) netip.Addr {
+	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		return a.AddrPort().Addr().Unmap()
+	}
+	return netip.Addr{}
+}
+
+// releaseIP counts one connection of ip less.
+func (l *listener) releaseIP(ip netip.Addr) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.perIP[ip]--; l.perIP[ip] <= 0 {
+		delete(l.perIP, ip)
 	}
 }
 
