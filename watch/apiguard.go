@@ -12,8 +12,8 @@ import (
 
 // The guard's types, named here for watch's users.
 type (
-	ListFunc    = informer.ListFunc
-	WatchFunc   = informer.WatchFunc
+	listFunc    = informer.ListFunc
+	watchFunc   = informer.WatchFunc
 	GuardTiming = informer.Timing
 )
 

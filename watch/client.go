@@ -30,7 +30,7 @@ type API interface {
 	// ListWatch returns the list and watch calls of kind k in namespace, or
 	// in every namespace when it is empty; for a byName kind, of the one
 	// object named namespace (see namedListWatch).
-	ListWatch(k *source.Kind, namespace string) (ListFunc, WatchFunc)
+	ListWatch(k *source.Kind, namespace string) (listFunc, watchFunc)
 	// ServerGroups returns the API groups the server serves.
 	ServerGroups(ctx context.Context) (*metav1.APIGroupList, error)
 	// ServedResources returns the resources the server serves at a group
@@ -138,7 +138,7 @@ func (a *restAPI) Reads(k *source.Kind) bool {
 	return ok || k.Dynamic
 }
 
-func (a *restAPI) ListWatch(k *source.Kind, namespace string) (ListFunc, WatchFunc) {
+func (a *restAPI) ListWatch(k *source.Kind, namespace string) (listFunc, watchFunc) {
 	if k.Dynamic {
 		gv, _ := schema.ParseGroupVersion(k.GroupVersion)
 		rc := a.Dynamic.Resource(gv.WithResource(k.Resource)).Namespace(namespace)

@@ -14,8 +14,8 @@ import (
 
 // setUnread records why the kind of w is not read (nil: it is now).
 func (c *Controller) setUnread(w *Watched, err error) {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.unread == nil {
 		c.unread = map[*Watched]error{}
 	}
@@ -37,15 +37,15 @@ func (c *Controller) Complete(within time.Duration) (bool, string) {
 	default:
 		return false, "its informers have not synced yet"
 	}
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for w, err := range c.unread {
 		if errors.Is(err, errNotServed) || apierrors.IsNotFound(err) {
 			continue
 		}
 		return false, fmt.Sprintf("%s cannot be read: %v", w.what(), err)
 	}
-	for _, w := range c.Informers {
+	for _, w := range c.informers {
 		if w.api == nil {
 			continue
 		}

@@ -13,8 +13,8 @@ import (
 // watch, or a Ping; false before any informer runs. An open watch on a
 // silent connection does not count.
 func (c *Controller) SinceContact() (time.Duration, bool) {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var least time.Duration
 	ok := false
 	for _, s := range c.states {
@@ -33,13 +33,13 @@ func (c *Controller) SinceContact() (time.Duration, bool) {
 // server answers, counts it as contact (SinceContact): it tells a quiet API
 // server from one that has gone silent without closing its connections.
 func (c *Controller) Ping(ctx context.Context) error {
-	c.Mu.Lock()
+	c.mu.Lock()
 	var w *Watched
-	for _, x := range c.Informers {
+	for _, x := range c.informers {
 		w = x
 		break
 	}
-	c.Mu.Unlock()
+	c.mu.Unlock()
 	if w == nil {
 		return errors.New("no informer runs yet")
 	}

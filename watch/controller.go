@@ -77,14 +77,14 @@ type Controller struct {
 	api API
 	out Sink
 
-	Mu        sync.Mutex
+	mu        sync.Mutex
 	warnings  map[string]string        // object key → last warnings logged
 	refused   map[string][]string      // object key → names refused before the index (Result.Refused)
-	Informers map[InformerKey]*Watched // running informers (registry.go)
+	informers map[informerKey]*Watched // running informers (registry.go)
 	states    []*informer.State        // of every informer started, for the cluster's health
 	pinged    atomic.Int64             // Unix nanoseconds of the last Ping answered, 0 before
 	unread    map[*Watched]error       // the kinds not read, and why (complete.go)
-	StopCh    chan struct{}
+	stopCh    chan struct{}
 	wg        sync.WaitGroup
 	syncedCh  chan struct{} // closed once every enabled kind has synced
 	kinds     int           // informers running at the first sync
@@ -126,7 +126,7 @@ func New(cfg Config, api API, out Sink) *Controller {
 		out:       out,
 		warnings:  map[string]string{},
 		refused:   map[string][]string{},
-		Informers: map[InformerKey]*Watched{},
+		informers: map[informerKey]*Watched{},
 		syncedCh:  make(chan struct{}),
 		health:    newHealth(),
 	}
@@ -141,7 +141,7 @@ func (c *Controller) Config() Config { return c.cfg }
 // Start runs the informers in the background; synced tells when they have
 // synced.
 func (c *Controller) Start() {
-	c.StopCh = make(chan struct{})
+	c.stopCh = make(chan struct{})
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -154,12 +154,12 @@ func (c *Controller) Synced() <-chan struct{} { return c.syncedCh }
 
 // Stop stops every informer and waits for their goroutines.
 func (c *Controller) Stop() {
-	if c.StopCh == nil {
+	if c.stopCh == nil {
 		return
 	}
-	close(c.StopCh)
+	close(c.stopCh)
 	c.wg.Wait()
-	c.StopCh = nil
+	c.stopCh = nil
 	c.releaseWarnings()
 }
 
@@ -191,13 +191,13 @@ func (c *Controller) run() {
 	}
 	c.kinds = countKinds(running)
 	close(c.syncedCh)
-	SetKindMetrics(c.cfg.ZonesLabel, running, disabled)
+	setKindMetrics(c.cfg.ZonesLabel, running, disabled)
 
 	// Try the disabled kinds again from time to time, and look for newer
 	// versions of the kinds that have several.
 	for len(disabled) > 0 || slices.ContainsFunc(running, func(w *Watched) bool { return len(w.Kind.Older) > 0 }) {
 		select {
-		case <-c.StopCh:
+		case <-c.stopCh:
 			return
 		case <-time.After(c.cfg.Timing.Reprobe):
 		}
@@ -243,7 +243,7 @@ func (c *Controller) run() {
 			}
 			running[i] = nw
 		}
-		SetKindMetrics(c.cfg.ZonesLabel, running, disabled)
+		setKindMetrics(c.cfg.ZonesLabel, running, disabled)
 	}
 }
 
@@ -350,14 +350,14 @@ func (c *Controller) namespaceAllowed(ns string) bool {
 // report tells cfg.Refused of the names an object is newly refused, as the
 // index tells its listener of the claims its policy rejects.
 func (c *Controller) report(key string, names []string) {
-	c.Mu.Lock()
+	c.mu.Lock()
 	old := c.refused[key]
 	if len(names) == 0 {
 		delete(c.refused, key)
 	} else {
 		c.refused[key] = slices.Clone(names)
 	}
-	c.Mu.Unlock()
+	c.mu.Unlock()
 	if c.cfg.Refused == nil {
 		return
 	}

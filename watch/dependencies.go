@@ -17,17 +17,17 @@ const (
 	listenerSetIndex = "listenerset"
 )
 
-// RouteContextKinds are the kinds the records of routes depend on: routes
+// routeContextKinds are the kinds the records of routes depend on: routes
 // publish through Gateways and ListenerSets, which admit them by namespace
 // labels. The controller watches them whenever it watches routes, and a
 // change of one recomputes the routes that depend on it (refreshDependents).
-var RouteContextKinds = []*source.Kind{source.GatewayKind, source.ListenerSetKind, source.NamespaceKind}
+var routeContextKinds = []*source.Kind{source.GatewayKind, source.ListenerSetKind, source.NamespaceKind}
 
 // dependent reports whether the kind's records depend on other objects, or
 // other objects' records on it: the Gateway API family, and Ingresses and
 // IngressClasses when ingressClasses is set.
 func (c *Controller) dependent(k *source.Kind) bool {
-	return k.Route != nil || slices.Contains(RouteContextKinds, k) || k == source.IngressClassKind ||
+	return k.Route != nil || slices.Contains(routeContextKinds, k) || k == source.IngressClassKind ||
 		k.Name == "Ingress" && len(c.cfg.Sources.IngressClasses) > 0
 }
 
@@ -65,10 +65,10 @@ func (c *Controller) refreshDependents(k *source.Kind, meta metav1.Object) {
 
 // routeInformers returns the running informers of route kinds.
 func (c *Controller) routeInformers() []*Watched {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var routes []*Watched
-	for _, w := range c.Informers {
+	for _, w := range c.informers {
 		if w.Kind.Route != nil {
 			routes = append(routes, w)
 		}

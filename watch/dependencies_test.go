@@ -87,7 +87,7 @@ func TestRouteDependenciesWatched(t *testing.T) {
 	if selectors["TCPRoute"] != "team=a" {
 		t.Errorf("TCPRoute selector %q", selectors["TCPRoute"])
 	}
-	for _, k := range RouteContextKinds {
+	for _, k := range routeContextKinds {
 		if sel, ok := selectors[k.Name]; !ok || sel != "" {
 			t.Errorf("%s: watched %v, selector %q", k.Name, ok, sel)
 		}

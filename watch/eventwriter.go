@@ -31,7 +31,7 @@ type EventSink interface {
 // recording one in tests.
 type eventSink interface {
 	uid(ctx context.Context, ref ObjectRef) string
-	create(ctx context.Context, ev *Event) error
+	create(ctx context.Context, ev *event) error
 	patch(ctx context.Context, namespace, name string, mergePatch []byte) error
 }
 
@@ -42,7 +42,7 @@ func (a apiEvents) uid(ctx context.Context, ref ObjectRef) string {
 	return a.api.ObjectUID(ctx, ref.ApiVersion, ref.Kind, ref.Namespace, ref.Name)
 }
 
-func (a apiEvents) create(ctx context.Context, ev *Event) error {
+func (a apiEvents) create(ctx context.Context, ev *event) error {
 	return a.api.CreateEvent(ctx, ev.About.Namespace, ev.Object())
 }
 
@@ -88,8 +88,8 @@ type ObjectRef struct{ ApiVersion, Kind, Namespace, Name string }
 // Types of Events.
 const eventWarning = "Warning"
 
-// Event is an Event of the core API group, as the plugin writes it.
-type Event struct {
+// event is an Event of the core API group, as the plugin writes it.
+type event struct {
 	name                  string
 	About                 ObjectRef
 	uid                   string // of the object about, if known
@@ -98,7 +98,7 @@ type Event struct {
 	count                 int32
 }
 
-func (ev *Event) involvedObject() map[string]any {
+func (ev *event) involvedObject() map[string]any {
 	o := map[string]any{"apiVersion": ev.About.ApiVersion, "kind": ev.About.Kind, "namespace": ev.About.Namespace, "name": ev.About.Name}
 	if ev.uid != "" {
 		o["uid"] = ev.uid
@@ -107,7 +107,7 @@ func (ev *Event) involvedObject() map[string]any {
 }
 
 // Object returns ev as the API server reads a core/v1 Event.
-func (ev *Event) Object() map[string]any {
+func (ev *event) Object() map[string]any {
 	return map[string]any{
 		"apiVersion":         "v1",
 		"kind":               "Event",
@@ -221,7 +221,7 @@ func (w *eventWriter) create(ctx context.Context, p pendingEvent, s *sentEvent) 
 	if s.uid == "" {
 		s.uid = w.sink.uid(ctx, p.ref)
 	}
-	ev := &Event{name: s.name, About: p.ref, uid: s.uid, kind: p.kind, reason: p.reason, message: p.message, first: s.first, last: p.at, count: s.count}
+	ev := &event{name: s.name, About: p.ref, uid: s.uid, kind: p.kind, reason: p.reason, message: p.message, first: s.first, last: p.at, count: s.count}
 	err := w.try(ctx, func(ctx context.Context) error { return w.sink.create(ctx, ev) })
 	if apierrors.IsAlreadyExists(err) {
 		err = nil

@@ -17,7 +17,7 @@ import (
 // recordingSink keeps what an eventWriter wrote, and fails as told.
 type recordingSink struct {
 	mu      sync.Mutex
-	created []Event
+	created []event
 	patched []string // "namespace/name patch"
 	fail    []error  // returned by the next calls, in order
 	block   chan struct{}
@@ -43,7 +43,7 @@ func (s *recordingSink) next(ctx context.Context) error {
 
 func (s *recordingSink) uid(_ context.Context, ref ObjectRef) string { return "uid-" + ref.Name }
 
-func (s *recordingSink) create(ctx context.Context, ev *Event) error {
+func (s *recordingSink) create(ctx context.Context, ev *event) error {
 	if err := s.next(ctx); err != nil {
 		return err
 	}

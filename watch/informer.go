@@ -53,7 +53,7 @@ func (c *Controller) waitForSync(syncs []cache.InformerSynced) bool {
 			return true
 		}
 		select {
-		case <-c.StopCh:
+		case <-c.stopCh:
 			return false
 		case <-tick.C:
 		}
@@ -94,7 +94,7 @@ func (c *Controller) probe(w *Watched, giveUp <-chan struct{}) error {
 			log.Warningf("listing %s: %v; retrying until it works", w.what(), err)
 		}
 		select {
-		case <-c.StopCh:
+		case <-c.stopCh:
 			return errStopped
 		case <-stop:
 			return fmt.Errorf("%w: %v", errSlow, err)
@@ -168,9 +168,9 @@ func (c *Controller) startInformer(w *Watched, register bool) cache.InformerSync
 	key, s := c.acquire(w)
 	inf, state := s.informer, s.guard.State()
 	w.api = state
-	c.Mu.Lock()
+	c.mu.Lock()
 	c.states = append(c.states, state)
-	c.Mu.Unlock()
+	c.mu.Unlock()
 	w.informer = inf
 	w.stop = make(chan struct{})
 	if register && !w.Nameserver {
@@ -188,9 +188,9 @@ func (c *Controller) startInformer(w *Watched, register bool) cache.InformerSync
 		handler = c.sliceHandler(w)
 	}
 	reg, _ := inf.AddEventHandler(handler)
-	c.Mu.Lock()
+	c.mu.Lock()
 	w.synced = reg.HasSynced
-	c.Mu.Unlock()
+	c.mu.Unlock()
 	unsubscribe := state.Subscribe(c.guardChanged(w))
 	unregister := func() {}
 	if !w.Nameserver {
@@ -200,7 +200,7 @@ func (c *Controller) startInformer(w *Watched, register bool) cache.InformerSync
 	go func() {
 		defer c.wg.Done()
 		select {
-		case <-c.StopCh:
+		case <-c.stopCh:
 		case <-w.stop:
 		}
 		_ = inf.RemoveEventHandler(reg)

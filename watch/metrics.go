@@ -21,7 +21,7 @@ var (
 		"Time from an informer handing over an object change to the new snapshot being published (answered), by kind; after the initial sync.",
 		[]float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5},
 		"kind")
-	KindEnabled = metrics.GaugeVec("kind_enabled",
+	kindEnabled = metrics.GaugeVec("kind_enabled",
 		"1 when the informer of a kind runs, at the group version given, 0 when the cluster does not serve it or RBAC forbids it; by zone, and by namespace with the namespaces option, else namespace \"\".",
 		"zone", "kind", "namespace", "version")
 	clusterChanges = metrics.CounterVec("cluster_object_changes_total",
@@ -37,8 +37,8 @@ var (
 // block's zones (space-separated), replacing those of another version.
 func setKindEnabled(zones string, w *Watched, version string, v float64) {
 	for _, zone := range strings.Fields(zones) {
-		KindEnabled.DeletePartialMatch(prometheus.Labels{"zone": zone, "kind": w.Kind.Name, "namespace": w.Namespace})
-		KindEnabled.WithLabelValues(zone, w.Kind.Name, w.Namespace, version).Set(v)
+		kindEnabled.DeletePartialMatch(prometheus.Labels{"zone": zone, "kind": w.Kind.Name, "namespace": w.Namespace})
+		kindEnabled.WithLabelValues(zone, w.Kind.Name, w.Namespace, version).Set(v)
 	}
 }
 
@@ -52,8 +52,8 @@ func (c *Controller) observeProgramming(kind string, start time.Time) {
 	}
 }
 
-// SetKindMetrics records which kinds run, at which version, and which are disabled.
-func SetKindMetrics(zones string, running, disabled []*Watched) {
+// setKindMetrics records which kinds run, at which version, and which are disabled.
+func setKindMetrics(zones string, running, disabled []*Watched) {
 	set := func(w *Watched, version string, v float64) {
 		// The nameservers' own Services are not the Service kind: leave them out.
 		if w.Nameserver {

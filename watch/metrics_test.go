@@ -16,7 +16,7 @@ import (
 func kindSeries(t *testing.T, zone string) map[string]float64 {
 	t.Helper()
 	ch := make(chan prometheus.Metric, 100)
-	KindEnabled.Collect(ch)
+	kindEnabled.Collect(ch)
 	close(ch)
 	out := map[string]float64{}
 	for m := range ch {
@@ -84,7 +84,7 @@ func TestKindMetrics(t *testing.T) {
 	} {
 		zone := strings.NewReplacer(" ", "-", ",", "").Replace("metrics-" + c.desc + ".")
 		for i := range c.running {
-			SetKindMetrics(zone, c.running[i], c.disabled[i])
+			setKindMetrics(zone, c.running[i], c.disabled[i])
 		}
 		if got := kindSeries(t, zone); !maps.Equal(got, c.want) {
 			t.Errorf("%s: kind_enabled = %v, want %v", c.desc, got, c.want)

@@ -21,7 +21,7 @@ import (
 //
 // The list is the object alone, or an empty list when it does not exist
 // (yet): the watch then reports its creation.
-func namedListWatch(gc groupClient, k *source.Kind, name string) (ListFunc, WatchFunc) {
+func namedListWatch(gc groupClient, k *source.Kind, name string) (listFunc, watchFunc) {
 	list := func(ctx context.Context, _ metav1.ListOptions) (runtime.Object, error) {
 		obj := k.Object.DeepCopyObject()
 		out := newList(k)

@@ -43,7 +43,7 @@ func TestProbeAllTransientErrorDelaysOnlyItsKind(t *testing.T) {
 	}
 	var m dto.Metric
 	testutil.Eventually(t, "kind_enabled{Ingress} 0", func() string {
-		if err := KindEnabled.WithLabelValues("probeall.example.com.", "Ingress", "", "").Write(&m); err != nil {
+		if err := kindEnabled.WithLabelValues("probeall.example.com.", "Ingress", "", "").Write(&m); err != nil {
 			return err.Error()
 		}
 		if m.GetGauge().GetValue() != 0 {
@@ -70,7 +70,7 @@ func TestProbeAllWaitsWhileNothingWorks(t *testing.T) {
 	cfg.Timing.StartupWait = 50 * time.Millisecond
 	c := newPipeline(t, cfg, watchtest.API{Core: client}).c
 	t.Cleanup(c.Stop)
-	c.StopCh = make(chan struct{})
+	c.stopCh = make(chan struct{})
 	errs := c.ProbeAll(c.Watches())
 	for i, err := range errs {
 		if err != nil {

@@ -10,28 +10,28 @@ import (
 // every kind without the option, have one for all namespaces, registered
 // under the namespace "".
 
-// InformerKey names a running informer: its kind and namespace.
-type InformerKey struct{ Kind, namespace string }
+// informerKey names a running informer: its kind and namespace.
+type informerKey struct{ Kind, namespace string }
 
-func keyOf(w *Watched) InformerKey { return InformerKey{w.Kind.Name, w.Namespace} }
+func keyOf(w *Watched) informerKey { return informerKey{w.Kind.Name, w.Namespace} }
 
 // register makes the lookups of w's kind read its store.
 func (c *Controller) register(w *Watched) {
-	c.Mu.Lock()
-	c.Informers[keyOf(w)] = w
-	c.Mu.Unlock()
+	c.mu.Lock()
+	c.informers[keyOf(w)] = w
+	c.mu.Unlock()
 }
 
 // informerFor returns the running informer of kind that holds the objects of
 // namespace: the one of that namespace, else the one of all namespaces; nil
 // when no informer reads that namespace.
 func (c *Controller) informerFor(kind, namespace string) *Watched {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
-	if w := c.Informers[InformerKey{kind, namespace}]; w != nil {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if w := c.informers[informerKey{kind, namespace}]; w != nil {
 		return w
 	}
-	return c.Informers[InformerKey{kind, ""}]
+	return c.informers[informerKey{kind, ""}]
 }
 
 // ReadVersion returns the group version at which the informer of kind in
@@ -45,10 +45,10 @@ func (c *Controller) ReadVersion(kind, namespace string) string {
 
 // running returns every running informer of kind.
 func (c *Controller) running(kind string) []*Watched {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	var ws []*Watched
-	for k, w := range c.Informers {
+	for k, w := range c.informers {
 		if k.Kind == kind {
 			ws = append(ws, w)
 		}

@@ -128,9 +128,9 @@ func TestControllerVersionSwitch(t *testing.T) {
 	}
 	api.Serve(map[string][]string{"gateway.networking.k8s.io/v1": {"gateways", "tcproutes"}})
 	testutil.Eventually(t, "TCPRoute read at v1", func() string {
-		g.c.Mu.Lock()
-		defer g.c.Mu.Unlock()
-		if v := g.c.Informers[InformerKey{Kind: "TCPRoute"}].Version.GroupVersion; v != "gateway.networking.k8s.io/v1" {
+		g.c.mu.Lock()
+		defer g.c.mu.Unlock()
+		if v := g.c.informers[informerKey{Kind: "TCPRoute"}].Version.GroupVersion; v != "gateway.networking.k8s.io/v1" {
 			return "read at " + v
 		}
 		return ""

@@ -155,8 +155,8 @@ func shareKeyOf(cfg *rest.Config) string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// SharedInformers returns how many informers run, shared or not.
-func SharedInformers() int {
+// sharedInformers returns how many informers run, shared or not.
+func sharedInformers() int {
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
 	return len(shared.informers)

@@ -33,7 +33,7 @@ func newSharingAPI(f watchtest.API, key string) sharingAPI {
 	return sharingAPI{API: f, mu: &sync.Mutex{}, watches: map[string]int{}, lists: map[string]int{}}
 }
 
-func (a sharingAPI) ListWatch(k *source.Kind, ns string) (ListFunc, WatchFunc) {
+func (a sharingAPI) ListWatch(k *source.Kind, ns string) (listFunc, watchFunc) {
 	list, watchFn := a.API.ListWatch(k, ns)
 	counted := func(ctx context.Context, o metav1.ListOptions) (k8sruntime.Object, error) {
 		a.mu.Lock()
@@ -116,7 +116,7 @@ func TestSharedInformers(t *testing.T) {
 			}
 			external.answers(t, api, dns.TypeA, nx)
 			external.c.Stop()
-			if n := SharedInformers(); n != 0 {
+			if n := sharedInformers(); n != 0 {
 				t.Errorf("%d informers still run after both blocks stopped", n)
 			}
 		})

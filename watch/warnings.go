@@ -11,8 +11,8 @@ import (
 // is logged by the first of them only.
 func (c *Controller) logWarnings(key string, warnings []string) {
 	text := strings.Join(warnings, "; ")
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	old := c.warnings[key]
 	if old == text {
 		return
@@ -34,8 +34,8 @@ func (c *Controller) logWarnings(key string, warnings []string) {
 // block that still reads the object logs nothing again, a new one that
 // comes with a reload neither while the line is held.
 func (c *Controller) releaseWarnings() {
-	c.Mu.Lock()
-	defer c.Mu.Unlock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	for key, text := range c.warnings {
 		loggedWarnings.release(key + ": " + text)
 	}

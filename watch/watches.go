@@ -78,7 +78,7 @@ func (c *Controller) Watches() []*Watched {
 	namespaces := false
 	if routes && c.api.Reads(source.GatewayKind) {
 		// Routes publish through the kinds they depend on.
-		for _, k := range RouteContextKinds {
+		for _, k := range routeContextKinds {
 			add(k, "")
 		}
 		namespaces = true
