@@ -178,22 +178,29 @@ func (g *Gateway) transferCatalog(serial uint32) <-chan []dns.RR {
 	return ch
 }
 
-// catalogNotifyAfter are the delays after the start at which NOTIFY goes out
-// for the catalog: its members may have changed with a reload. OnStartup runs
-// before the new instance listens, so a secondary asking for the SOA at once
-// would still get the old instance's serial; the second NOTIFY covers a slow
-// start.
-var catalogNotifyAfter = []time.Duration{time.Second, 5 * time.Second}
+// startNotifyAfter are the delays after the start at which NOTIFY goes out
+// again for every zone and the catalog. OnStartup runs before the new
+// instance listens, so a secondary that asks for the SOA on the first NOTIFY
+// of a reload still gets the old instance's serial (or no answer) and keeps
+// its copy: zones and catalog members may have changed with the reload. The
+// second NOTIFY covers a slow start.
+var startNotifyAfter = []time.Duration{time.Second, 5 * time.Second}
 
-// notifyCatalog sends NOTIFY for the catalog after the start, until stop.
-func (g *Gateway) notifyCatalog(stop <-chan struct{}) {
+// notifyAfterStart sends NOTIFY for every zone and the catalog after the
+// start, until stop.
+func (g *Gateway) notifyAfterStart(stop <-chan struct{}) {
 	start := time.Now()
-	for _, d := range catalogNotifyAfter {
+	for _, d := range startNotifyAfter {
 		select {
 		case <-stop:
 			return
 		case <-time.After(time.Until(start.Add(d))):
-			g.notify(g.catalog.Name())
+			for _, z := range g.Zones {
+				g.notify(z)
+			}
+			if g.catalog != nil {
+				g.notify(g.catalog.Name())
+			}
 		}
 	}
 }

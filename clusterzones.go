@@ -32,6 +32,9 @@ func (g *Gateway) addClusterZones() error {
 	if g.clusterAPI != nil {
 		return errors.New("cluster_zones: the clusters that clusterapi finds join at run time, and a zone cannot be added to a running block: use cluster blocks")
 	}
+	if g.cdsOpt != nil {
+		return errors.New("cluster_zones: the dnssec plugin signs the cluster zones as part of the block's zone, with no keys of their own for cds to publish: not supported together")
+	}
 	own := slices.Clone(g.Zones)
 	added := 0
 	for _, s := range g.clusters {

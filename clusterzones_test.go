@@ -43,6 +43,7 @@ func TestClusterZones(t *testing.T) {
 			corefile: "k8s_gateway example.com {\n cluster_zones\n cluster c {\n  kubeconfig " + kc + "\n }\n}",
 			err:      []string{"Testfile:2", "no cluster block has a subdomain"},
 		},
+		{name: "cds", corefile: block(" cds\n cluster_zones\n"), err: []string{"Testfile:3", "cds"}},
 		{
 			name:     "clusterapi",
 			corefile: "k8s_gateway example.com {\n kubeconfig " + kc + "\n clusterapi\n cluster_zones\n}",

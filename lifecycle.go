@@ -97,12 +97,12 @@ func (g *Gateway) start() error {
 		g.discovery.Start()
 		waits = append(waits, syncWait{"(Cluster API)", g.discovery.Synced(), func() int { return 2 }})
 	}
-	if g.catalog != nil {
+	if g.xfer.Load() != nil || g.catalog != nil {
 		stop := g.stopCh
 		g.wg.Add(1)
 		go func() {
 			defer g.wg.Done()
-			g.notifyCatalog(stop)
+			g.notifyAfterStart(stop)
 		}()
 	}
 	if g.parentOpt != nil {
