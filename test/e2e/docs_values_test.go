@@ -147,3 +147,61 @@ func TestDocsValuesSnippets(t *testing.T) {
 	}
 	t.Logf("%d values snippets rendered", n)
 }
+
+// helmCommands returns the helm install, upgrade and template commands of a
+// Markdown text (continuation lines joined), by the line they start on.
+func helmCommands(text string) map[int]string {
+	out := map[int]string{}
+	lines := strings.Split(text, "\n")
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if !strings.Contains(l, "helm install ") && !strings.Contains(l, "helm upgrade ") && !strings.Contains(l, "helm template ") &&
+			!strings.Contains(l, "helm.sh install ") {
+			continue
+		}
+		start := i
+		cmd := strings.TrimSpace(l)
+		for strings.HasSuffix(cmd, "\\") && i+1 < len(lines) {
+			i++
+			cmd = strings.TrimSuffix(cmd, "\\") + " " + strings.TrimSpace(lines[i])
+		}
+		out[start+1] = cmd
+	}
+	return out
+}
+
+// TestDocsHelmSets: the --set values of every helm command in the Markdown
+// files render the chart (helm template, over `domain: example.com`).
+func TestDocsHelmSets(t *testing.T) {
+	chartHelm(t)
+	base := chartValuesFile(t, "domain: example.com\n")
+	n := 0
+	for _, file := range repoMarkdown(t) {
+		b, err := os.ReadFile(filepath.Join(repoRoot, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for line, cmd := range helmCommands(string(b)) {
+			args := []string{"template", "k8s-gateway", chartDir, "--namespace", "kube-system", "-f", base}
+			f := strings.Fields(cmd)
+			sets := 0
+			for i := 0; i+1 < len(f); i++ {
+				if f[i] == "--set" || f[i] == "--set-string" {
+					args = append(args, f[i], strings.Trim(f[i+1], `"'`))
+					sets++
+				}
+			}
+			if sets == 0 {
+				continue
+			}
+			n++
+			if out, errOut, err := chartHelmRun(t, args...); err != nil {
+				t.Errorf("%s:%d: helm template rejects the --set values of %q: %v\n%s%s", file, line, cmd, err, errOut, out)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no helm command with --set found")
+	}
+	t.Logf("%d helm commands rendered", n)
+}
