@@ -9,8 +9,6 @@
 //	    the base's image of each platform plus the binary as /coredns, run as
 //	    65532 on 1053/udp+tcp; one index, labels on every config and
 //	    annotations on every manifest and the index; prints REF@sha256:...
-//	ocirelease digest REF
-//	    prints the digest a registry serves for REF
 //
 // It is a module of its own so that the plugin's go.mod never grows.
 package main
@@ -38,8 +36,6 @@ func main() {
 		err = runBase(os.Args[2:])
 	case "image":
 		err = runImage(os.Args[2:])
-	case "digest":
-		err = runDigest(os.Args[2:])
 	default:
 		usage()
 	}
@@ -50,7 +46,7 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: ocirelease base|image|digest ... (see the package comment)")
+	fmt.Fprintln(os.Stderr, "usage: ocirelease base|image ... (see the package comment)")
 	os.Exit(2)
 }
 
@@ -165,21 +161,5 @@ func runImage(args []string) error {
 		return err
 	}
 	fmt.Printf("%s@%s\n", ref.Context().Name(), d)
-	return nil
-}
-
-func runDigest(args []string) error {
-	if len(args) != 1 {
-		return errors.New("digest: want one reference")
-	}
-	ref, err := name.ParseReference(args[0])
-	if err != nil {
-		return err
-	}
-	desc, err := remote.Head(ref, remoteOpts...)
-	if err != nil {
-		return err
-	}
-	fmt.Println(desc.Digest)
 	return nil
 }
