@@ -506,7 +506,7 @@ type chartCase struct {
 }
 
 func chartCases() []chartCase {
-	return slices.Concat(chartCasesBase(), chartViewCases(), chartOpsCases())
+	return slices.Concat(chartCasesBase(), chartViewCases(), chartOpsCases(), chartHiddenPrimaryCases())
 }
 
 func chartCasesBase() []chartCase {
@@ -1287,6 +1287,9 @@ zoneFiles: [{filename: db.mixed, domains: "example.com example.net", contents: "
 		{"view-without-clients", "domain: example.com\nviews: [{name: lan, include: [10.0.0.0/8]}]\n", []string{"views[0] (lan): set clients or expr"}},
 		{"view-name-twice", "domain: example.com\nviews: [{name: lan, clients: [10.0.0.0/8]}, {name: lan, expr: \"true\"}]\n", []string{`views[1]: the name "lan" is used twice`}},
 		{"view-bad-range", "domain: example.com\ndefaultView: {exclude: [example.com]}\n", []string{"at '/defaultView/exclude/0': 'example.com' does not match pattern"}},
+		{"hidden-primary-bad-secondary", "domain: example.com\nhiddenPrimary: {secondaries: [ns1.example.net]}\n", []string{"at '/hiddenPrimary/secondaries/0': 'ns1.example.net' does not match pattern"}},
+		{"hidden-primary-two-transfers", "domain: example.com\nhiddenPrimary: {secondaries: [192.0.2.10]}\ndefaultView: {plugins: [{name: transfer, configBlock: to 192.0.2.11}]}\n", []string{
+			"hiddenPrimary.secondaries writes the default block's transfer plugin"}},
 		{"servicemonitor-without-prometheus", "domain: example.com\nextraZonePlugins: [{name: errors}]\nserviceMonitor: {enabled: true}\n", []string{
 			"serviceMonitor.enabled needs the prometheus plugin in extraZonePlugins"}},
 	} {

@@ -21,7 +21,7 @@ import (
 )
 
 // TestSecondariesScale: one primary feeding N secondaries (BIND and Knot in
-// turn, each with examples/secondaries/named.conf or knot.conf): each change
+// turn, each with test/e2e/testdata/secondaries/named.conf or knot.conf): each change
 // of a Service's load balancer address reaches every secondary, which takes
 // it by IXFR as a real difference. It measures, per change, the time from the
 // API write to every secondary answering the new address, the bytes of the

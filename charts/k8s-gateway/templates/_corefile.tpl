@@ -75,6 +75,14 @@ ranges and plugins) or, without a name, the default block.
         {{- . | trim | nindent 8 }}
     }{{ end }}
 {{- end }}
+{{- with (.Values.hiddenPrimary).secondaries }}{{ if not $view.name }}
+{{- range concat $.root.Values.extraZonePlugins ($view.plugins | default list) }}
+{{- if eq .name "transfer" }}{{ fail "hiddenPrimary.secondaries writes the default block's transfer plugin: remove the transfer of extraZonePlugins or defaultView.plugins" }}{{ end }}
+{{- end }}
+    transfer {
+        to {{ join " " . }}
+    }
+{{- end }}{{ end }}
     k8s_gateway {{ join " " $.zones }} {
         resources {{ join " " .Values.watchedResources }}
         ttl {{ .Values.ttl }}

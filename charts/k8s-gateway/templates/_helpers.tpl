@@ -401,3 +401,20 @@ Corefile's keys, each mounted once.
 {{- range .Values.acme.keys }}{{ $out = append $out .secretName }}{{ end }}
 {{- $out | uniq | toJson }}
 {{- end }}
+
+{{/*
+secondaryCIDRs: the addresses of hiddenPrimary.secondaries as CIDRs of one
+address (ADDRESS, ADDRESS:PORT, [IPV6]:PORT), a JSON list.
+*/}}
+{{- define "k8s-gateway.secondaryCIDRs" -}}
+{{- $out := list }}
+{{- range (.Values.hiddenPrimary).secondaries }}
+{{- $a := toString . }}
+{{- if regexMatch "^[0-9.]+(:[0-9]+)?$" $a }}
+{{- $out = append $out (printf "%s/32" (regexReplaceAll ":[0-9]+$" $a "")) }}
+{{- else }}
+{{- $out = append $out (printf "%s/128" (regexReplaceAll "^\\[(.*)\\]:[0-9]+$" $a "${1}")) }}
+{{- end }}
+{{- end }}
+{{- $out | uniq | toJson }}
+{{- end }}
