@@ -51,8 +51,9 @@ type ixfrHistory struct {
 	last     map[string]dns.RR
 	body     []dns.RR // the records of last, in transfer order
 	snap     *index.Snapshot
-	// purged is the serial of the newest version dropped; hasPurged says
-	// whether one was: a version still kept may share that serial.
+	// purged is the serial of the newest version dropped (or served before
+	// the serial went back); hasPurged says whether one was. No IXFR starts
+	// at or before it: a version kept may share that serial.
 	purged    uint32
 	hasPurged bool
 }
@@ -96,9 +97,11 @@ func (z *ixfrHistory) record(s *index.Snapshot, zi int) []dns.RR {
 	case n > 0 && z.versions[n-1].serial() == s.Serial(zi) && sameKeys(z.last, cur):
 		// Another snapshot (another zone changed), the same content.
 	case n > 0 && index.SerialLess(s.Serial(zi), z.versions[n-1].serial()):
-		// The serial went back (a copy from disk before the informers
-		// synced): start again.
-		z.versions, z.kept, z.hasPurged = []ixfrVersion{{soa: soa}}, 0, false
+		// The serial went back (from a copy on disk to the informers'
+		// index): start again, and never vouch for a serial up to the
+		// newest served before, whose content may come again under it.
+		z.purged, z.hasPurged = z.versions[n-1].serial(), true
+		z.versions, z.kept = []ixfrVersion{{soa: soa}}, 0
 	case n == 0:
 		z.versions = append(z.versions, ixfrVersion{soa: soa})
 	default:
@@ -152,7 +155,7 @@ func (z *ixfrHistory) since(serial uint32) (soa dns.RR, del, add []dns.RR, ok bo
 		}
 		from = i
 	}
-	if from < 0 || z.hasPurged && z.purged == serial {
+	if from < 0 || z.hasPurged && !index.SerialLess(z.purged, serial) {
 		return nil, nil, nil, false
 	}
 	// Condense the differences (RFC 1995 §6): a record added and then

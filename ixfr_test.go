@@ -154,3 +154,36 @@ func TestTransferIXFRBounded(t *testing.T) {
 		t.Errorf("IXFR larger than the zone sent incrementally (%d records)", len(got))
 	}
 }
+
+// TestTransferIXFRSerialBack: when the serial goes back (a copy from disk,
+// then the informers' index), no IXFR starts at a serial served before: the
+// same serial may come again with other content.
+func TestTransferIXFRSerialBack(t *testing.T) {
+	g := newGateway()
+	g.Zones = []string{"example.com."}
+	base := time.Now().Truncate(time.Second)
+	snap := func(sec int, addr string) *index.Snapshot {
+		clk := &xtClock{}
+		clk.set(base)
+		ix := index.New(index.Config{Zones: g.Zones, SOA: g.newSOA, NS: g.nsRecords, Now: clk.now})
+		t.Cleanup(ix.Close)
+		clk.set(base.Add(time.Duration(sec) * time.Second))
+		ix.Update("Service/ns/a", xtRRs("a.example.com. 60 IN A "+addr))
+		ix.Flush()
+		return ix.Snapshot()
+	}
+	later, earlier, again := snap(20, "192.0.2.1"), snap(10, "192.0.2.2"), snap(20, "192.0.2.3")
+	if later.Serial(0) != again.Serial(0) || !index.SerialLess(earlier.Serial(0), later.Serial(0)) {
+		t.Fatalf("serials %d, %d, %d", later.Serial(0), earlier.Serial(0), again.Serial(0))
+	}
+	h := g.ixfr.zone("example.com.")
+	for _, s := range []*index.Snapshot{later, earlier, again} {
+		h.record(s, 0)
+	}
+	if _, del, add, ok := h.since(later.Serial(0)); ok {
+		t.Errorf("IXFR from %d vouched for after the serial went back: -%v +%v", later.Serial(0), del, add)
+	}
+	if _, _, _, ok := h.since(earlier.Serial(0)); ok {
+		t.Errorf("IXFR from %d vouched for after the serial went back", earlier.Serial(0))
+	}
+}

@@ -32,19 +32,23 @@ func (g *Gateway) Transfer(zone string, serial uint32) (<-chan []dns.RR, error) 
 	if zi < 0 {
 		return nil, transfer.ErrNotAuthoritative
 	}
+	// The snapshot is read under the history's lock, so the history sees
+	// the snapshots in the order the index published them.
+	h := g.ixfr.zone(zone)
+	h.mu.Lock()
 	s := g.snapshot(zi)
 	if s == nil {
+		h.mu.Unlock()
 		return nil, errNotSynced
 	}
 	soa := s.SOA(zi)
 	ch := make(chan []dns.RR, 2)
 	if serial != 0 && !index.SerialLess(serial, s.Serial(zi)) {
+		h.mu.Unlock()
 		ch <- soa
 		close(ch)
 		return ch, nil
 	}
-	h := g.ixfr.zone(zone)
-	h.mu.Lock()
 	body := h.record(s, zi)
 	var (
 		from     dns.RR
