@@ -66,10 +66,11 @@ chaos: deps
 	hack/gotest.sh $(GO) test -tags chaos -count=1 -timeout 15m -v ./test/chaos
 
 ## bench: k8s_gateway vs stock CoreDNS (file, whoami) and Knot with dnsperf at 1k/10k/100k names; writes docs/benchmarks.md;
-## then bench-secondaries
+## then bench-secondaries, and what 4 views of one cluster cost against 1 at 5k and 100k objects (hack/bench-views.sh)
 bench:
 	hack/bench.sh -out docs/benchmarks.md $(BENCH_ARGS)
 	hack/secondaries-bench.sh $(SECONDARIES_ARGS)
+	hack/bench-views.sh
 
 ## bench-secondaries: one primary feeding 2, 8 and 32 BIND and Knot secondaries: API change to every secondary
 ## answering (p50/max), IXFR and AXFR bytes, primary CPU per change; prints a table for docs/benchmarks.md
