@@ -30,7 +30,8 @@ const recipeAddress = "198.51.100.77"
 // loopback and returns its path relative to the repository:
 //
 //   - a server block's port 53 (or 1053, the chart's) is $K8S_GATEWAY_PORT,
-//     bound to 127.0.0.1; ready, health and prometheus listen on 127.0.0.1;
+//     bound to 127.0.0.1; ready, health and prometheus listen on 127.0.0.1,
+//     and health's lameduck is short;
 //   - transfer's `to` and the updates listener are ports of 127.0.0.1 (no
 //     NOTIFY leaves the machine);
 //   - every kubeconfig is the test cluster's, and a k8s_gateway block without
@@ -64,6 +65,8 @@ func localRecipe(t *testing.T, corefile string) string {
 			line = indent + "ready 127.0.0.1:{$K8S_GATEWAY_READY_PORT}"
 		case f[0] == "health" && len(indent) <= 4:
 			line = indent + "health 127.0.0.1:" + strconv.Itoa(healthPort) + block
+		case f[0] == "lameduck":
+			line = indent + "lameduck 100ms" // the test stops the server at once
 		case f[0] == "prometheus":
 			line = indent + "prometheus 127.0.0.1:" + strconv.Itoa(promPort)
 		case f[0] == "to":
