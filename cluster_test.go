@@ -123,7 +123,7 @@ func TestFleetFirstOwnership(t *testing.T) {
 		}
 		for _, ev := range list.Items {
 			o := ev.InvolvedObject
-			if ev.Reason == watch.EventNameRejected && o.Kind == "Service" && o.Namespace == "apps" && o.Name == "thief" {
+			if ev.Reason == "DNSNameRejected" && o.Kind == "Service" && o.Namespace == "apps" && o.Name == "thief" {
 				return ""
 			}
 		}

@@ -8,7 +8,6 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/seed-e581d630/k8s_gateway/index"
-	"github.com/seed-e581d630/k8s_gateway/watch"
 	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
@@ -57,11 +56,11 @@ func TestControllerListenerSetRefusalReported(t *testing.T) {
 			return err.Error()
 		}
 		for _, ev := range list.Items {
-			if ev.Reason == watch.EventNameRejected && ev.InvolvedObject.Kind == "HTTPRoute" && ev.InvolvedObject.Name == rt.Name && strings.Contains(ev.Message, "shop.example.com") {
+			if ev.Reason == "DNSNameRejected" && ev.InvolvedObject.Kind == "HTTPRoute" && ev.InvolvedObject.Name == rt.Name && strings.Contains(ev.Message, "shop.example.com") {
 				return ""
 			}
 		}
-		return fmt.Sprintf("no %s Event on HTTPRoute team-b/%s among %d", watch.EventNameRejected, rt.Name, len(list.Items))
+		return fmt.Sprintf("no DNSNameRejected Event on HTTPRoute team-b/%s among %d", rt.Name, len(list.Items))
 	})
 	if got := rejected() - before; got != 1 {
 		t.Errorf("rejected_total{reason=%q} counted %v, want 1", index.ReasonUndelegated, got)

@@ -3,12 +3,9 @@ package gateway
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/seed-e581d630/k8s_gateway/watch"
 
 	"github.com/seed-e581d630/k8s_gateway/source"
 
@@ -142,53 +139,6 @@ func TestControllerMayPublish(t *testing.T) {
 	}
 }
 
-func TestClaimOf(t *testing.T) {
-	created := metav1.NewTime(time.Unix(1700000000, 0))
-	route := &metav1.ObjectMeta{Namespace: "team-b", Name: "r", CreationTimestamp: created}
-	tests := []struct {
-		name string
-		w    *watch.Watched
-		meta metav1.Object
-		want index.Claim
-	}{
-		// A route is checked against its own namespace, whichever Gateway it attaches to.
-		{"route through a shared Gateway", &watch.Watched{Kind: source.KindByName("HTTPRoute")}, route, index.Claim{Namespace: "team-b", Created: created.UnixNano()}},
-		{"nameserver Service", &watch.Watched{Kind: source.KindByName("Service"), Nameserver: true}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1"}, index.Claim{}},
-		// Its hostnames through the Service informer, the nameserver name among them.
-		{"nameserver Service as a Service", &watch.Watched{Kind: source.KindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{}},
-		{"another Service of its namespace", &watch.Watched{Kind: source.KindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns2", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},
-		{"an Ingress named like it", &watch.Watched{Kind: source.KindByName("Ingress")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},
-		{"cluster-scoped object", &watch.Watched{Kind: source.KindByName("Service")}, &metav1.ObjectMeta{Name: "x", CreationTimestamp: created}, index.Claim{Namespace: "/", Created: created.UnixNano()}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := watch.ClaimOf(tt.w, tt.meta, []string{"kube-system/dns1"}); got != tt.want {
-				t.Errorf("got %+v, want %+v", got, tt.want)
-			}
-		})
-	}
-}
-
-func TestNamespaceDomains(t *testing.T) {
-	tests := []struct {
-		value    string
-		want     []string
-		warnings int
-	}{
-		{"", nil, 0},
-		{"team-a.example.com", []string{"team-a.example.com."}, 0},
-		{"A.example.com., b.example.com  c.example.com", []string{"a.example.com.", "b.example.com.", "c.example.com."}, 0},
-		{"ok.example.com,bad..example.com", []string{"ok.example.com."}, 1},
-	}
-	for _, tt := range tests {
-		meta := &metav1.ObjectMeta{Name: "ns", Annotations: map[string]string{source.DomainsAnnotation: tt.value}}
-		got, warnings := source.NamespaceDomains(meta)
-		if !slices.Equal(got, tt.want) || len(warnings) != tt.warnings {
-			t.Errorf("%q: got %q %q, want %q and %d warnings", tt.value, got, warnings, tt.want, tt.warnings)
-		}
-	}
-}
-
 func TestControllerRejectionEvents(t *testing.T) {
 	ctx := context.Background()
 	client := fake.NewSimpleClientset()
@@ -210,7 +160,7 @@ func TestControllerRejectionEvents(t *testing.T) {
 		}
 		for _, ev := range list.Items {
 			o := ev.InvolvedObject
-			if ev.Reason != watch.EventNameRejected || ev.Type != corev1.EventTypeWarning || o.Kind != "Service" || o.Namespace != "team-b" || o.Name != "thief" || o.APIVersion != "v1" {
+			if ev.Reason != "DNSNameRejected" || ev.Type != corev1.EventTypeWarning || o.Kind != "Service" || o.Namespace != "team-b" || o.Name != "thief" || o.APIVersion != "v1" {
 				return fmt.Sprintf("unexpected event %+v", ev)
 			}
 			if _, ok := want[ev.Message]; !ok {
@@ -239,7 +189,7 @@ func TestControllerRejectionEvents(t *testing.T) {
 		}
 		on := map[string]bool{}
 		for _, ev := range list.Items {
-			if ev.Reason != watch.EventNameConflict || ev.Message != conflict {
+			if ev.Reason != "DNSNameConflict" || ev.Message != conflict {
 				return fmt.Sprintf("unexpected event %s: %s", ev.Reason, ev.Message)
 			}
 			on[ev.InvolvedObject.Name] = true
@@ -270,31 +220,11 @@ func TestControllerConflictEventsAcrossNamespaces(t *testing.T) {
 			if len(list.Items) != 1 {
 				return fmt.Sprintf("%d events", len(list.Items))
 			}
-			if ev := list.Items[0]; ev.Reason != watch.EventNameConflict || strings.Contains(ev.Message, "team-") {
+			if ev := list.Items[0]; ev.Reason != "DNSNameConflict" || strings.Contains(ev.Message, "team-") {
 				return fmt.Sprintf("event %s: %s", ev.Reason, ev.Message)
 			}
 			return ""
 		})
-	}
-}
-
-func TestObjectReference(t *testing.T) {
-	tests := []struct {
-		key  string
-		want watch.ObjectRef
-		ok   bool
-	}{
-		{"Service/a/web", watch.ObjectRef{ApiVersion: "v1", Kind: "Service", Namespace: "a", Name: "web"}, true},
-		{"HTTPRoute/b/r", watch.ObjectRef{ApiVersion: "gateway.networking.k8s.io/v1", Kind: "HTTPRoute", Namespace: "b", Name: "r"}, true},
-		{"Gateway/infra/gw", watch.ObjectRef{ApiVersion: "gateway.networking.k8s.io/v1", Kind: "Gateway", Namespace: "infra", Name: "gw"}, true},
-		{"Nameserver/kube-system/dns1", watch.ObjectRef{}, false},
-		{"Service//x", watch.ObjectRef{}, false},
-		{"garbage", watch.ObjectRef{}, false},
-	}
-	for _, tt := range tests {
-		if got, ok := watch.ObjectReference(tt.key); got != tt.want || ok != tt.ok {
-			t.Errorf("%s: got %+v %v, want %+v %v", tt.key, got, ok, tt.want, tt.ok)
-		}
 	}
 }
 
@@ -325,45 +255,5 @@ func TestRejectedMetric(t *testing.T) {
 	}
 	if got := value(zone, index.ReasonReserved) - reserved; got != 1 {
 		t.Errorf("reserved: counted %v, want 1", got)
-	}
-}
-
-func TestResourceOf(t *testing.T) {
-	for _, tt := range []struct {
-		ref  watch.ObjectRef
-		want string
-	}{
-		{watch.ObjectRef{ApiVersion: "v1", Kind: "Service"}, "/v1, Resource=services"},
-		{watch.ObjectRef{ApiVersion: "networking.k8s.io/v1", Kind: "Ingress"}, "networking.k8s.io/v1, Resource=ingresses"},
-		{watch.ObjectRef{ApiVersion: "gateway.networking.k8s.io/v1", Kind: "Gateway"}, "gateway.networking.k8s.io/v1, Resource=gateways"},
-		{watch.ObjectRef{ApiVersion: "v1", Kind: "Pod"}, ""},
-	} {
-		got := ""
-		if gvr, ok := watch.ResourceOf(tt.ref); ok {
-			got = gvr.String()
-		}
-		if got != tt.want {
-			t.Errorf("%+v: %q, want %q", tt.ref, got, tt.want)
-		}
-	}
-}
-
-// TestEventReferenceReadVersion: an Event names the object at the version
-// the plugin reads it, which for routes may be older than v1.
-func TestEventReferenceReadVersion(t *testing.T) {
-	e := &watch.Events{Version: func(kind, namespace string) string {
-		if kind == "TLSRoute" && namespace == "apps" {
-			return "gateway.networking.k8s.io/v1alpha2"
-		}
-		return ""
-	}}
-	for key, want := range map[string]string{
-		"TLSRoute/apps/db":  "gateway.networking.k8s.io/v1alpha2",
-		"TLSRoute/other/db": "gateway.networking.k8s.io/v1",
-		"Service/apps/web":  "v1",
-	} {
-		if ref, ok := e.Reference(key); !ok || ref.ApiVersion != want {
-			t.Errorf("%s: %+v %v, want apiVersion %s", key, ref, ok, want)
-		}
 	}
 }

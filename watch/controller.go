@@ -326,7 +326,7 @@ func (c *Controller) publish(w *Watched, meta metav1.Object, obj any) {
 		return
 	}
 	res := recordsOf(w, obj)
-	claim := ClaimOf(w, meta, c.cfg.Nameservers)
+	claim := claimOf(w, meta, c.cfg.Nameservers)
 	if !claim.Plugin() {
 		claim.Priority = c.cfg.Priority
 		res.Warnings = append(res.Warnings, c.steer(meta, &claim)...)

@@ -17,11 +17,11 @@ import (
 
 // Reasons of the Events the plugin emits on objects (the events option).
 const (
-	EventNameRejected = "DNSNameRejected"
-	EventNameConflict = "DNSNameConflict"
+	eventNameRejected = "DNSNameRejected"
+	eventNameConflict = "DNSNameConflict"
 	// With the health option: an object's addresses withdrawn, and back.
-	EventUnhealthy = "DNSTargetsUnhealthy"
-	EventHealthy   = "DNSTargetsHealthy"
+	eventUnhealthy = "DNSTargetsUnhealthy"
+	eventHealthy   = "DNSTargetsHealthy"
 )
 
 // Events tells tenants, on their own objects, which names the ownership
@@ -41,7 +41,7 @@ func newEvents(sink eventSink, version func(kind, namespace string) string) *Eve
 
 // Reference returns the reference to the object of key, at the version read.
 func (e *Events) Reference(key string) (ObjectRef, bool) {
-	ref, ok := ObjectReference(key)
+	ref, ok := objectReference(key)
 	if ok && e.Version != nil {
 		if v := e.Version(ref.Kind, ref.Namespace); v != "" {
 			ref.ApiVersion = v
@@ -66,7 +66,7 @@ func (e *Events) Rejected(r index.Rejection) {
 	default:
 		why = "the zone apex and the nameserver names belong to the DNS server"
 	}
-	e.writer.emit(ref, eventWarning, EventNameRejected, fmt.Sprintf("DNS name %s (zone %s) not published: %s", strings.TrimSuffix(r.Name, "."), r.Zone, why))
+	e.writer.emit(ref, eventWarning, eventNameRejected, fmt.Sprintf("DNS name %s (zone %s) not published: %s", strings.TrimSuffix(r.Name, "."), r.Zone, why))
 }
 
 // Conflicted emits DNSNameConflict on every object taking part in a merge
@@ -83,7 +83,7 @@ func (e *Events) Conflicted(c index.Conflict) {
 	}
 	for _, key := range c.Keys {
 		if ref, ok := e.Reference(key); ok {
-			e.writer.emit(ref, eventWarning, EventNameConflict, msg)
+			e.writer.emit(ref, eventWarning, eventNameConflict, msg)
 		}
 	}
 }
@@ -99,18 +99,18 @@ func (e *Events) HealthChanged(key string, unhealthy bool) {
 		return
 	}
 	if unhealthy {
-		e.writer.emit(ref, eventNormal, EventUnhealthy, "DNS: the addresses of this object are unhealthy and withdrawn from its names, unless no other target answers there")
+		e.writer.emit(ref, eventNormal, eventUnhealthy, "DNS: the addresses of this object are unhealthy and withdrawn from its names, unless no other target answers there")
 		return
 	}
-	e.writer.emit(ref, eventNormal, EventHealthy, "DNS: the addresses of this object are healthy again and answer at its names")
+	e.writer.emit(ref, eventNormal, eventHealthy, "DNS: the addresses of this object are healthy again and answer at its names")
 }
 
 func (e *Events) Stop() { e.writer.stop() }
 
-// ObjectReference turns an index key, "Kind/namespace/name", into a
+// objectReference turns an index key, "Kind/namespace/name", into a
 // reference to the object; false for keys that name no object of a kind the
 // plugin reads.
-func ObjectReference(key string) (ObjectRef, bool) {
+func objectReference(key string) (ObjectRef, bool) {
 	key = strings.TrimSuffix(key, UnhealthyPart)
 	parts := strings.SplitN(key, "/", 3)
 	if len(parts) != 3 || parts[1] == "" {
@@ -133,7 +133,7 @@ var eventsResource = schema.GroupVersionResource{Version: "v1", Resource: "event
 
 // ObjectUID lists the object by name, as the plugin may list but not get.
 func (a *restAPI) ObjectUID(ctx context.Context, apiVersion, kind, namespace, name string) string {
-	gvr, ok := ResourceOf(ObjectRef{ApiVersion: apiVersion, Kind: kind})
+	gvr, ok := resourceOf(ObjectRef{ApiVersion: apiVersion, Kind: kind})
 	if !ok {
 		return ""
 	}
@@ -146,8 +146,8 @@ func (a *restAPI) ObjectUID(ctx context.Context, apiVersion, kind, namespace, na
 	return string(list.Items[0].GetUID())
 }
 
-// ResourceOf returns the resource of the kind ref names.
-func ResourceOf(ref ObjectRef) (schema.GroupVersionResource, bool) {
+// resourceOf returns the resource of the kind ref names.
+func resourceOf(ref ObjectRef) (schema.GroupVersionResource, bool) {
 	gv, err := schema.ParseGroupVersion(ref.ApiVersion)
 	if err != nil {
 		return schema.GroupVersionResource{}, false

@@ -80,7 +80,7 @@ func testEventWriter(sink eventSink, now time.Time) *eventWriter {
 var thief = ObjectRef{ApiVersion: "v1", Kind: "Service", Namespace: "team-b", Name: "thief"}
 
 func pending(ref ObjectRef, message string, at time.Time) pendingEvent {
-	return pendingEvent{ref: ref, kind: eventWarning, reason: EventNameRejected, message: message, at: at}
+	return pendingEvent{ref: ref, kind: eventWarning, reason: eventNameRejected, message: message, at: at}
 }
 
 func TestEventWriterCountsRepeatsUp(t *testing.T) {
@@ -97,7 +97,7 @@ func TestEventWriterCountsRepeatsUp(t *testing.T) {
 		t.Fatalf("created %d Events, want 2 (one per message): %+v", len(sink.created), sink.created)
 	}
 	ev := sink.created[0]
-	if ev.About != thief || ev.kind != eventWarning || ev.reason != EventNameRejected || ev.message != "DNS name a" ||
+	if ev.About != thief || ev.kind != eventWarning || ev.reason != eventNameRejected || ev.message != "DNS name a" ||
 		ev.count != 1 || !ev.first.Equal(t0) || !ev.last.Equal(t0) || ev.name != fmt.Sprintf("thief.%x", t0.UnixNano()) ||
 		ev.uid != "uid-thief" || ev.involvedObject()["uid"] != "uid-thief" {
 		t.Errorf("first Event: %+v", ev)
@@ -194,7 +194,7 @@ func TestEventWriterNeverBlocks(t *testing.T) {
 	w := newEventWriter(sink)
 	within(t, "emitting more Events than the queue holds", func() {
 		for i := range eventQueue + 10 {
-			w.emit(thief, eventWarning, EventNameRejected, fmt.Sprintf("DNS name %d", i))
+			w.emit(thief, eventWarning, eventNameRejected, fmt.Sprintf("DNS name %d", i))
 		}
 	})
 	close(sink.block)
@@ -210,8 +210,8 @@ func TestEventWriterNeverBlocks(t *testing.T) {
 func TestEventWriterStopAbandonsWrites(t *testing.T) {
 	sink := &recordingSink{block: make(chan struct{})}
 	w := newEventWriter(sink)
-	w.emit(thief, eventWarning, EventNameRejected, "DNS name a")
-	w.emit(thief, eventWarning, EventNameRejected, "DNS name b")
+	w.emit(thief, eventWarning, eventNameRejected, "DNS name a")
+	w.emit(thief, eventWarning, eventNameRejected, "DNS name b")
 	within(t, "stopping while a write hangs", w.stop)
 	if created, _ := sink.counts(); created != 0 {
 		t.Errorf("%d Events written after stop", created)
