@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/fleet"
-
 	"github.com/seed-e581d630/k8s_gateway/watch"
 	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 
@@ -196,8 +194,8 @@ func TestFleetUnreachableCluster(t *testing.T) {
 	}
 	k8sAnswers(t, g, "web.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1"}))
 	testutil.Eventually(t, "cluster metrics", func() string {
-		synced, conn := k8sMetric(fleet.ClusterSynced.WithLabelValues("a")), k8sMetric(fleet.ClusterConnected.WithLabelValues("a"))
-		downSynced, downConn := k8sMetric(fleet.ClusterSynced.WithLabelValues("down")), k8sMetric(fleet.ClusterConnected.WithLabelValues("down"))
+		synced, conn := clusterGauge(t, "cluster_synced", "a"), clusterGauge(t, "cluster_connected", "a")
+		downSynced, downConn := clusterGauge(t, "cluster_synced", "down"), clusterGauge(t, "cluster_connected", "down")
 		if synced != 1 || conn != 1 || downSynced != 0 || downConn != 0 {
 			return fmt.Sprintf("a synced %v connected %v, down synced %v connected %v", synced, conn, downSynced, downConn)
 		}
@@ -205,33 +203,27 @@ func TestFleetUnreachableCluster(t *testing.T) {
 	})
 }
 
-// TestFleetOf maps index keys to their clusters.
-func TestFleetOf(t *testing.T) {
-	var f fleet.Fleet
-	f.Add(&fleet.Cluster{Name: "prod"})
-	f.Add(&fleet.Cluster{Name: "stage"})
-	for _, tc := range []struct{ key, cluster, rest string }{
-		{"prod/Ingress/apps/web", "prod", "Ingress/apps/web"},
-		{"stage/Nameserver/kube-system/dns", "stage", "Nameserver/kube-system/dns"},
-		{"other/Ingress/apps/web", "", ""},
-		{"Ingress/apps/web", "", ""},
-	} {
-		cl, rest := f.Of(tc.key)
-		name := ""
-		if cl != nil {
-			name = cl.Name
-		} else {
-			rest = ""
+// clusterGauge returns the value of the gauge coredns_k8s_gateway_<name>
+// of cluster, as the plugin exports it, -1 when it has no such series.
+func clusterGauge(t *testing.T, name, cluster string) float64 {
+	t.Helper()
+	families, err := prometheus.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "coredns_k8s_gateway_"+name {
+			continue
 		}
-		if name != tc.cluster || rest != tc.rest {
-			t.Errorf("of(%q) = %q, %q; want %q, %q", tc.key, name, rest, tc.cluster, tc.rest)
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "cluster" && l.GetValue() == cluster {
+					return m.GetGauge().GetValue()
+				}
+			}
 		}
 	}
-	var single fleet.Fleet
-	single.Add(&fleet.Cluster{Name: ""})
-	if cl, rest := single.Of("Ingress/apps/web"); cl == nil || rest != "Ingress/apps/web" {
-		t.Errorf("the unnamed cluster does not own its keys: %v %q", cl, rest)
-	}
+	return -1
 }
 
 // k8sMetric returns the value of a gauge or counter.

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/fleet"
-
 	"github.com/seed-e581d630/k8s_gateway/watch"
 	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 
@@ -26,11 +24,17 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 )
 
-var capiClusters = schema.GroupVersionResource{Group: fleet.ClusterAPIGroup, Version: "v1beta2", Resource: "clusters"}
+// What Cluster API and the plugin's documentation name: Clusters and their
+// kubeconfig Secrets, labeled with their cluster's name.
+const capiGroup = "cluster.x-k8s.io"
+
+var secretsResource = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+
+var capiClusters = schema.GroupVersionResource{Group: capiGroup, Version: "v1beta2", Resource: "clusters"}
 
 func capiCluster(ns, name string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{}
-	u.SetAPIVersion(fleet.ClusterAPIGroup + "/v1beta2")
+	u.SetAPIVersion(capiGroup + "/v1beta2")
 	u.SetKind("Cluster")
 	u.SetNamespace(ns)
 	u.SetName(name)
@@ -44,7 +48,7 @@ func capiSecret(ns, cluster, kubeconfig string) *unstructured.Unstructured {
 	}}
 	u.SetNamespace(ns)
 	u.SetName(cluster + "-kubeconfig")
-	u.SetLabels(map[string]string{fleet.ClusterNameLabel: cluster})
+	u.SetLabels(map[string]string{"cluster.x-k8s.io/cluster-name": cluster})
 	return u
 }
 
@@ -60,7 +64,7 @@ func TestClusterAPIDiscovery(t *testing.T) {
 	clients := map[string]kubernetes.Interface{"kubeconfig-a": a, "kubeconfig-b": b}
 
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{
-		capiClusters: "ClusterList", fleet.SecretsResource: "SecretList",
+		capiClusters: "ClusterList", secretsResource: "SecretList",
 	})
 	g := newGateway()
 	g.Zones = []string{"example.com."}
@@ -99,13 +103,13 @@ func TestClusterAPIDiscovery(t *testing.T) {
 	}
 	web := "web.apps.prod.example.com."
 	create(capiCluster("fleet", "prod"), capiClusters)
-	create(capiSecret("fleet", "prod", "kubeconfig-a"), fleet.SecretsResource)
+	create(capiSecret("fleet", "prod", "kubeconfig-a"), secretsResource)
 	k8sAnswers(t, g, web, dns.TypeA, k8sExpect(t, "NOERROR", []string{web + " 60 IN A 192.0.2.1"}))
 	k8sAnswers(t, g, "web.apps.example.com.", dns.TypeA, k8sNX)
 
 	// A broken kubeconfig: the Cluster is not read, the others are unaffected.
 	create(capiCluster("fleet", "bad"), capiClusters)
-	create(capiSecret("fleet", "bad", "garbage"), fleet.SecretsResource)
+	create(capiSecret("fleet", "bad", "garbage"), secretsResource)
 	testutil.Eventually(t, "bad is not read", func() string {
 		g.discovery.Mu.Lock()
 		defer g.discovery.Mu.Unlock()
@@ -120,7 +124,7 @@ func TestClusterAPIDiscovery(t *testing.T) {
 	k8sAnswers(t, g, web, dns.TypeA, k8sExpect(t, "NOERROR", []string{web + " 60 IN A 192.0.2.1"}))
 
 	// Rotation: the new kubeconfig reads another view of the cluster.
-	if _, err := dyn.Resource(fleet.SecretsResource).Namespace("fleet").Update(ctx, capiSecret("fleet", "prod", "kubeconfig-b"), metav1.UpdateOptions{}); err != nil {
+	if _, err := dyn.Resource(secretsResource).Namespace("fleet").Update(ctx, capiSecret("fleet", "prod", "kubeconfig-b"), metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	api := "api.apps.prod.example.com."
@@ -149,7 +153,7 @@ func TestClusterAPIReadyWithWorkloads(t *testing.T) {
 		return false, nil, nil
 	})
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{
-		capiClusters: "ClusterList", fleet.SecretsResource: "SecretList",
+		capiClusters: "ClusterList", secretsResource: "SecretList",
 	}, capiCluster("fleet", "prod"), capiSecret("fleet", "prod", "kubeconfig"))
 	g := newGateway()
 	g.Zones = []string{"example.com."}
@@ -183,7 +187,7 @@ func TestClusterAPIPriority(t *testing.T) {
 	ctx := context.Background()
 	a := fake.NewSimpleClientset()
 	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{
-		capiClusters: "ClusterList", fleet.SecretsResource: "SecretList",
+		capiClusters: "ClusterList", secretsResource: "SecretList",
 	})
 	g := newGateway()
 	g.Zones = []string{"example.com."}
@@ -199,12 +203,12 @@ func TestClusterAPIPriority(t *testing.T) {
 		t.Fatal(err)
 	}
 	prod := capiCluster("fleet", "prod")
-	prod.SetAnnotations(map[string]string{fleet.PriorityAnnotation: "1"})
+	prod.SetAnnotations(map[string]string{"k8s-gateway.dns/priority": "1"})
 	for _, u := range []*unstructured.Unstructured{prod, capiCluster("fleet", "stage")} {
 		if _, err := dyn.Resource(capiClusters).Namespace("fleet").Create(ctx, u, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := dyn.Resource(fleet.SecretsResource).Namespace("fleet").Create(ctx, capiSecret("fleet", u.GetName(), "kc"), metav1.CreateOptions{}); err != nil {
+		if _, err := dyn.Resource(secretsResource).Namespace("fleet").Create(ctx, capiSecret("fleet", u.GetName(), "kc"), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -225,7 +229,7 @@ func TestClusterAPIPriority(t *testing.T) {
 		}
 	}
 	testutil.Eventually(t, "priorities", priorities(map[string]int32{"fleet/prod": 1, "fleet/stage": 5}))
-	prod.SetAnnotations(map[string]string{fleet.PriorityAnnotation: "3"})
+	prod.SetAnnotations(map[string]string{"k8s-gateway.dns/priority": "3"})
 	if _, err := dyn.Resource(capiClusters).Namespace("fleet").Update(ctx, prod, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}

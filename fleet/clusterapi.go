@@ -26,16 +26,16 @@ import (
 // its own subdomain <cluster>.<zone>. A Cluster deleted takes its names
 // along; a Secret rotated reconnects.
 
-// ClusterAPIGroup is the API group of Cluster API's Cluster, and
+// clusterAPIGroup is the API group of Cluster API's Cluster, and
 // clusterAPIVersions its versions, newest first.
-const ClusterAPIGroup = "cluster.x-k8s.io"
+const clusterAPIGroup = "cluster.x-k8s.io"
 
 var clusterAPIVersions = []string{"v1beta2", "v1beta1"}
 
-// ClusterNameLabel is the label Cluster API puts on a cluster's Secrets.
-const ClusterNameLabel = "cluster.x-k8s.io/cluster-name"
+// clusterNameLabel is the label Cluster API puts on a cluster's Secrets.
+const clusterNameLabel = "cluster.x-k8s.io/cluster-name"
 
-var SecretsResource = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
+var secretsResource = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 
 // Discovery runs the Cluster API watch and the clusters it finds.
 type Discovery struct {
@@ -103,7 +103,7 @@ func (d *Discovery) Start() {
 		if version == "" {
 			return // stopped
 		}
-		d.run(schema.GroupVersionResource{Group: ClusterAPIGroup, Version: version, Resource: "clusters"})
+		d.run(schema.GroupVersionResource{Group: clusterAPIGroup, Version: version, Resource: "clusters"})
 	}()
 }
 
@@ -113,16 +113,16 @@ func (d *Discovery) clusterVersion() string {
 	for {
 		for _, v := range clusterAPIVersions {
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			names, err := d.cfg.Served(ctx, ClusterAPIGroup+"/"+v)
+			names, err := d.cfg.Served(ctx, clusterAPIGroup+"/"+v)
 			cancel()
 			if err == nil && slices.Contains(names, "clusters") {
-				log.Infof("clusterapi: reading Clusters at %s/%s", ClusterAPIGroup, v)
+				log.Infof("clusterapi: reading Clusters at %s/%s", clusterAPIGroup, v)
 				return v
 			}
 		}
 		if !logged {
 			log.Warningf("clusterapi: the management cluster serves no Cluster of %s at %s (Cluster API not installed?); trying again every %s",
-				ClusterAPIGroup, strings.Join(clusterAPIVersions, ", "), d.cfg.Reprobe)
+				clusterAPIGroup, strings.Join(clusterAPIVersions, ", "), d.cfg.Reprobe)
 			logged = true
 		}
 		select {
@@ -143,7 +143,7 @@ func (d *Discovery) run(clusters schema.GroupVersionResource) {
 	var clusterStores, secretStores stores
 	for _, ns := range namespaces {
 		ci := dynamicInformer(d.cfg.Dynamic, "Cluster", clusters, ns, "", d.cfg.Guard)
-		si := dynamicInformer(d.cfg.Dynamic, "Secret", SecretsResource, ns, ClusterNameLabel, d.cfg.Guard)
+		si := dynamicInformer(d.cfg.Dynamic, "Secret", secretsResource, ns, clusterNameLabel, d.cfg.Guard)
 		ci.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { d.reconcileObject(obj, "") },
 			UpdateFunc: func(_, obj any) { d.reconcileObject(obj, "") },
@@ -373,21 +373,21 @@ func (d *Discovery) Stop() {
 // Priority is the priority the member is read with.
 func (m *discovered) Priority() int32 { return m.cl.Controller.Config().Priority }
 
-// PriorityAnnotation on a Cluster API Cluster sets the priority of the
+// priorityAnnotation on a Cluster API Cluster sets the priority of the
 // workload cluster (see the README's "Priorities and failover"), instead of
 // the k8s_gateway block's.
-const PriorityAnnotation = "k8s-gateway.dns/priority"
+const priorityAnnotation = "k8s-gateway.dns/priority"
 
 // priorityOf returns the priority of the Cluster's annotation, if it has a
 // valid one; an invalid one is logged once and ignored.
 func (d *Discovery) priorityOf(key string, obj metav1.Object) (int32, bool) {
-	v, ok := obj.GetAnnotations()[PriorityAnnotation]
+	v, ok := obj.GetAnnotations()[priorityAnnotation]
 	if !ok {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 32)
 	if err != nil || n < 0 || n > 1000000 {
-		d.warn(key, fmt.Sprintf("annotation %s=%q is not an integer from 0 to 1000000; ignored", PriorityAnnotation, v))
+		d.warn(key, fmt.Sprintf("annotation %s=%q is not an integer from 0 to 1000000; ignored", priorityAnnotation, v))
 		return 0, false
 	}
 	return int32(n), true

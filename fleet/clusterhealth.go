@@ -12,12 +12,12 @@ import (
 // be reached keeps its records in the index: they are the last known.
 func (cl *Cluster) watchHealth(h HealthTiming) {
 	defer close(cl.done)
-	defer ClusterSynced.DeleteLabelValues(cl.Name)
-	defer ClusterConnected.DeleteLabelValues(cl.Name)
+	defer clusterSynced.DeleteLabelValues(cl.Name)
+	defer clusterConnected.DeleteLabelValues(cl.Name)
 	defer clusterLastContact.DeleteLabelValues(cl.Name)
 	defer ClusterFailedOver.DeleteLabelValues(cl.Name)
-	ClusterSynced.WithLabelValues(cl.Name).Set(0)
-	ClusterConnected.WithLabelValues(cl.Name).Set(0)
+	clusterSynced.WithLabelValues(cl.Name).Set(0)
+	clusterConnected.WithLabelValues(cl.Name).Set(0)
 	started := time.Now()
 	synced := cl.Controller.Synced()
 	reachable, reported := true, false
@@ -46,7 +46,7 @@ func (cl *Cluster) watchHealth(h HealthTiming) {
 			return
 		case <-synced:
 			synced = nil
-			ClusterSynced.WithLabelValues(cl.Name).Set(1)
+			clusterSynced.WithLabelValues(cl.Name).Set(1)
 			log.Infof("cluster %s: synced %d kinds in %s", cl.Name, cl.Controller.SyncedKinds(), time.Since(started).Round(time.Millisecond))
 		case <-tick.C:
 		}
@@ -66,7 +66,7 @@ func (cl *Cluster) watchHealth(h HealthTiming) {
 		if ok {
 			clusterLastContact.WithLabelValues(cl.Name).Set(float64(time.Now().Add(-since).UnixNano()) / 1e9)
 		}
-		ClusterConnected.WithLabelValues(cl.Name).Set(map[bool]float64{true: 1, false: 0}[now && ok])
+		clusterConnected.WithLabelValues(cl.Name).Set(map[bool]float64{true: 1, false: 0}[now && ok])
 		switch {
 		case !now && (reachable || !reported):
 			log.Warningf("cluster %s: its API server has not answered for %s; serving its last known records", cl.Name, since.Round(time.Second))

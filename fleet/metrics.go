@@ -4,10 +4,10 @@ import "github.com/seed-e581d630/k8s_gateway/internal/metrics"
 
 // The metrics of the clusters that cluster blocks name.
 var (
-	ClusterSynced = metrics.GaugeVec("cluster_synced",
+	clusterSynced = metrics.GaugeVec("cluster_synced",
 		"1 once a cluster's informers have synced, else 0, by cluster.",
 		"cluster")
-	ClusterConnected = metrics.GaugeVec("cluster_connected",
+	clusterConnected = metrics.GaugeVec("cluster_connected",
 		"1 while a cluster's API server answers, 0 while it has not for a while (its last known records are served), by cluster.",
 		"cluster")
 	ClusterFailedOver = metrics.GaugeVec("cluster_failed_over",
