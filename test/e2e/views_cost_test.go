@@ -141,7 +141,11 @@ func costIngresses(t *testing.T, ns string, from, n int) {
 	t.Helper()
 	kubectlErr("", "create", "namespace", ns)
 	start := time.Now()
+	existing := costExistingIngresses(t, ns)
 	costWrite(t, from, n, func(client kubernetes.Interface, i int) error {
+		if existing[fmt.Sprintf("i-%05d", i)] {
+			return nil // kept from an earlier run (K8SGW_VIEWS_COST_KEEP)
+		}
 		ing := &networkingv1.Ingress{
 			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("i-%05d", i), Namespace: ns, Annotations: map[string]string{
 				"external-dns.kubernetes.io/target": costAddr(i, true) + "," + costAddr(i, false),
@@ -152,6 +156,31 @@ func costIngresses(t *testing.T, ns string, from, n int) {
 		return err
 	})
 	t.Logf("%d Ingresses in place after %s", n-from, time.Since(start).Round(time.Millisecond))
+}
+
+// costExistingIngresses returns the names of the Ingresses in ns, listed
+// in pages: a kept namespace is checked in seconds, not one call per object.
+func costExistingIngresses(t *testing.T, ns string) map[string]bool {
+	t.Helper()
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := kubernetes.NewForConfigOrDie(cfg)
+	names := map[string]bool{}
+	opts := metav1.ListOptions{Limit: 5000}
+	for {
+		list, err := client.NetworkingV1().Ingresses(ns).List(context.Background(), opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ing := range list.Items {
+			names[ing.Name] = true
+		}
+		if opts.Continue = list.Continue; opts.Continue == "" {
+			return names
+		}
+	}
 }
 
 // costName is the name of object i and its zone-relative DNS name.
