@@ -7,7 +7,8 @@
 # The objects live in a control plane of its own, kept between runs: the
 # first run creates them (about 30 min on a loaded 2-core VM, most of it the
 # API server's ClusterIP allocation for the Services); a later run checks
-# them and measures (about 15 min). Bounded by the test's timeout.
+# them (listed in pages) and measures, in a few minutes. Bounded by the
+# test's timeout.
 # K8SGW_BENCH_VIEWS_SIZES picks the sizes (default "5000 100000").
 set -euo pipefail
 cd "$(dirname "$0")/.."
