@@ -407,34 +407,3 @@ func TestControllerStopLeavesNoGoroutines(t *testing.T) {
 
 // k8sCtrl returns the controller of a Gateway without cluster blocks.
 func k8sCtrl(g *Gateway) *watch.Controller { return g.fleet.List()[0].Controller }
-
-// TestControllerDefaultIngressClass: with ingressClasses set, the plugin
-// watches IngressClasses, and a class-less Ingress appears and goes as its
-// default class comes and goes; without ingressClasses it watches none.
-func TestControllerDefaultIngressClass(t *testing.T) {
-	client := fake.NewSimpleClientset(testutil.NamedIngress("apps", "web", []string{"www.example.com"}, "192.0.2.1"))
-	g := k8sStartGateway(t, client, []string{"example.com."}, func(g *Gateway) { g.ingressClasses = []string{"nginx"} })
-	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sNX)
-
-	ctx := context.Background()
-	classes := client.NetworkingV1().IngressClasses()
-	c, err := classes.Create(ctx, &networkingv1.IngressClass{ObjectMeta: testutil.IngressClass("nginx", time.Now().Unix(), "true").ObjectMeta}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.1"}))
-	c.Annotations[networkingv1.AnnotationIsDefaultIngressClass] = "false"
-	if _, err := classes.Update(ctx, c, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sNX)
-
-	// Without ingressClasses, no IngressClass informer.
-	g2 := k8sStartGateway(t, client, []string{"example.com."}, nil)
-	for _, w := range k8sCtrl(g2).Watches() {
-		if w.Kind == source.IngressClassKind {
-			t.Error("IngressClasses watched without ingressClasses")
-		}
-	}
-	k8sAnswers(t, g2, "www.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.1"}))
-}

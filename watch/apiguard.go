@@ -23,7 +23,7 @@ var DefaultGuardTiming = informer.DefaultTiming
 // guardChanged is what a controller does when the API server starts or
 // stops refusing the kind of its informer w: log it, and set kind_enabled
 // (the nameservers' own Services excepted).
-func (c *Controller) guardChanged(w *Watched) func(allowed bool, err error) {
+func (c *Controller) guardChanged(w *watched) func(allowed bool, err error) {
 	zones := c.cfg.ZonesLabel
 	return func(allowed bool, err error) {
 		if w.retired.Load() {

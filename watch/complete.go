@@ -13,11 +13,11 @@ import (
 // updates): the query path serves what it has, these fail closed.
 
 // setUnread records why the kind of w is not read (nil: it is now).
-func (c *Controller) setUnread(w *Watched, err error) {
+func (c *Controller) setUnread(w *watched, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.unread == nil {
-		c.unread = map[*Watched]error{}
+		c.unread = map[*watched]error{}
 	}
 	if err == nil {
 		delete(c.unread, w)

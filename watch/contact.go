@@ -34,7 +34,7 @@ func (c *Controller) SinceContact() (time.Duration, bool) {
 // server from one that has gone silent without closing its connections.
 func (c *Controller) Ping(ctx context.Context) error {
 	c.mu.Lock()
-	var w *Watched
+	var w *watched
 	for _, x := range c.informers {
 		w = x
 		break

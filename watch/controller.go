@@ -80,10 +80,10 @@ type Controller struct {
 	mu        sync.Mutex
 	warnings  map[string]string        // object key → last warnings logged
 	refused   map[string][]string      // object key → names refused before the index (Result.Refused)
-	informers map[informerKey]*Watched // running informers (registry.go)
+	informers map[informerKey]*watched // running informers (registry.go)
 	states    []*informer.State        // of every informer started, for the cluster's health
 	pinged    atomic.Int64             // Unix nanoseconds of the last Ping answered, 0 before
-	unread    map[*Watched]error       // the kinds not read, and why (complete.go)
+	unread    map[*watched]error       // the kinds not read, and why (complete.go)
 	stopCh    chan struct{}
 	wg        sync.WaitGroup
 	syncedCh  chan struct{} // closed once every enabled kind has synced
@@ -98,8 +98,8 @@ type Controller struct {
 	health *health // with the health option
 }
 
-// Watched is one informer the controller runs.
-type Watched struct {
+// watched is one informer the controller runs.
+type watched struct {
 	Kind      *source.Kind // as configured
 	Version   *source.Kind // the version of kind read: kind or one of kind.older
 	Namespace string
@@ -126,7 +126,7 @@ func New(cfg Config, api API, out Sink) *Controller {
 		out:       out,
 		warnings:  map[string]string{},
 		refused:   map[string][]string{},
-		informers: map[informerKey]*Watched{},
+		informers: map[informerKey]*watched{},
 		syncedCh:  make(chan struct{}),
 		health:    newHealth(),
 	}
@@ -169,9 +169,9 @@ func (c *Controller) Stop() {
 // and kinds with several versions follow the newest the cluster serves.
 func (c *Controller) run() {
 	var syncs []cache.InformerSynced
-	var running, disabled []*Watched
-	ws := c.Watches()
-	errs := c.ProbeAll(ws)
+	var running, disabled []*watched
+	ws := c.watches()
+	errs := c.probeAll(ws)
 	for i, w := range ws {
 		err := errs[i]
 		switch {
@@ -195,13 +195,13 @@ func (c *Controller) run() {
 
 	// Try the disabled kinds again from time to time, and look for newer
 	// versions of the kinds that have several.
-	for len(disabled) > 0 || slices.ContainsFunc(running, func(w *Watched) bool { return len(w.Kind.Older) > 0 }) {
+	for len(disabled) > 0 || slices.ContainsFunc(running, func(w *watched) bool { return len(w.Kind.Older) > 0 }) {
 		select {
 		case <-c.stopCh:
 			return
 		case <-time.After(c.cfg.Timing.Reprobe):
 		}
-		var still []*Watched
+		var still []*watched
 		for _, w := range disabled {
 			if err := c.probeOnce(w); err != nil {
 				still = append(still, w)
@@ -233,7 +233,7 @@ func (c *Controller) run() {
 			// The new version must be listable (RBAC is per resource, and
 			// XListenerSet and ListenerSet are two), else the informer
 			// would never sync: keep the old one and try again later.
-			if err := c.listOnce(&Watched{Kind: w.Kind, Version: v, Namespace: w.Namespace, Options: w.Options}); err != nil {
+			if err := c.listOnce(&watched{Kind: w.Kind, Version: v, Namespace: w.Namespace, Options: w.Options}); err != nil {
 				log.Warningf("%s: cannot read %s yet, still reading %s: %v", w.what(), v.GroupVersion, w.Version.GroupVersion, err)
 				continue
 			}
@@ -248,7 +248,7 @@ func (c *Controller) run() {
 }
 
 // update publishes the records of an added or changed object.
-func (c *Controller) update(w *Watched, obj any) {
+func (c *Controller) update(w *watched, obj any) {
 	meta, ok := obj.(metav1.Object)
 	if !ok || w.retired.Load() {
 		return
@@ -272,7 +272,7 @@ func (c *Controller) update(w *Watched, obj any) {
 }
 
 // remove withdraws the records of a deleted object.
-func (c *Controller) remove(w *Watched, obj any) {
+func (c *Controller) remove(w *watched, obj any) {
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj
 	}
@@ -305,7 +305,7 @@ func (c *Controller) remove(w *Watched, obj any) {
 }
 
 // counted counts an event of an informer.
-func (c *Controller) counted(w *Watched) {
+func (c *Controller) counted(w *watched) {
 	objectChanges.WithLabelValues(w.Kind.Name).Inc()
 	eventsTotal.WithLabelValues(w.Kind.Name).Inc()
 	if c.cfg.Cluster != "" {
@@ -315,7 +315,7 @@ func (c *Controller) counted(w *Watched) {
 }
 
 // publish computes and indexes the records of one object.
-func (c *Controller) publish(w *Watched, meta metav1.Object, obj any) {
+func (c *Controller) publish(w *watched, meta metav1.Object, obj any) {
 	if w.records == nil {
 		return
 	}

@@ -64,10 +64,10 @@ func (c *Controller) refreshDependents(k *source.Kind, meta metav1.Object) {
 }
 
 // routeInformers returns the running informers of route kinds.
-func (c *Controller) routeInformers() []*Watched {
+func (c *Controller) routeInformers() []*watched {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var routes []*Watched
+	var routes []*watched
 	for _, w := range c.informers {
 		if w.Kind.Route != nil {
 			routes = append(routes, w)

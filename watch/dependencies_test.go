@@ -79,7 +79,7 @@ func TestRouteDependenciesWatched(t *testing.T) {
 	cfg.LabelSelector = "team=a"
 	c := New(cfg, watchtest.API{Core: fake.NewSimpleClientset(), Gateway: watchtest.NewGatewayTracker()}, nil)
 	selectors := map[string]string{}
-	for _, w := range c.Watches() {
+	for _, w := range c.watches() {
 		var o metav1.ListOptions
 		w.Options(&o)
 		selectors[w.Kind.Name] = o.LabelSelector

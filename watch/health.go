@@ -70,7 +70,7 @@ func (c *Controller) serviceHealth(namespace, name string) (known, healthy bool)
 }
 
 // sliceHandler keeps the counts from the events of an EndpointSlice informer.
-func (c *Controller) sliceHandler(w *Watched) cache.ResourceEventHandler {
+func (c *Controller) sliceHandler(w *watched) cache.ResourceEventHandler {
 	return cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { c.sliceChanged(w, nil, obj) },
 		UpdateFunc: func(old, obj any) { c.sliceChanged(w, old, obj) },
@@ -86,7 +86,7 @@ func (c *Controller) sliceHandler(w *Watched) cache.ResourceEventHandler {
 // sliceChanged applies a slice going from old to cur (either may be nil)
 // to the counts of its Service, and publishes the Service again when its
 // health flips.
-func (c *Controller) sliceChanged(w *Watched, old, cur any) {
+func (c *Controller) sliceChanged(w *watched, old, cur any) {
 	if w.retired.Load() {
 		return
 	}
@@ -206,7 +206,7 @@ const UnhealthyPart = "#unhealthy"
 // those left for key. An Ingress puts the records of its unhealthy hosts
 // (see source.IngressHealth), a route those that point only at Gateways not
 // Programmed (source.RouteDownRecords), under key+UnhealthyPart.
-func (c *Controller) markHealth(w *Watched, key string, obj any, claim *index.Claim, rrs []dns.RR) []dns.RR {
+func (c *Controller) markHealth(w *watched, key string, obj any, claim *index.Claim, rrs []dns.RR) []dns.RR {
 	parted := !w.Nameserver && w.Kind.Backends != nil
 	var sick func(dns.RR) bool
 	if len(rrs) > 0 && !w.Nameserver && w.Version.Health != nil {
@@ -236,7 +236,7 @@ func (c *Controller) markHealth(w *Watched, key string, obj any, claim *index.Cl
 }
 
 // dropPart removes what markHealth put under key+UnhealthyPart.
-func (c *Controller) dropPart(w *Watched, key string) {
+func (c *Controller) dropPart(w *watched, key string) {
 	if c.cfg.Health && w.Kind.Backends != nil {
 		c.out.UpdateClaim(key+UnhealthyPart, index.Claim{}, nil)
 	}

@@ -22,7 +22,7 @@ func (nopSink) SetDomains(string, []string)               {}
 // and go, and only flips are reported.
 func TestSliceCounts(t *testing.T) {
 	c := New(Config{Health: true}, nil, nopSink{})
-	w := &Watched{Kind: source.EndpointSliceKind, Version: source.EndpointSliceKind}
+	w := &watched{Kind: source.EndpointSliceKind, Version: source.EndpointSliceKind}
 	slice := func(name string, ready bool) *source.EndpointSlice {
 		return source.NewEndpointSlice("ns", name, "web", ready)
 	}
@@ -65,7 +65,7 @@ func TestSliceCounts(t *testing.T) {
 func BenchmarkHealthSliceEvent(b *testing.B) {
 	const services = 10000
 	c := New(Config{Health: true}, nil, nopSink{})
-	w := &Watched{Kind: source.EndpointSliceKind, Version: source.EndpointSliceKind}
+	w := &watched{Kind: source.EndpointSliceKind, Version: source.EndpointSliceKind}
 	for i := range services {
 		for j := range 2 {
 			c.sliceChanged(w, nil, source.NewEndpointSlice("ns", fmt.Sprintf("svc-%d-%d", i, j), fmt.Sprintf("svc-%d", i), true))
@@ -109,7 +109,7 @@ func BenchmarkHealthMemory(b *testing.B) {
 		runtime.GC()
 		runtime.ReadMemStats(&before)
 		c := New(Config{Health: true}, nil, nopSink{})
-		w := &Watched{Kind: source.EndpointSliceKind, Version: source.EndpointSliceKind}
+		w := &watched{Kind: source.EndpointSliceKind, Version: source.EndpointSliceKind}
 		store := make([]*source.EndpointSlice, 0, services)
 		for i := range services {
 			in := &discoveryv1.EndpointSlice{

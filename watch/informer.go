@@ -17,8 +17,8 @@ import (
 
 // switchVersion replaces the informer of w by one that reads version v, and
 // returns it once it has synced: the records stay published meanwhile.
-func (c *Controller) switchVersion(w *Watched, v *source.Kind) (*Watched, bool) {
-	nw := &Watched{Kind: w.Kind, Version: v, Namespace: w.Namespace, Options: w.Options, key: w.key, records: w.records}
+func (c *Controller) switchVersion(w *watched, v *source.Kind) (*watched, bool) {
+	nw := &watched{Kind: w.Kind, Version: v, Namespace: w.Namespace, Options: w.Options, key: w.key, records: w.records}
 	if !c.waitForSync([]cache.InformerSynced{c.startInformer(nw, false)}) {
 		return nil, false
 	}
@@ -72,7 +72,7 @@ var errStopped = errors.New("stopped")
 // (NXDOMAIN) until the next probe. giveUp (another kind works, the startup
 // wait is over) ends the retries of other errors, not of a refusal in its
 // grace.
-func (c *Controller) probe(w *Watched, giveUp <-chan struct{}) error {
+func (c *Controller) probe(w *watched, giveUp <-chan struct{}) error {
 	var refusedSince time.Time
 	for n := 0; ; n++ {
 		err := c.probeOnce(w)
@@ -103,7 +103,7 @@ func (c *Controller) probe(w *Watched, giveUp <-chan struct{}) error {
 	}
 }
 
-func (c *Controller) probeOnce(w *Watched) error {
+func (c *Controller) probeOnce(w *watched) error {
 	if len(w.Kind.Older) > 0 {
 		v, err := c.servedVersion(w.Kind)
 		if err != nil {
@@ -121,7 +121,7 @@ func (c *Controller) probeOnce(w *Watched) error {
 }
 
 // listOnce lists one object of the version of w.
-func (c *Controller) listOnce(w *Watched) error {
+func (c *Controller) listOnce(w *watched) error {
 	list, _ := c.api.ListWatch(w.Version, w.Namespace)
 	opts := metav1.ListOptions{Limit: 1}
 	w.Options(&opts)
@@ -164,7 +164,7 @@ func (c *Controller) notServed(k *source.Kind, err error) error {
 // controller runs for the same key (shared.go), and returns its synced
 // function. With register, lookups of the kind (Gateways, ListenerSets,
 // Namespaces) read its store from now on.
-func (c *Controller) startInformer(w *Watched, register bool) cache.InformerSynced {
+func (c *Controller) startInformer(w *watched, register bool) cache.InformerSynced {
 	key, s := c.acquire(w)
 	inf, state := s.informer, s.guard.State()
 	w.api = state
@@ -213,7 +213,7 @@ func (c *Controller) startInformer(w *Watched, register bool) cache.InformerSync
 
 // indexers returns the indexes of w's informer, the same for every
 // controller that shares it (sharedKey).
-func (c *Controller) indexers(w *Watched) cache.Indexers {
+func (c *Controller) indexers(w *watched) cache.Indexers {
 	// Only the Gateway API kinds are looked up by namespace (see
 	// dependencies.go); for Ingresses and Services the index would be a
 	// set of every key per namespace, 160 bytes an object, for nothing.

@@ -35,7 +35,7 @@ var (
 
 // setKindEnabled sets the kind_enabled series of informer w in each of the
 // block's zones (space-separated), replacing those of another version.
-func setKindEnabled(zones string, w *Watched, version string, v float64) {
+func setKindEnabled(zones string, w *watched, version string, v float64) {
 	for _, zone := range strings.Fields(zones) {
 		kindEnabled.DeletePartialMatch(prometheus.Labels{"zone": zone, "kind": w.Kind.Name, "namespace": w.Namespace})
 		kindEnabled.WithLabelValues(zone, w.Kind.Name, w.Namespace, version).Set(v)
@@ -53,8 +53,8 @@ func (c *Controller) observeProgramming(kind string, start time.Time) {
 }
 
 // setKindMetrics records which kinds run, at which version, and which are disabled.
-func setKindMetrics(zones string, running, disabled []*Watched) {
-	set := func(w *Watched, version string, v float64) {
+func setKindMetrics(zones string, running, disabled []*watched) {
+	set := func(w *watched, version string, v float64) {
 		// The nameservers' own Services are not the Service kind: leave them out.
 		if w.Nameserver {
 			return

@@ -48,37 +48,37 @@ func TestKindMetrics(t *testing.T) {
 	tcpOld := tcp.Older[0]
 	for _, c := range []struct {
 		desc              string
-		running, disabled [][]*Watched // successive calls
+		running, disabled [][]*watched // successive calls
 		want              map[string]float64
 	}{
 		{
 			desc:     "kind enabled, nameserver watch disabled",
-			running:  [][]*Watched{{{Kind: svc, Version: svc}, {Kind: svc, Version: svc, Nameserver: true}}},
-			disabled: [][]*Watched{{{Kind: svc, Version: svc, Nameserver: true}}},
+			running:  [][]*watched{{{Kind: svc, Version: svc}, {Kind: svc, Version: svc, Nameserver: true}}},
+			disabled: [][]*watched{{{Kind: svc, Version: svc, Nameserver: true}}},
 			want:     map[string]float64{"Service v1": 1},
 		},
 		{
 			desc:     "kind disabled, nameserver watch enabled",
-			running:  [][]*Watched{{{Kind: svc, Version: svc, Nameserver: true}}},
-			disabled: [][]*Watched{{{Kind: svc, Version: svc}}},
+			running:  [][]*watched{{{Kind: svc, Version: svc, Nameserver: true}}},
+			disabled: [][]*watched{{{Kind: svc, Version: svc}}},
 			want:     map[string]float64{"Service ": 0},
 		},
 		{
 			desc:     "older version",
-			running:  [][]*Watched{{{Kind: tcp, Version: tcpOld}}},
-			disabled: [][]*Watched{nil},
+			running:  [][]*watched{{{Kind: tcp, Version: tcpOld}}},
+			disabled: [][]*watched{nil},
 			want:     map[string]float64{"TCPRoute gateway.networking.k8s.io/v1alpha2": 1},
 		},
 		{
 			desc:     "disabled, then enabled at an older version, then at a newer one",
-			running:  [][]*Watched{nil, {{Kind: tcp, Version: tcpOld}}, {{Kind: tcp, Version: tcp}}},
-			disabled: [][]*Watched{{{Kind: tcp, Version: tcp}}, nil, nil},
+			running:  [][]*watched{nil, {{Kind: tcp, Version: tcpOld}}, {{Kind: tcp, Version: tcp}}},
+			disabled: [][]*watched{{{Kind: tcp, Version: tcp}}, nil, nil},
 			want:     map[string]float64{"TCPRoute gateway.networking.k8s.io/v1": 1},
 		},
 		{
 			desc:     "per namespace: one forbidden, the other at a new version",
-			running:  [][]*Watched{{{Kind: tcp, Version: tcpOld, Namespace: "a"}}, {{Kind: tcp, Version: tcp, Namespace: "a"}}},
-			disabled: [][]*Watched{{{Kind: tcp, Version: tcp, Namespace: "b"}}, {{Kind: tcp, Version: tcp, Namespace: "b"}}},
+			running:  [][]*watched{{{Kind: tcp, Version: tcpOld, Namespace: "a"}}, {{Kind: tcp, Version: tcp, Namespace: "a"}}},
+			disabled: [][]*watched{{{Kind: tcp, Version: tcp, Namespace: "b"}}, {{Kind: tcp, Version: tcp, Namespace: "b"}}},
 			want:     map[string]float64{"TCPRoute/a gateway.networking.k8s.io/v1": 1, "TCPRoute/b ": 0},
 		},
 	} {

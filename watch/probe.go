@@ -9,13 +9,13 @@ import (
 // ended while other kinds worked. It is retried with the disabled kinds.
 var errSlow = errors.New("still failing at the end of the startup wait")
 
-// ProbeAll probes every watched kind at once, so that a kind whose listing
+// probeAll probes every watched kind at once, so that a kind whose listing
 // fails (a CRD's conversion webhook down, say) delays no other. It returns
 // each kind's outcome once every kind has one, or at most startupWait after
 // the first kind worked: the kinds still failing then get errSlow. While no
 // kind works (the API server is down) it waits on: there is nothing to serve
 // anyway, and the kinds all start within a second of the API's return.
-func (c *Controller) ProbeAll(ws []*Watched) []error {
+func (c *Controller) probeAll(ws []*watched) []error {
 	errs := make([]error, len(ws))
 	type outcome struct {
 		i   int

@@ -71,7 +71,7 @@ func TestProbeAllWaitsWhileNothingWorks(t *testing.T) {
 	c := newPipeline(t, cfg, watchtest.API{Core: client}).c
 	t.Cleanup(c.Stop)
 	c.stopCh = make(chan struct{})
-	errs := c.ProbeAll(c.Watches())
+	errs := c.probeAll(c.watches())
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("kind %d: %v, want it probed until it works", i, err)

@@ -10,7 +10,7 @@ import (
 // TestRecordsOfRecovers: a source function that panics on an object makes
 // the object publish nothing, with a warning, instead of ending the process.
 func TestRecordsOfRecovers(t *testing.T) {
-	w := &Watched{records: func(obj any) source.Result { return source.Result{RRs: nil, Warnings: []string{obj.(string)}} }}
+	w := &watched{records: func(obj any) source.Result { return source.Result{RRs: nil, Warnings: []string{obj.(string)}} }}
 	if res := recordsOf(w, "fine"); len(res.Warnings) != 1 || res.Warnings[0] != "fine" {
 		t.Errorf("a working source: %+v", res)
 	}

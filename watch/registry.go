@@ -13,10 +13,10 @@ import (
 // informerKey names a running informer: its kind and namespace.
 type informerKey struct{ Kind, namespace string }
 
-func keyOf(w *Watched) informerKey { return informerKey{w.Kind.Name, w.Namespace} }
+func keyOf(w *watched) informerKey { return informerKey{w.Kind.Name, w.Namespace} }
 
 // register makes the lookups of w's kind read its store.
-func (c *Controller) register(w *Watched) {
+func (c *Controller) register(w *watched) {
 	c.mu.Lock()
 	c.informers[keyOf(w)] = w
 	c.mu.Unlock()
@@ -25,7 +25,7 @@ func (c *Controller) register(w *Watched) {
 // informerFor returns the running informer of kind that holds the objects of
 // namespace: the one of that namespace, else the one of all namespaces; nil
 // when no informer reads that namespace.
-func (c *Controller) informerFor(kind, namespace string) *Watched {
+func (c *Controller) informerFor(kind, namespace string) *watched {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if w := c.informers[informerKey{kind, namespace}]; w != nil {
@@ -44,10 +44,10 @@ func (c *Controller) ReadVersion(kind, namespace string) string {
 }
 
 // running returns every running informer of kind.
-func (c *Controller) running(kind string) []*Watched {
+func (c *Controller) running(kind string) []*watched {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var ws []*Watched
+	var ws []*watched
 	for k, w := range c.informers {
 		if k.Kind == kind {
 			ws = append(ws, w)
@@ -58,7 +58,7 @@ func (c *Controller) running(kind string) []*Watched {
 
 // getObject returns the object namespace/name of kind from the informer
 // that reads its namespace, or nil.
-func (c *Controller) getObject(kind, namespace, name string) (*Watched, any) {
+func (c *Controller) getObject(kind, namespace, name string) (*watched, any) {
 	return c.getKey(kind, namespace, namespace+"/"+name)
 }
 
@@ -70,7 +70,7 @@ func (c *Controller) getNamespace(name string) any {
 
 // getKey returns the object of kind with the store key, from the informer
 // that reads namespace, or nil.
-func (c *Controller) getKey(kind, namespace, key string) (*Watched, any) {
+func (c *Controller) getKey(kind, namespace, key string) (*watched, any) {
 	w := c.informerFor(kind, namespace)
 	if w == nil {
 		return nil, nil

@@ -75,7 +75,7 @@ func TestWatchesPerNamespace(t *testing.T) {
 			cfg.Nameservers = []string{"kube-system/dns1"}
 			c.configure(&cfg)
 			var got []string
-			for _, w := range New(cfg, watchtest.API{Core: fake.NewSimpleClientset(), Gateway: watchtest.NewGatewayTracker()}, nil).Watches() {
+			for _, w := range New(cfg, watchtest.API{Core: fake.NewSimpleClientset(), Gateway: watchtest.NewGatewayTracker()}, nil).watches() {
 				if !w.Nameserver {
 					got = append(got, w.Kind.Name+"/"+w.Namespace)
 				}

@@ -56,7 +56,7 @@ var shared = struct {
 
 // sharedKeyOf returns the key of w's informer. An API that does not share
 // gets a key of the controller's own.
-func (c *Controller) sharedKeyOf(w *Watched) sharedKey {
+func (c *Controller) sharedKeyOf(w *watched) sharedKey {
 	var o metav1.ListOptions
 	w.Options(&o)
 	api := fmt.Sprintf("controller %p", c)
@@ -68,7 +68,7 @@ func (c *Controller) sharedKeyOf(w *Watched) sharedKey {
 
 // acquire returns the running informer of w's key, starting it when none
 // runs; release must be called when w stops.
-func (c *Controller) acquire(w *Watched) (sharedKey, *sharedInformer) {
+func (c *Controller) acquire(w *watched) (sharedKey, *sharedInformer) {
 	key := c.sharedKeyOf(w)
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
@@ -88,7 +88,7 @@ func (c *Controller) acquire(w *Watched) (sharedKey, *sharedInformer) {
 // joinable reports whether a running informer of w's key has synced and
 // the API server lets it read: a block that joins it (a reload) needs no
 // probe, and nothing is listed again.
-func (c *Controller) joinable(w *Watched) bool {
+func (c *Controller) joinable(w *watched) bool {
 	key := c.sharedKeyOf(w)
 	shared.mu.Lock()
 	s := shared.informers[key]
@@ -116,7 +116,7 @@ func release(key sharedKey, s *sharedInformer) {
 // informer recipe, internal/informer). The guard lives as long as the shared
 // informer, longer than the controller that made it: nothing in it may
 // reach w or c (a reload would keep the old block, its index included, alive).
-func (c *Controller) newSharedInformer(w *Watched) *sharedInformer {
+func (c *Controller) newSharedInformer(w *watched) *sharedInformer {
 	list, watchFn := c.api.ListWatch(w.Version, w.Namespace)
 	// Like the generated informers, tell the reflector whether the client
 	// supports WatchList: client-go's fake clients do not, and an informer

@@ -14,7 +14,7 @@ import (
 // claimOf returns who claims the records of an object: its namespace, in the
 // order of creation. The nameservers' own Services (nameservers holds their
 // "namespace/name") are the plugin's, under either informer.
-func claimOf(w *Watched, meta metav1.Object, nameservers []string) index.Claim {
+func claimOf(w *watched, meta metav1.Object, nameservers []string) index.Claim {
 	ns := meta.GetNamespace()
 	if w.Nameserver || w.Kind.Name == "Service" && slices.Contains(nameservers, ns+"/"+meta.GetName()) {
 		return index.Claim{}

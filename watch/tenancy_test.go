@@ -15,18 +15,18 @@ func TestClaimOf(t *testing.T) {
 	route := &metav1.ObjectMeta{Namespace: "team-b", Name: "r", CreationTimestamp: created}
 	tests := []struct {
 		name string
-		w    *Watched
+		w    *watched
 		meta metav1.Object
 		want index.Claim
 	}{
 		// A route is checked against its own namespace, whichever Gateway it attaches to.
-		{"route through a shared Gateway", &Watched{Kind: source.KindByName("HTTPRoute")}, route, index.Claim{Namespace: "team-b", Created: created.UnixNano()}},
-		{"nameserver Service", &Watched{Kind: source.KindByName("Service"), Nameserver: true}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1"}, index.Claim{}},
+		{"route through a shared Gateway", &watched{Kind: source.KindByName("HTTPRoute")}, route, index.Claim{Namespace: "team-b", Created: created.UnixNano()}},
+		{"nameserver Service", &watched{Kind: source.KindByName("Service"), Nameserver: true}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1"}, index.Claim{}},
 		// Its hostnames through the Service informer, the nameserver name among them.
-		{"nameserver Service as a Service", &Watched{Kind: source.KindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{}},
-		{"another Service of its namespace", &Watched{Kind: source.KindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns2", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},
-		{"an Ingress named like it", &Watched{Kind: source.KindByName("Ingress")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},
-		{"cluster-scoped object", &Watched{Kind: source.KindByName("Service")}, &metav1.ObjectMeta{Name: "x", CreationTimestamp: created}, index.Claim{Namespace: "/", Created: created.UnixNano()}},
+		{"nameserver Service as a Service", &watched{Kind: source.KindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{}},
+		{"another Service of its namespace", &watched{Kind: source.KindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns2", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},
+		{"an Ingress named like it", &watched{Kind: source.KindByName("Ingress")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},
+		{"cluster-scoped object", &watched{Kind: source.KindByName("Service")}, &metav1.ObjectMeta{Name: "x", CreationTimestamp: created}, index.Claim{Namespace: "/", Created: created.UnixNano()}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 
 // what names the informer in log lines: its kind, and its namespace if it
 // reads only one.
-func (w *Watched) what() string {
+func (w *watched) what() string {
 	switch {
 	case w.Namespace == "" || w.Nameserver:
 		return w.Kind.Name
@@ -21,12 +21,12 @@ func (w *Watched) what() string {
 	return w.Kind.Name + " in namespace " + w.Namespace
 }
 
-// Watches returns the informers the configuration asks for: with the
+// watches returns the informers the configuration asks for: with the
 // namespaces option, one per listed namespace for each namespaced kind, and
 // one per listed Namespace object, so that Roles in those namespaces are all
 // the reading it needs (IngressClasses excepted).
-func (c *Controller) Watches() []*Watched {
-	var ws []*Watched
+func (c *Controller) watches() []*watched {
+	var ws []*watched
 	routes := false
 	scopes := []string{""}
 	if len(c.cfg.Namespaces) > 0 {
@@ -38,7 +38,7 @@ func (c *Controller) Watches() []*Watched {
 			in = []string{""}
 		}
 		for _, ns := range in {
-			w := &Watched{
+			w := &watched{
 				Kind:      k,
 				Version:   k,
 				Namespace: ns,
@@ -95,7 +95,7 @@ func (c *Controller) Watches() []*Watched {
 	}
 	for _, nsName := range c.cfg.Nameservers {
 		namespace, name, _ := strings.Cut(nsName, "/")
-		ws = append(ws, &Watched{
+		ws = append(ws, &watched{
 			Kind:      svc,
 			Version:   svc,
 			Namespace: namespace,
@@ -112,7 +112,7 @@ func (c *Controller) Watches() []*Watched {
 
 // countKinds returns how many kinds ws read: with the namespaces option a
 // kind has several informers.
-func countKinds(ws []*Watched) int {
+func countKinds(ws []*watched) int {
 	names := map[string]bool{}
 	for _, w := range ws {
 		names[w.Kind.Name] = true
