@@ -13,11 +13,12 @@ import (
 //
 // A zone's content can change without its serial changing: a second change
 // within one second is published at once and gets its serial on the next
-// second. So a serial alone does not say what a secondary holds. The history
-// records each content a transfer served (a version, with its serial) and the
-// difference from the version before; IXFR from serial X is incremental only
-// when exactly one version ever served had serial X, and otherwise falls back
-// to the whole zone, as RFC 1995 §4 allows.
+// second. Transfers therefore serve, under a serial, the content first served
+// under it (record), so that a serial always stands for one content. The
+// history keeps each content a transfer served (a version, with its serial)
+// and the difference from the version before; IXFR from serial X is
+// incremental when exactly one version kept had serial X, and otherwise falls
+// back to the whole zone, as RFC 1995 §4 allows.
 
 const (
 	// ixfrMaxVersions bounds the versions kept per zone; the oldest go first.
@@ -81,9 +82,13 @@ func zoneBody(s *index.Snapshot, zi int) []dns.RR {
 	return append(append(body, ns...), records...)
 }
 
-// record notes that zone zi of s is about to be served, and returns its body.
+// record notes that zone zi of s is about to be served, and returns the body
+// to serve: the content first served under the serial of s. A change within
+// the second of the serial is served by transfers once its own serial comes
+// (at most a second later, with its NOTIFY), so that one serial is always
+// one content, and every IXFR from a serial served can be incremental.
 func (z *ixfrHistory) record(s *index.Snapshot, zi int) []dns.RR {
-	if s == z.snap {
+	if n := len(z.versions); s == z.snap || n > 0 && z.versions[n-1].serial() == s.Serial(zi) {
 		return z.body
 	}
 	body := zoneBody(s, zi)
@@ -94,8 +99,6 @@ func (z *ixfrHistory) record(s *index.Snapshot, zi int) []dns.RR {
 	}
 	n := len(z.versions)
 	switch {
-	case n > 0 && z.versions[n-1].serial() == s.Serial(zi) && sameKeys(z.last, cur):
-		// Another snapshot (another zone changed), the same content.
 	case n > 0 && index.SerialLess(s.Serial(zi), z.versions[n-1].serial()):
 		// The serial went back (from a copy on disk to the informers'
 		// index): start again, and never vouch for a serial up to the
@@ -194,16 +197,4 @@ func sortedValues(m map[string]dns.RR) []dns.RR {
 		out[i] = m[k]
 	}
 	return out
-}
-
-func sameKeys(a, b map[string]dns.RR) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k := range a {
-		if _, ok := b[k]; !ok {
-			return false
-		}
-	}
-	return true
 }
