@@ -207,23 +207,11 @@ func TestFleetUnreachableCluster(t *testing.T) {
 // of cluster, as the plugin exports it, -1 when it has no such series.
 func clusterGauge(t *testing.T, name, cluster string) float64 {
 	t.Helper()
-	families, err := prometheus.DefaultGatherer.Gather()
-	if err != nil {
-		t.Fatal(err)
+	m := gathered(t, name, "cluster", cluster)
+	if m == nil {
+		return -1
 	}
-	for _, f := range families {
-		if f.GetName() != "coredns_k8s_gateway_"+name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "cluster" && l.GetValue() == cluster {
-					return m.GetGauge().GetValue()
-				}
-			}
-		}
-	}
-	return -1
+	return m.GetGauge().GetValue()
 }
 
 // k8sMetric returns the value of a gauge or counter.

@@ -23,7 +23,6 @@ import (
 
 	"github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
@@ -95,15 +94,7 @@ func k8sStartGatewayAPI(t *testing.T, api watch.API, zones []string, configure f
 
 func k8sCreate(t *testing.T, client kubernetes.Interface, obj k8sruntime.Object) {
 	t.Helper()
-	ctx := context.Background()
-	var err error
-	switch o := obj.(type) {
-	case *networkingv1.Ingress:
-		_, err = client.NetworkingV1().Ingresses(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
-	case *corev1.Service:
-		_, err = client.CoreV1().Services(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
-	}
-	if err != nil {
+	if err := watchtest.Create(client, obj); err != nil {
 		t.Fatalf("create: %v", err)
 	}
 }

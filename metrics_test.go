@@ -8,6 +8,7 @@ import (
 
 	"github.com/miekg/dns"
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
@@ -168,6 +169,13 @@ func TestBuildInfo(t *testing.T) {
 // histogramCount returns the sample count of coredns_k8s_gateway_<name>{kind}.
 func histogramCount(t *testing.T, name, kind string) uint64 {
 	t.Helper()
+	return gathered(t, name, "kind", kind).GetHistogram().GetSampleCount()
+}
+
+// gathered returns the series of coredns_k8s_gateway_<name> whose label is
+// value, as the plugin exports it; nil when there is none.
+func gathered(t *testing.T, name, label, value string) *dto.Metric {
+	t.Helper()
 	families, err := prometheus.DefaultGatherer.Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -178,13 +186,13 @@ func histogramCount(t *testing.T, name, kind string) uint64 {
 		}
 		for _, m := range f.GetMetric() {
 			for _, l := range m.GetLabel() {
-				if l.GetName() == "kind" && l.GetValue() == kind {
-					return m.GetHistogram().GetSampleCount()
+				if l.GetName() == label && l.GetValue() == value {
+					return m
 				}
 			}
 		}
 	}
-	return 0
+	return nil
 }
 
 // TestProgrammingDuration: each change after the sync is one sample of

@@ -1,16 +1,12 @@
 package watch
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/miekg/dns"
-	corev1 "k8s.io/api/core/v1"
-	networkingv1 "k8s.io/api/networking/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
@@ -18,6 +14,7 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/index"
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	"github.com/seed-e581d630/k8s_gateway/source"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 )
 
 // The pipeline tests run a controller against a fake API (watchtest) and
@@ -136,17 +133,7 @@ func (p *pipeline) answers(t testing.TB, name string, qtype uint16, want string)
 // create creates an Ingress or a Service in client.
 func create(t testing.TB, client kubernetes.Interface, obj k8sruntime.Object) {
 	t.Helper()
-	ctx := context.Background()
-	var err error
-	switch o := obj.(type) {
-	case *networkingv1.Ingress:
-		_, err = client.NetworkingV1().Ingresses(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
-	case *corev1.Service:
-		_, err = client.CoreV1().Services(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
-	default:
-		t.Fatalf("create: %T", obj)
-	}
-	if err != nil {
+	if err := watchtest.Create(client, obj); err != nil {
 		t.Fatalf("create: %v", err)
 	}
 }
