@@ -19,6 +19,13 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/internal/informer"
 )
 
+// TestMain routes klog before any test starts goroutines that log, as the
+// plugin does in its init: klog.SetLogger must not run while client-go logs.
+func TestMain(m *testing.M) {
+	RouteKlog()
+	os.Exit(m.Run())
+}
+
 // lockedBuffer collects log output written from several goroutines.
 type lockedBuffer struct {
 	mu sync.Mutex
@@ -43,7 +50,6 @@ func TestLogPrefix(t *testing.T) {
 	var out lockedBuffer
 	golog.SetOutput(&out)
 	defer golog.SetOutput(os.Stderr)
-	RouteKlog()
 
 	calls := 0
 	_, g := informer.New(informer.Config{
