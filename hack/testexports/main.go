@@ -1,7 +1,9 @@
 // Command testexports lists the exported top-level identifiers of the given
 // packages (directories of this module) that no production file of another
 // package uses but some test does: names exported only for tests, which
-// should be unexported once the tests live beside their code.
+// should be unexported once the tests live beside their code. The types of
+// exported fields and signatures, and the constants of a group production
+// uses, count as used (see api).
 //
 // Usage: go run ./hack/testexports [-baseline FILE] DIR...
 // It exits 1 when it finds a name that the baseline file (one
@@ -49,6 +51,7 @@ func main() {
 		dir = path.Clean(dir)
 		names := exported(files, dir)
 		prod, test := uses(files, dir)
+		api(files, dir, prod)
 		for _, n := range names {
 			if !prod[n] && test[n] {
 				id := dir + "." + n
@@ -195,6 +198,63 @@ func uses(files []file, dir string) (prod, test map[string]bool) {
 		})
 	}
 	return prod, test
+}
+
+// api marks as used in production the names that belong to the package's API
+// although no other package spells them: the types of its exported fields
+// and of its exported functions' parameters and results (an exported field
+// of an unexported type would be worse), and every constant of a group that
+// production uses (one value of an enumeration is part of it).
+func api(files []file, dir string, prod map[string]bool) {
+	markTypes := func(n ast.Node) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && id.IsExported() {
+				prod[id.Name] = true
+			}
+			return true
+		})
+	}
+	for _, f := range files {
+		if f.dir != dir || f.test {
+			continue
+		}
+		for _, d := range f.ast.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Name.IsExported() {
+					markTypes(d.Type)
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					if ts, ok := spec.(*ast.TypeSpec); ok && ts.Name.IsExported() {
+						if st, ok := ts.Type.(*ast.StructType); ok {
+							for _, field := range st.Fields.List {
+								if len(field.Names) > 0 && field.Names[0].IsExported() {
+									markTypes(field.Type)
+								}
+							}
+						}
+					}
+				}
+				if d.Tok != token.CONST {
+					continue
+				}
+				var group []string
+				used := false
+				for _, spec := range d.Specs {
+					for _, n := range spec.(*ast.ValueSpec).Names {
+						group = append(group, n.Name)
+						used = used || prod[n.Name]
+					}
+				}
+				if used {
+					for _, n := range group {
+						prod[n] = true
+					}
+				}
+			}
+		}
+	}
 }
 
 func fatal(err error) {
