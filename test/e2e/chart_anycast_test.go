@@ -108,9 +108,11 @@ func TestChartAnycastDocValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(b), "```yaml\n# values.yaml (hidden primary)\n")
+	// The snippet: a ```yaml fence (with or without an info word) whose
+	// first line names it.
+	before, rest, ok := strings.Cut(string(b), "\n# values.yaml (hidden primary)\n")
 	values, _, ok2 := strings.Cut(rest, "```")
-	if !ok || !ok2 {
+	if !ok || !ok2 || !strings.HasPrefix(before[strings.LastIndexByte(before, '\n')+1:], "```yaml") {
 		t.Fatal("docs/anycast.md: no values.yaml (hidden primary) snippet")
 	}
 	ns := namespace(t)
