@@ -4,9 +4,9 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/seed-e581d630/k8s_gateway/source"
-
 	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
 // SOA timers. Secondaries learn of changes by NOTIFY; refresh and retry are

@@ -7,11 +7,11 @@ import (
 	"net/netip"
 	"testing"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	"github.com/coredns/coredns/plugin/test"
 	"github.com/miekg/dns"
+
 	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 // benchNames is the number of names in the benchmark index.

@@ -5,12 +5,11 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/seed-e581d630/k8s_gateway/source"
-
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	"k8s.io/client-go/tools/cache"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
 // BenchmarkCacheBytes reports what the informer cache keeps per object

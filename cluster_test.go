@@ -6,12 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/watch"
-	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
-
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	"github.com/miekg/dns"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
@@ -19,10 +16,10 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
-
 	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/watch"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 )
 
 // k8sFleetCluster is one cluster of a fleet test, on a fake clientset.

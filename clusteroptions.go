@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/labels"
+
 	"github.com/seed-e581d630/k8s_gateway/index"
 	"github.com/seed-e581d630/k8s_gateway/source"
-
-	"k8s.io/apimachinery/pkg/labels"
 )
 
 // clusterOptions say how one cluster is read and which of its objects are

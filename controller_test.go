@@ -10,17 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/fleet"
-
-	"github.com/seed-e581d630/k8s_gateway/watch"
-	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
-
-	"github.com/seed-e581d630/k8s_gateway/persist"
-
-	"github.com/seed-e581d630/k8s_gateway/source"
-
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	"github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -30,6 +19,13 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/seed-e581d630/k8s_gateway/fleet"
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/persist"
+	"github.com/seed-e581d630/k8s_gateway/source"
+	"github.com/seed-e581d630/k8s_gateway/watch"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 )
 
 // The pipeline tests run the controller against client-go's fake clientset:

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 // BenchmarkFleetSync syncs the same number of names from one cluster and

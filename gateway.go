@@ -11,24 +11,20 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/fleet"
-
-	"github.com/seed-e581d630/k8s_gateway/watch"
-
-	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
-	"github.com/seed-e581d630/k8s_gateway/persist"
-	"github.com/seed-e581d630/k8s_gateway/source"
-
 	"github.com/coredns/coredns/plugin"
 	"github.com/coredns/coredns/plugin/pkg/fall"
 	"github.com/coredns/coredns/plugin/transfer"
 	"github.com/coredns/coredns/request"
-
 	"github.com/miekg/dns"
 
 	"github.com/seed-e581d630/k8s_gateway/acmeupdate"
 	"github.com/seed-e581d630/k8s_gateway/catalog"
+	"github.com/seed-e581d630/k8s_gateway/fleet"
 	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
+	"github.com/seed-e581d630/k8s_gateway/persist"
+	"github.com/seed-e581d630/k8s_gateway/source"
+	"github.com/seed-e581d630/k8s_gateway/watch"
 )
 
 // timing is how long the plugin and its controllers wait. Tests shorten it.

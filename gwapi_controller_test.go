@@ -6,17 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/seed-e581d630/k8s_gateway/index"
-	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
-
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	"github.com/miekg/dns"
+	dto "github.com/prometheus/client_model/go"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 	gwfake "sigs.k8s.io/gateway-api/pkg/client/clientset/versioned/fake"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 )
 
 // TestControllerListenerSetRefusalReported: a route published through a

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	"github.com/coredns/coredns/plugin/pkg/dnstest"
 	"github.com/coredns/coredns/plugin/test"
 	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 // Helpers shared by gateway_test.go, transfer_test.go, bench_test.go

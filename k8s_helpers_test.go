@@ -11,11 +11,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	"github.com/coredns/coredns/plugin/pkg/dnstest"
 	"github.com/coredns/coredns/plugin/test"
 	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 // k8sAsk sends one query to g and returns the reply (nil when the plugin

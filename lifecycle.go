@@ -6,15 +6,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/fleet"
-
-	"github.com/seed-e581d630/k8s_gateway/watch"
-
-	"github.com/seed-e581d630/k8s_gateway/persist"
-
-	"github.com/seed-e581d630/k8s_gateway/source"
-
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/seed-e581d630/k8s_gateway/fleet"
+	"github.com/seed-e581d630/k8s_gateway/persist"
+	"github.com/seed-e581d630/k8s_gateway/source"
+	"github.com/seed-e581d630/k8s_gateway/watch"
 )
 
 // The plugin owns its index and readiness: it starts the controllers of its

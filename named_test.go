@@ -8,13 +8,12 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/seed-e581d630/k8s_gateway/watch"
-
-	"github.com/seed-e581d630/k8s_gateway/source"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
+
+	"github.com/seed-e581d630/k8s_gateway/source"
+	"github.com/seed-e581d630/k8s_gateway/watch"
 )
 
 // namedServer answers the requests of namedListWatch for the Namespace apps,

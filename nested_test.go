@@ -4,10 +4,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	"github.com/coredns/coredns/plugin/test"
 	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 // TestNestedZones: zones example.com. and a.b.example.com. in one block

@@ -6,11 +6,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/persist"
-
 	"github.com/miekg/dns"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/persist"
 )
 
 // zoneCopies are the copies of the zones read from disk at startup. Until the

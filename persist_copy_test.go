@@ -9,10 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/persist"
-
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	"github.com/coredns/coredns/plugin/test"
 	"github.com/miekg/dns"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -21,6 +17,8 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/persist"
 )
 
 // Tests of the copies served until the informers sync (persist_copy.go).

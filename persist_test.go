@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/persist"
-
 	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/persist"
 )
 
 // Tests of the file format of the persist option (persist.go).

@@ -3,10 +3,10 @@ package gateway
 import (
 	"testing"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	"github.com/coredns/coredns/request"
 	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 func TestWithQueryCase(t *testing.T) {

@@ -6,11 +6,11 @@ import (
 	"time"
 	"weak"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
-
 	"github.com/miekg/dns"
 	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 )
 
 // TestReloadReleasesIndex: after a reload (a new block joins the shared

@@ -8,28 +8,21 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/seed-e581d630/k8s_gateway/fleet"
-
-	"github.com/seed-e581d630/k8s_gateway/watch"
-
-	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
-
-	"github.com/seed-e581d630/k8s_gateway/persist"
-
-	"github.com/seed-e581d630/k8s_gateway/source"
-
 	"github.com/coredns/caddy"
 	"github.com/coredns/coredns/core/dnsserver"
 	"github.com/coredns/coredns/plugin"
 	"github.com/coredns/coredns/plugin/transfer"
-	"github.com/seed-e581d630/k8s_gateway/internal/plog"
-
 	"github.com/miekg/dns"
-
-	"github.com/seed-e581d630/k8s_gateway/index"
-
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/seed-e581d630/k8s_gateway/fleet"
+	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
+	"github.com/seed-e581d630/k8s_gateway/internal/plog"
+	"github.com/seed-e581d630/k8s_gateway/persist"
+	"github.com/seed-e581d630/k8s_gateway/source"
+	"github.com/seed-e581d630/k8s_gateway/watch"
 )
 
 // log is the plugin's logger: every line carries plugin/k8s_gateway:.

@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/seed-e581d630/k8s_gateway/fleet"
-
-	"github.com/seed-e581d630/k8s_gateway/source"
-	"github.com/seed-e581d630/k8s_gateway/watch"
-	"k8s.io/client-go/dynamic"
-
 	"github.com/coredns/caddy"
 	"github.com/miekg/dns"
+	"k8s.io/client-go/dynamic"
+
+	"github.com/seed-e581d630/k8s_gateway/fleet"
+	"github.com/seed-e581d630/k8s_gateway/source"
+	"github.com/seed-e581d630/k8s_gateway/watch"
 )
 
 // clusterSpec is one cluster block of a Corefile:

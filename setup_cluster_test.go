@@ -5,9 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seed-e581d630/k8s_gateway/source"
-
 	"github.com/coredns/caddy"
+
+	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
 // k8sClusterView is what a cluster block gives, with the block's defaults applied.

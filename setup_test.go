@@ -9,11 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seed-e581d630/k8s_gateway/watch"
+	"github.com/coredns/caddy"
 
 	"github.com/seed-e581d630/k8s_gateway/source"
-
-	"github.com/coredns/caddy"
+	"github.com/seed-e581d630/k8s_gateway/watch"
 )
 
 // k8sKubeconfig writes a kubeconfig with the contexts one and two (pointing at

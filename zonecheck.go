@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/seed-e581d630/k8s_gateway/source"
-
 	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
 // checkZones reports a configuration whose zones cannot be served: the root

@@ -9,16 +9,15 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	kwatch "k8s.io/apimachinery/pkg/watch"
-	k8stesting "k8s.io/client-go/testing"
-
-	"github.com/seed-e581d630/k8s_gateway/internal/informer"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	kwatch "k8s.io/apimachinery/pkg/watch"
 	dynfake "k8s.io/client-go/dynamic/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/informer"
 )
 
 // secret is a Secret holding value as its TSIG secret, labelled or not.

@@ -5,15 +5,15 @@ import (
 	"encoding/base64"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/seed-e581d630/k8s_gateway/internal/informer"
-	"github.com/seed-e581d630/k8s_gateway/watch"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/informer"
+	"github.com/seed-e581d630/k8s_gateway/watch"
 )
 
 // secretValue returns the kubeconfig of a Cluster API kubeconfig Secret, or

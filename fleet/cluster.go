@@ -6,11 +6,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/watch"
-
 	"github.com/miekg/dns"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/watch"
 )
 
 // Cluster is one cluster the plugin reads: its controller, which puts the

@@ -10,13 +10,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/watch"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/seed-e581d630/k8s_gateway/watch"
 )
 
 // Cluster API discovery: the plugin watches the cluster.x-k8s.io Clusters of

@@ -4,9 +4,9 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
-	"github.com/seed-e581d630/k8s_gateway/internal/plog"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/internal/plog"
 )
 
 // log is the plugin's logger: every line carries plugin/k8s_gateway:.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
 	"github.com/seed-e581d630/k8s_gateway/index"
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )

@@ -5,10 +5,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 // afFilter builds a filter from include and exclude ranges, failing the test on a bad one.

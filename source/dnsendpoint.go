@@ -6,11 +6,12 @@ import (
 	"strings"
 
 	"github.com/miekg/dns"
-	"github.com/seed-e581d630/k8s_gateway/index"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
 // DNSEndpointResource is external-dns's DNSEndpoint CRD.

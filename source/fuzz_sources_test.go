@@ -5,14 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	"github.com/miekg/dns"
-
-	"github.com/seed-e581d630/k8s_gateway/index"
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 // k8sFuzzConfig has a zone, a zone inside it, and a long zone, so that names

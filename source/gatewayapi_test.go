@@ -10,12 +10,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 // gwtZones are the zones of these tests; example.org is there so that

@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 func healthGateway(name string, programmed metav1.ConditionStatus) *gwv1.Gateway {

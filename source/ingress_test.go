@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	networkingv1 "k8s.io/api/networking/v1"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 // k8sTestZones are the zones of the source tests: a zone, a more specific zone

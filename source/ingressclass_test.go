@@ -3,10 +3,10 @@ package source
 import (
 	"testing"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 // TestDefaultIngressClass: the default is chosen as the DefaultIngressClass

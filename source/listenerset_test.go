@@ -3,10 +3,10 @@ package source
 import (
 	"testing"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 func lstNamespaces(ns map[string]map[string]string) func(string) (map[string]string, bool) {

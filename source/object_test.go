@@ -7,14 +7,14 @@ import (
 	"unique"
 	"unsafe"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 // The kinds kept as types of our own are objects to the informer's store.

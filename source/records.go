@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
-	"github.com/seed-e581d630/k8s_gateway/index"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
 // Labels and annotations read from objects.

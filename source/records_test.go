@@ -7,12 +7,12 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 func TestTargetsAdd(t *testing.T) {

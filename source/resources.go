@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/miekg/dns"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"

@@ -4,13 +4,12 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
-	gwv1a2 "sigs.k8s.io/gateway-api/apis/v1alpha2"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+	gwv1a2 "sigs.k8s.io/gateway-api/apis/v1alpha2"
 	gwv1a3 "sigs.k8s.io/gateway-api/apis/v1alpha3"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 // Hostnames and addresses: listener intersection, inheritance, zones, address types.

@@ -3,9 +3,9 @@ package source
 import (
 	"testing"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 // k8sSlimService converts a Service as its informer does.

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/source"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -20,6 +18,8 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
 // API lists and watches the kinds the plugin reads. restAPI implements

@@ -11,15 +11,15 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
-	clientscheme "k8s.io/client-go/kubernetes/scheme"
-
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-	"github.com/seed-e581d630/k8s_gateway/source"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
 // TestDecodeWithAPICodecs decodes what client-go's own scheme encodes, in

@@ -2,19 +2,18 @@ package watch
 
 import (
 	"errors"
-	"github.com/seed-e581d630/k8s_gateway/internal/informer"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/seed-e581d630/k8s_gateway/source"
 
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/internal/informer"
+	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
 // Timing is how long a controller waits.

@@ -3,11 +3,11 @@ package watch
 import (
 	"slices"
 
-	"github.com/seed-e581d630/k8s_gateway/source"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
+
+	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
 // Index names of the Gateway API informers: routes by the Gateways and

@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/seed-e581d630/k8s_gateway/source"
-
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
 // Reasons of the Events the plugin emits on objects (the events option).

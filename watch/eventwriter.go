@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
 )
 
 // EventSink is an API client that can write Events: the API server's events

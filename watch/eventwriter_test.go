@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 // recordingSink keeps what an eventWriter wrote, and fails as told.

@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/source"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
 // switchVersion replaces the informer of w by one that reads version v, and

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
 )
 

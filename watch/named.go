@@ -3,13 +3,13 @@ package watch
 import (
 	"context"
 
-	"github.com/seed-e581d630/k8s_gateway/source"
-
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
+
+	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
 // namedListWatch reads one cluster-scoped object by name: the Namespace of a

@@ -4,14 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/seed-e581d630/k8s_gateway/internal/informer"
 	"sync"
-
-	"github.com/seed-e581d630/k8s_gateway/source"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/informer"
+	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
 // Shared informers (issue 28). The controllers of the blocks that read one

@@ -3,12 +3,11 @@ package watch
 import (
 	"slices"
 
-	"github.com/seed-e581d630/k8s_gateway/source"
-
 	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
 // claimOf returns who claims the records of an object: its namespace, in the

@@ -4,9 +4,10 @@ import (
 	"slices"
 	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/seed-e581d630/k8s_gateway/index"
 	"github.com/seed-e581d630/k8s_gateway/source"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // what names the informer in log lines: its kind, and its namespace if it

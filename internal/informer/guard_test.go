@@ -7,8 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/source"
-
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -18,6 +16,7 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
 var testTiming = Timing{RetryInitial: time.Millisecond, RetryMax: 4 * time.Millisecond, ThrottledMax: 4 * time.Millisecond}

@@ -3,8 +3,6 @@
 package chaos
 
 import (
-	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
-
 	"bytes"
 	"context"
 	"fmt"
@@ -23,6 +21,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
 )
 
 // plugin is a running coredns binary.

@@ -12,8 +12,6 @@
 package chaos
 
 import (
-	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
-
 	"fmt"
 	"os"
 	"strings"
@@ -21,6 +19,8 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
 )
 
 var (

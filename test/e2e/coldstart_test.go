@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
-
 	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
 )
 
 // TestColdStartRefusedAtFirst: the plugin starts as a ServiceAccount that

@@ -3,8 +3,6 @@
 package e2e
 
 import (
-	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
-
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -19,6 +17,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
 )
 
 // kubectl runs kubectl against the test cluster, with stdin when not empty.

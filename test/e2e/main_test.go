@@ -8,12 +8,12 @@
 package e2e
 
 import (
-	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
-
 	"fmt"
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
 )
 
 var (

@@ -3,8 +3,6 @@
 package e2e
 
 import (
-	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
-
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -18,6 +16,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
 )
 
 // pluginCfgMarker precedes CONTRIBUTING.md's code block of plugin.cfg steps.

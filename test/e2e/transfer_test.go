@@ -3,8 +3,6 @@
 package e2e
 
 import (
-	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
-
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +15,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
 )
 
 // The zone transfer tests run k8s_gateway as a hidden primary

@@ -13,10 +13,9 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/coredns/caddy/caddyfile"
 	"github.com/miekg/dns"
+	corev1 "k8s.io/api/core/v1"
 )
 
 // The zones tests run every example Corefile, and Corefiles the chart

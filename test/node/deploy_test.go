@@ -3,8 +3,6 @@
 package node
 
 import (
-	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
-
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -14,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
 )
 
 // TestChart installs charts/k8s-gateway with helm and follows the release

@@ -12,16 +12,15 @@
 package node
 
 import (
-	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
-
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"testing"
 	"time"
 
-	"testing"
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
 )
 
 const image = "localhost/k8s-gateway:e2e"

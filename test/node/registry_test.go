@@ -3,8 +3,6 @@
 package node
 
 import (
-	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
-
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
@@ -17,6 +15,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
 )
 
 // The OCI media types the release must use.
