@@ -130,13 +130,7 @@ func TestCatalogClusterZones(t *testing.T) {
 	nameserverService(t, "192.0.2.53")
 	s.eventually(t, 10*time.Second, "dns1.kube-system.one.example.com.", dns.TypeA, positive("dns1.kube-system.one.example.com. 30 IN A 192.0.2.53"))
 	ns := namespace(t)
-	kubectl(t, fmt.Sprintf(`
-apiVersion: v1
-kind: Service
-metadata: {name: lb, namespace: %s}
-spec: {type: LoadBalancer, ports: [{port: 80}]}
-`, ns), "apply", "-f", "-")
-	setLBStatus(t, ns, "service", "lb", "192.0.2.40")
+	applyLB(t, ns, "192.0.2.40")
 	inOne, inTwo := "lb."+ns+".one.example.com.", "lb."+ns+".two.example.com."
 	s.eventually(t, 10*time.Second, inOne, dns.TypeA, positive(inOne+" 30 IN A 192.0.2.40"))
 	// The block's zone delegates the cluster's, with glue.

@@ -109,13 +109,7 @@ func TestCDSKeyRollover(t *testing.T) {
 	s := startServer(t, rel, kubeconfig)
 	nameserverService(t, "127.0.0.1")
 	ns := namespace(t)
-	kubectl(t, fmt.Sprintf(`
-apiVersion: v1
-kind: Service
-metadata: {name: lb, namespace: %s}
-spec: {type: LoadBalancer, ports: [{port: 80}]}
-`, ns), "apply", "-f", "-")
-	setLBStatus(t, ns, "service", "lb", "192.0.2.80")
+	applyLB(t, ns, "192.0.2.80")
 	name := "lb." + ns + ".example.com."
 	s.eventually(t, 10*time.Second, name, dns.TypeA, positive(name+" 2 IN A 192.0.2.80"))
 

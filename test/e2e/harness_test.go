@@ -394,9 +394,9 @@ spec:
 	setLBStatus(t, "kube-system", "service", "dns1", addrs...)
 }
 
-// lbService creates the LoadBalancer Service "lb" in ns with the address ip
-// and waits until s answers its name, which it returns.
-func lbService(t *testing.T, s *server, ns, ip string) string {
+// applyLB creates the LoadBalancer Service "lb" in ns and gives it the
+// addresses addrs in its status.
+func applyLB(t *testing.T, ns string, addrs ...string) {
 	t.Helper()
 	kubectl(t, fmt.Sprintf(`
 apiVersion: v1
@@ -404,7 +404,14 @@ kind: Service
 metadata: {name: lb, namespace: %s}
 spec: {type: LoadBalancer, ports: [{port: 80}]}
 `, ns), "apply", "-f", "-")
-	setLBStatus(t, ns, "service", "lb", ip)
+	setLBStatus(t, ns, "service", "lb", addrs...)
+}
+
+// lbService creates the LoadBalancer Service "lb" in ns with the address ip
+// and waits until s answers its name, which it returns.
+func lbService(t *testing.T, s *server, ns, ip string) string {
+	t.Helper()
+	applyLB(t, ns, ip)
 	lb := "lb." + ns + ".example.com."
 	s.eventually(t, 5*time.Second, lb, dns.TypeA, positive(lb+" 30 IN A "+ip))
 	return lb

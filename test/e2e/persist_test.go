@@ -155,13 +155,7 @@ func TestPersistedCopyDNSSEC(t *testing.T) {
 	env := []string{"K8SGW_PERSIST_DIR=" + dir, "K8S_GATEWAY_DNSSEC_KEY=" + key}
 	s := startServer(t, "test/e2e/testdata/Corefile.persist-dnssec", kubeconfig, env...)
 	ns := namespace(t)
-	kubectl(t, fmt.Sprintf(`
-apiVersion: v1
-kind: Service
-metadata: {name: lb, namespace: %s}
-spec: {type: LoadBalancer, ports: [{port: 80}]}
-`, ns), "apply", "-f", "-")
-	setLBStatus(t, ns, "service", "lb", "192.0.2.72")
+	applyLB(t, ns, "192.0.2.72")
 	lb := "lb." + ns + ".example.com."
 	s.eventually(t, 5*time.Second, lb, dns.TypeA, positive(lb+" 30 IN A 192.0.2.72"))
 	copyFile := filepath.Join(dir, "example.com.zone")
