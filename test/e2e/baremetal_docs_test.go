@@ -20,7 +20,7 @@ func docBlocks(t *testing.T, page string) map[string][]string {
 		t.Fatal(err)
 	}
 	blocks := map[string][]string{}
-	re := regexp.MustCompile("(?ms)^```([a-z]*)\n(.*?)^```")
+	re := regexp.MustCompile("(?ms)^```([a-z ]*)\n(.*?)^```")
 	for _, m := range re.FindAllStringSubmatch(string(b), -1) {
 		blocks[m[1]] = append(blocks[m[1]], m[2])
 	}
@@ -33,11 +33,12 @@ func docBlocks(t *testing.T, page string) map[string][]string {
 func (bm *bareMetal) testDocs(t *testing.T) {
 	blocks := docBlocks(t, "install-bare-metal.md")
 	var values string
-	for _, y := range blocks["yaml"] {
+	for _, y := range blocks["yaml values"] { // chart values (CONTRIBUTING: Docs and recipes)
 		if strings.HasPrefix(y, "# values.yaml\n") {
 			values = y
-			continue
 		}
+	}
+	for _, y := range blocks["yaml"] {
 		if out, err := kubectlErr(y, "-n", bm.ns, "apply", "--dry-run=server", "-f", "-"); err != nil {
 			t.Errorf("kubectl apply --dry-run=server of a snippet: %v\n%s\n%s", err, out, y)
 		}
