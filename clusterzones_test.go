@@ -52,20 +52,9 @@ func TestClusterZones(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			g, err := parse(caddy.NewTestController("dns", tc.corefile))
-			if tc.err != nil {
-				if err == nil {
-					t.Fatalf("parse succeeded, want an error containing %q", tc.err)
-				}
-				for _, s := range tc.err {
-					if !strings.Contains(err.Error(), s) {
-						t.Errorf("error %q does not contain %q", err, s)
-					}
-				}
+			g := parseCase(t, caddy.NewTestController("dns", tc.corefile), tc.err)
+			if g == nil {
 				return
-			}
-			if err != nil {
-				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(g.Zones, tc.zones) {
 				t.Errorf("zones %q, want %q", g.Zones, tc.zones)

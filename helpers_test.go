@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coredns/caddy"
 	"github.com/coredns/coredns/plugin/pkg/dnstest"
 	"github.com/coredns/coredns/plugin/test"
 	"github.com/miekg/dns"
@@ -147,4 +148,27 @@ func qtStrings(rrs []dns.RR) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// parseCase parses c. With wantErr, parse must fail with an error that
+// contains every string of wantErr, and parseCase returns nil; otherwise it
+// must succeed.
+func parseCase(t *testing.T, c *caddy.Controller, wantErr []string) *Gateway {
+	t.Helper()
+	g, err := parse(c)
+	if wantErr != nil {
+		if err == nil {
+			t.Fatalf("parse succeeded, want an error containing %q", wantErr)
+		}
+		for _, s := range wantErr {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("error %q does not contain %q", err, s)
+			}
+		}
+		return nil
+	}
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	return g
 }

@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/coredns/caddy"
@@ -71,20 +70,9 @@ func TestParseClusters(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			g, err := parse(caddy.NewTestController("dns", tc.corefile))
-			if tc.err != nil {
-				if err == nil {
-					t.Fatalf("parse succeeded, want an error containing %q", tc.err)
-				}
-				for _, s := range tc.err {
-					if !strings.Contains(err.Error(), s) {
-						t.Errorf("error %q does not contain %q", err, s)
-					}
-				}
+			g := parseCase(t, caddy.NewTestController("dns", tc.corefile), tc.err)
+			if g == nil {
 				return
-			}
-			if err != nil {
-				t.Fatalf("parse: %v", err)
 			}
 			var got []k8sClusterView
 			for _, s := range g.clusters {
