@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/authn"
 	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 )
 
@@ -107,15 +108,7 @@ func runBase(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := remote.WriteIndex(ref, idx, remoteOpts...); err != nil {
-		return fmt.Errorf("pushing %s: %w", ref, err)
-	}
-	d, err := idx.Digest()
-	if err != nil {
-		return err
-	}
-	fmt.Printf("%s@%s\n", ref.Context().Name(), d)
-	return nil
+	return pushIndex(ref, idx)
 }
 
 func runImage(args []string) error {
@@ -153,6 +146,11 @@ func runImage(args []string) error {
 	if err != nil {
 		return err
 	}
+	return pushIndex(ref, idx)
+}
+
+// pushIndex pushes idx to ref and prints where it went, by digest.
+func pushIndex(ref name.Reference, idx v1.ImageIndex) error {
 	if err := remote.WriteIndex(ref, idx, remoteOpts...); err != nil {
 		return fmt.Errorf("pushing %s: %w", ref, err)
 	}
