@@ -141,23 +141,7 @@ func startResolver(t *testing.T, name string, p *parents) *daemon {
 	text := renderConfig(t, "test/e2e/testdata/baremetal-unbound.conf", map[string]string{
 		"DIR": dir, "PORT": strconv.Itoa(port), "TRUST_ANCHOR": p.anchor,
 	})
-	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(sbin(t, "unbound-checkconf"), conf).CombinedOutput(); err != nil {
-		t.Fatalf("unbound-checkconf: %v\n%s", err, out)
-	}
-	d := startDaemon(t, name, dir, port, sbin(t, "unbound"), "-d", "-c", conf)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		// A name outside every zone of the chain: the answer caches nothing
-		// the test asks later.
-		if r, err := resolve(port, "ready.invalid.", "A", "+cd"); err == nil && r.Rcode != "" {
-			return d
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s does not answer:\n%s", name, d.output())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	// A name outside every zone of the chain: the answer caches nothing
+	// the test asks later.
+	return runUnbound(t, name, dir, port, conf, text, "ready.invalid.", "A")
 }

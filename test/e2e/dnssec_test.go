@@ -56,6 +56,14 @@ func startUnboundFrom(t *testing.T, name string, primaryPort int, anchor, source
 	if source != "" {
 		text = strings.Replace(text, "\nserver:\n", "\nserver:\n    outgoing-interface: "+source+"\n", 1)
 	}
+	return runUnbound(t, name, dir, port, conf, text, "example.com.", "SOA")
+}
+
+// runUnbound writes the configuration text to conf, checks it with
+// unbound-checkconf, starts unbound in dir and returns once it answers
+// qname qtype (checking disabled, so that validation does not matter).
+func runUnbound(t *testing.T, name, dir string, port int, conf, text, qname, qtype string) *daemon {
+	t.Helper()
 	if err := os.WriteFile(conf, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +73,7 @@ func startUnboundFrom(t *testing.T, name string, primaryPort int, anchor, source
 	d := startDaemon(t, name, dir, port, sbin(t, "unbound"), "-d", "-c", conf)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if r, err := resolve(port, "example.com.", "SOA", "+cd"); err == nil && r.Rcode != "" {
+		if r, err := resolve(port, qname, qtype, "+cd"); err == nil && r.Rcode != "" {
 			return d
 		}
 		if time.Now().After(deadline) {
