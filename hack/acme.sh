@@ -79,28 +79,11 @@ pebble_certs() {
 # itself does not build from the module proxy: the SDKs of some of its DNS
 # providers are refused (403).
 build_acmeclient() {
-	local src stamp="lego=$LEGO_VERSION $(sha256sum "$HERE/acmeclient/main.go" | cut -c1-16)"
-	if [[ -x $BIN/acmeclient && -f $BIN/.acmeclient.version && "$(cat "$BIN/.acmeclient.version")" == "$stamp" ]]; then
-		return 0
-	fi
-	src=$CACHE/src/acmeclient
-	rm -rf "$src"
-	mkdir -p "$src" "$BIN"
-	cp "$HERE/acmeclient/main.go" "$src/"
-	local start
-	start=$(date +%s)
-	log "building the ACME client (lego $LEGO_VERSION library, first time only)"
-	(
-		cd "$src"
-		go mod init k8sgw.local/acmeclient >build.log 2>&1
-		go get "github.com/go-acme/lego/v5@$LEGO_VERSION" >>build.log 2>&1
-		go mod tidy >>build.log 2>&1
-		go build -trimpath -ldflags '-s -w' -o "$BIN/.acmeclient.tmp" . >>build.log 2>&1
-	) || { tail -n 30 "$src/build.log" >&2; die "building the ACME client failed"; }
-	mv -f "$BIN/.acmeclient.tmp" "$BIN/acmeclient"
-	printf '%s' "$stamp" >"$BIN/.acmeclient.version"
-	log "built acmeclient in $(($(date +%s) - start)) s"
+	build_wrapper acmeclient "$HERE/acmeclient/main.go" github.com/go-acme/lego/v5 "$LEGO_VERSION" "the ACME client"
 }
+
+# shellcheck source=hack/gowrapper.sh
+source "$HERE/gowrapper.sh"
 
 # build_certmanager: hack/certmanager (cert-manager's controllers, from its
 # main module: its command is a module the proxy does not serve) and its CRDs

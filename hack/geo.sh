@@ -27,28 +27,11 @@ setup_go() {
 	export GOTOOLCHAIN=local GOWORK=off CGO_ENABLED=0 GOFLAGS="-mod=mod -buildvcs=false"
 }
 
+# shellcheck source=hack/gowrapper.sh
+source "$HERE/gowrapper.sh"
+
 build_mmdb() {
-	local src stamp="mmdbwriter=$MMDBWRITER_VERSION $(sha256sum "$HERE/../test/mmdb/main.go" | cut -c1-16)"
-	if [[ -x $BIN/mmdb && -f $BIN/.mmdb.version && "$(cat "$BIN/.mmdb.version")" == "$stamp" ]]; then
-		return 0
-	fi
-	src=$CACHE/src/mmdb
-	rm -rf "$src"
-	mkdir -p "$src" "$BIN"
-	cp "$HERE/../test/mmdb/main.go" "$src/"
-	local start
-	start=$(date +%s)
-	log "building the MMDB writer (mmdbwriter $MMDBWRITER_VERSION, first time only)"
-	(
-		cd "$src"
-		go mod init k8sgw.local/mmdb >build.log 2>&1
-		go get "github.com/maxmind/mmdbwriter@$MMDBWRITER_VERSION" >>build.log 2>&1
-		go mod tidy >>build.log 2>&1
-		go build -trimpath -ldflags '-s -w' -o "$BIN/.mmdb.tmp" . >>build.log 2>&1
-	) || { tail -n 30 "$src/build.log" >&2; die "building the MMDB writer failed"; }
-	mv -f "$BIN/.mmdb.tmp" "$BIN/mmdb"
-	printf '%s' "$stamp" >"$BIN/.mmdb.version"
-	log "built mmdb in $(($(date +%s) - start)) s"
+	build_wrapper mmdb "$HERE/../test/mmdb/main.go" github.com/maxmind/mmdbwriter "$MMDBWRITER_VERSION" "the MMDB writer"
 }
 
 main() {
