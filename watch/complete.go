@@ -38,26 +38,27 @@ func (c *Controller) Complete(within time.Duration) (bool, string) {
 		return false, "its informers have not synced yet"
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	for w, err := range c.unread {
 		if errors.Is(err, errNotServed) || apierrors.IsNotFound(err) {
 			continue
 		}
+		c.mu.Unlock()
 		return false, fmt.Sprintf("%s cannot be read: %v", w.what(), err)
 	}
-	for _, w := range c.informers {
-		if w.api == nil {
-			continue
-		}
-		if w.synced == nil || !w.synced() {
-			return false, w.what() + " has not synced yet"
-		}
-		if !w.api.IsAllowed() {
-			return false, w.what() + " is refused by the API server"
+	c.mu.Unlock()
+	missing := c.stores.check(func(w *watched) string {
+		switch {
+		case w.api == nil:
+			return ""
+		case w.synced == nil || !w.synced():
+			return w.what() + " has not synced yet"
+		case !w.api.IsAllowed():
+			return w.what() + " is refused by the API server"
 		}
 		if d := w.api.SinceContact(); d > within {
-			return false, fmt.Sprintf("no contact with the API server for %s (%s)", d.Round(time.Second), w.what())
+			return fmt.Sprintf("no contact with the API server for %s (%s)", d.Round(time.Second), w.what())
 		}
-	}
-	return true, ""
+		return ""
+	})
+	return missing == "", missing
 }

@@ -33,16 +33,11 @@ func (c *Controller) SinceContact() (time.Duration, bool) {
 // server answers, counts it as contact (SinceContact): it tells a quiet API
 // server from one that has gone silent without closing its connections.
 func (c *Controller) Ping(ctx context.Context) error {
-	c.mu.Lock()
-	var w *watched
-	for _, x := range c.informers {
-		w = x
-		break
-	}
-	c.mu.Unlock()
-	if w == nil {
+	ws := c.stores.running(func(*watched) bool { return true })
+	if len(ws) == 0 {
 		return errors.New("no informer runs yet")
 	}
+	w := ws[0]
 	list, _ := c.api.ListWatch(w.Version, w.Namespace)
 	opts := metav1.ListOptions{Limit: 1}
 	w.Options(&opts)

@@ -76,17 +76,16 @@ type Controller struct {
 	api API
 	out Sink
 
-	mu        sync.Mutex
-	warnings  map[string]string        // object key → last warnings logged
-	refused   map[string][]string      // object key → names refused before the index (Result.Refused)
-	informers map[informerKey]*watched // running informers (registry.go)
-	states    []*informer.State        // of every informer started, for the cluster's health
-	pinged    atomic.Int64             // Unix nanoseconds of the last Ping answered, 0 before
-	unread    map[*watched]error       // the kinds not read, and why (complete.go)
-	stopCh    chan struct{}
-	wg        sync.WaitGroup
-	syncedCh  chan struct{} // closed once every enabled kind has synced
-	kinds     int           // informers running at the first sync
+	mu       sync.Mutex
+	warnings map[string]string   // object key → last warnings logged
+	refused  map[string][]string // object key → names refused before the index (Result.Refused)
+	states   []*informer.State   // of every informer started, for the cluster's health
+	pinged   atomic.Int64        // Unix nanoseconds of the last Ping answered, 0 before
+	unread   map[*watched]error  // the kinds not read, and why (complete.go)
+	stopCh   chan struct{}
+	wg       sync.WaitGroup
+	syncedCh chan struct{} // closed once every enabled kind has synced
+	kinds    int           // informers running at the first sync
 
 	// routeMu serializes the Gateway API kinds, whose records depend on other
 	// objects: a route is computed from the Gateway and Namespace stores, and a
@@ -94,6 +93,7 @@ type Controller struct {
 	// last computation always sees the newest stores.
 	routeMu sync.Mutex
 
+	stores *stores // the running informers, and source.Context over their caches (stores.go)
 	health *health // with the health option
 }
 
@@ -120,14 +120,14 @@ type watched struct {
 
 func New(cfg Config, api API, out Sink) *Controller {
 	return &Controller{
-		cfg:       cfg,
-		api:       api,
-		out:       out,
-		warnings:  map[string]string{},
-		refused:   map[string][]string{},
-		informers: map[informerKey]*watched{},
-		syncedCh:  make(chan struct{}),
-		health:    newHealth(),
+		cfg:      cfg,
+		api:      api,
+		out:      out,
+		warnings: map[string]string{},
+		refused:  map[string][]string{},
+		stores:   newStores(&cfg),
+		syncedCh: make(chan struct{}),
+		health:   newHealth(),
 	}
 }
 

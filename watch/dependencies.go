@@ -5,7 +5,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
-	gwv1 "sigs.k8s.io/gateway-api/apis/v1"
 
 	"github.com/seed-e581d630/k8s_gateway/source"
 )
@@ -40,7 +39,7 @@ func (c *Controller) refreshDependents(k *source.Kind, meta metav1.Object) {
 	key := meta.GetNamespace() + "/" + meta.GetName()
 	switch k {
 	case source.IngressClassKind:
-		for _, w := range c.running("Ingress") {
+		for _, w := range c.stores.ofKind("Ingress") {
 			for _, obj := range w.informer.GetStore().List() {
 				if m, ok := obj.(metav1.Object); ok {
 					c.publish(w, m, obj)
@@ -65,15 +64,7 @@ func (c *Controller) refreshDependents(k *source.Kind, meta metav1.Object) {
 
 // routeInformers returns the running informers of route kinds.
 func (c *Controller) routeInformers() []*watched {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var routes []*watched
-	for _, w := range c.informers {
-		if w.Kind.Route != nil {
-			routes = append(routes, w)
-		}
-	}
-	return routes
+	return c.stores.running(func(w *watched) bool { return w.Kind.Route != nil })
 }
 
 // refreshRoutes recomputes the routes whose index entry is value.
@@ -105,7 +96,7 @@ func (c *Controller) refreshAllRoutes() {
 // index entry is value.
 func (c *Controller) listenerSets(index, value string) []string {
 	var keys []string
-	for _, w := range c.running(source.ListenerSetKind.Name) {
+	for _, w := range c.stores.ofKind(source.ListenerSetKind.Name) {
 		objs, _ := w.informer.GetIndexer().ByIndex(index, value)
 		for _, obj := range objs {
 			if m, ok := obj.(metav1.Object); ok {
@@ -114,44 +105,4 @@ func (c *Controller) listenerSets(index, value string) []string {
 		}
 	}
 	return keys
-}
-
-// ListenerSet implements Context.
-func (c *Controller) ListenerSet(namespace, name string) *source.ListenerSet {
-	w, obj := c.getObject(source.ListenerSetKind.Name, namespace, name)
-	if _, ok := obj.(*gwv1.ListenerSet); !ok {
-		return nil
-	}
-	return w.Version.ListenerSet(obj)
-}
-
-// Gateway implements Context.
-func (c *Controller) Gateway(namespace, name string) *gwv1.Gateway {
-	_, obj := c.getObject(source.GatewayKind.Name, namespace, name)
-	gw, _ := obj.(*gwv1.Gateway)
-	return gw
-}
-
-// DefaultIngressClass implements Context.
-func (c *Controller) DefaultIngressClass() string {
-	w := c.informerFor(source.IngressClassKind.Name, "")
-	if w == nil {
-		return ""
-	}
-	var classes []*metav1.PartialObjectMetadata
-	for _, obj := range w.informer.GetStore().List() {
-		if ic, ok := obj.(*metav1.PartialObjectMetadata); ok {
-			classes = append(classes, ic)
-		}
-	}
-	return source.DefaultIngressClass(classes)
-}
-
-// NamespaceLabels implements Context.
-func (c *Controller) NamespaceLabels(name string) (map[string]string, bool) {
-	ns, ok := c.getNamespace(name).(*metav1.PartialObjectMetadata)
-	if !ok {
-		return nil, false
-	}
-	return ns.Labels, true
 }

@@ -181,5 +181,5 @@ func (c *Controller) Events() (*Events, error) {
 	if !ok {
 		return nil, nil
 	}
-	return newEvents(apiEvents{sink}, c.ReadVersion), nil
+	return newEvents(apiEvents{sink}, c.stores.readVersion), nil
 }

@@ -115,7 +115,7 @@ func (c *Controller) sliceChanged(w *watched, old, cur any) {
 	c.health.countsMu.Unlock()
 	for _, key := range flipped {
 		ns, name, _ := strings.Cut(key, "/")
-		if sw, obj := c.getObject("Service", ns, name); obj != nil {
+		if sw, obj := c.stores.getObject("Service", ns, name); obj != nil {
 			c.publish(sw, obj.(metav1.Object), obj)
 		}
 		if !ingressDependent {
@@ -142,7 +142,7 @@ func (c *Controller) sliceChanged(w *watched, old, cur any) {
 // republishBackendUsers publishes again the objects of kind whose backends
 // include the Service key.
 func (c *Controller) republishBackendUsers(kind, key string) {
-	for _, w := range c.running(kind) {
+	for _, w := range c.stores.ofKind(kind) {
 		objs, err := w.informer.GetIndexer().ByIndex(backendIndex, key)
 		if err != nil {
 			continue
@@ -210,7 +210,7 @@ func (c *Controller) markHealth(w *watched, key string, obj any, claim *index.Cl
 	parted := !w.Nameserver && w.Kind.Backends != nil
 	var sick func(dns.RR) bool
 	if len(rrs) > 0 && !w.Nameserver && w.Version.Health != nil {
-		claim.Unhealthy, sick = w.Version.Health(obj, source.HealthContext{Context: c, Config: &c.cfg.Sources, Service: c.serviceHealth})
+		claim.Unhealthy, sick = w.Version.Health(obj, source.HealthContext{Context: c.stores, Config: &c.cfg.Sources, Service: c.serviceHealth})
 	}
 	var part []dns.RR
 	if sick != nil {

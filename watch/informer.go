@@ -22,7 +22,7 @@ func (c *Controller) switchVersion(w *watched, v *source.Kind) (*watched, bool) 
 	if !c.waitForSync([]cache.InformerSynced{c.startInformer(nw, false)}) {
 		return nil, false
 	}
-	c.register(nw)
+	c.stores.register(nw)
 	w.retired.Store(true)
 	close(w.stop)
 	// Withdraw what only the old informer had (deleted meanwhile).
@@ -174,7 +174,7 @@ func (c *Controller) startInformer(w *watched, register bool) cache.InformerSync
 	w.informer = inf
 	w.stop = make(chan struct{})
 	if register && !w.Nameserver {
-		c.register(w)
+		c.stores.register(w)
 	}
 	if w.Version != w.Kind || len(w.Kind.Older) > 0 {
 		log.Infof("%s read at %s", w.what(), w.Version.GroupVersion)
@@ -188,9 +188,7 @@ func (c *Controller) startInformer(w *watched, register bool) cache.InformerSync
 		handler = c.sliceHandler(w)
 	}
 	reg, _ := inf.AddEventHandler(handler)
-	c.mu.Lock()
-	w.synced = reg.HasSynced
-	c.mu.Unlock()
+	c.stores.setSynced(w, reg.HasSynced)
 	unsubscribe := state.Subscribe(c.guardChanged(w))
 	unregister := func() {}
 	if !w.Nameserver {

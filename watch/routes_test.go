@@ -128,9 +128,7 @@ func TestControllerVersionSwitch(t *testing.T) {
 	}
 	api.Serve(map[string][]string{"gateway.networking.k8s.io/v1": {"gateways", "tcproutes"}})
 	testutil.Eventually(t, "TCPRoute read at v1", func() string {
-		g.c.mu.Lock()
-		defer g.c.mu.Unlock()
-		if v := g.c.informers[informerKey{Kind: "TCPRoute"}].Version.GroupVersion; v != "gateway.networking.k8s.io/v1" {
+		if v := g.c.stores.readVersion("TCPRoute", ""); v != "gateway.networking.k8s.io/v1" {
 			return "read at " + v
 		}
 		return ""

@@ -3,7 +3,6 @@ package watch
 import (
 	"slices"
 
-	"github.com/miekg/dns"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
@@ -41,23 +40,9 @@ func (c *Controller) delegate(meta metav1.Object, deleted bool) {
 	c.out.SetDomains(meta.GetName(), domains)
 }
 
-// MayPublish implements Context: under the delegated policy, a
-// namespace may publish only at or below the domains the Corefile or its
-// Namespace's annotation gives it.
+// MayPublish reports whether objects of namespace may publish at name
+// (source.Context's MayPublish): under the delegated policy, only at or
+// below the domains the Corefile or its Namespace's annotation gives it.
 func (c *Controller) MayPublish(namespace, name string) bool {
-	if c.cfg.Ownership != index.Delegated {
-		return true
-	}
-	within := func(domains []string) bool {
-		return slices.ContainsFunc(domains, func(d string) bool { return dns.IsSubDomain(d, name) })
-	}
-	if within(c.cfg.Delegations[namespace]) {
-		return true
-	}
-	meta, ok := c.getNamespace(namespace).(metav1.Object)
-	if !ok {
-		return false
-	}
-	domains, _ := source.NamespaceDomains(meta)
-	return within(domains)
+	return c.stores.MayPublish(namespace, name)
 }

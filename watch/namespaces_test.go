@@ -235,18 +235,3 @@ func TestControllerNamespaceScopedRoutes(t *testing.T) {
 		g.answers(t, c.name, dns.TypeA, c.want)
 	}
 }
-
-func TestReadVersion(t *testing.T) {
-	cfg := testConfig("example.com.")
-	cfg.Resources = []string{"Service", "Ingress"}
-	c := startPipeline(t, cfg, watchtest.API{Core: fake.NewSimpleClientset()}).c
-	for _, tt := range []struct{ kind, namespace, want string }{
-		{"Service", "", "v1"},
-		{"Ingress", "apps", "networking.k8s.io/v1"}, // no informer of its own: the cluster-wide one
-		{"HTTPRoute", "", ""},
-	} {
-		if got := c.ReadVersion(tt.kind, tt.namespace); got != tt.want {
-			t.Errorf("readVersion(%s, %q) = %q, want %q", tt.kind, tt.namespace, got, tt.want)
-		}
-	}
-}
