@@ -71,25 +71,7 @@ func k8sStartFleet(t *testing.T, clusters []k8sFleetCluster, configure func(*Gat
 // k8sClaimingServiceIn is k8sClaimingService, created in client.
 func k8sClaimingServiceIn(t *testing.T, client kubernetes.Interface, ns, name string, created int64, hosts, ip string) {
 	t.Helper()
-	k8sCreate(t, client, k8sClaimingService(ns, name, created, hosts, ip))
-}
-
-// TestFleetMerged: two clusters merged into one zone answer the union at a
-// name both publish; one cluster's objects never replace the other's, even
-// with the same kind, namespace and name.
-func TestFleetMerged(t *testing.T) {
-	a, b := fake.NewSimpleClientset(), fake.NewSimpleClientset()
-	g := k8sStartFleet(t, []k8sFleetCluster{{name: "a", client: a}, {name: "b", client: b}}, nil)
-	k8sClaimingServiceIn(t, a, "apps", "web", 100, "web.example.com", "192.0.2.1")
-	k8sClaimingServiceIn(t, b, "apps", "web", 200, "web.example.com", "192.0.2.2")
-	k8sAnswers(t, g, "web.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1", "web.example.com. 60 IN A 192.0.2.2"}))
-	k8sAnswers(t, g, "web.apps.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.apps.example.com. 60 IN A 192.0.2.1", "web.apps.example.com. 60 IN A 192.0.2.2"}))
-
-	// A cluster that withdraws drops out.
-	if err := b.CoreV1().Services("apps").Delete(context.Background(), "web", metav1.DeleteOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	k8sAnswers(t, g, "web.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1"}))
+	k8sCreate(t, client, testutil.ClaimingService(ns, name, created, hosts, ip))
 }
 
 // TestFleetFirstOwnership: under the first policy a namespace is a tenant of
@@ -134,44 +116,15 @@ func TestFleetFirstOwnership(t *testing.T) {
 	}
 }
 
-// TestFleetSubdomain: a cluster with a subdomain publishes below it only;
-// names it gives outside are not published.
-func TestFleetSubdomain(t *testing.T) {
-	a, b := fake.NewSimpleClientset(), fake.NewSimpleClientset()
-	g := k8sStartFleet(t, []k8sFleetCluster{{name: "a", client: a}, {name: "b", subdomain: "b", client: b}}, nil)
-	k8sClaimingServiceIn(t, a, "apps", "web", 100, "web.example.com", "192.0.2.1")
-	k8sClaimingServiceIn(t, b, "apps", "web", 100, "web.b.example.com,www.example.com", "192.0.2.2")
-	k8sAnswers(t, g, "web.b.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.b.example.com. 60 IN A 192.0.2.2"}))
-	k8sAnswers(t, g, "web.apps.b.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.apps.b.example.com. 60 IN A 192.0.2.2"}))
-	k8sAnswers(t, g, "web.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1"}))
-	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sNX)
-}
-
-// TestFleetWithdraw: a cluster taken out of the fleet takes its names along.
-func TestFleetWithdraw(t *testing.T) {
-	a, b := fake.NewSimpleClientset(), fake.NewSimpleClientset()
-	g := k8sStartFleet(t, []k8sFleetCluster{{name: "a", client: a}, {name: "b", client: b}}, nil)
-	k8sClaimingServiceIn(t, a, "apps", "web", 100, "", "192.0.2.1")
-	k8sClaimingServiceIn(t, b, "apps", "web", 100, "", "192.0.2.2")
-	k8sAnswers(t, g, "web.apps.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.apps.example.com. 60 IN A 192.0.2.1", "web.apps.example.com. 60 IN A 192.0.2.2"}))
-	cl := g.fleet.Remove("b")
-	cl.Stop()
-	cl.Sink.Withdraw()
-	k8sAnswers(t, g, "web.apps.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.apps.example.com. 60 IN A 192.0.2.1"}))
-	if c, _ := g.fleet.Of("b/Service/apps/web"); c != nil {
-		t.Errorf("key of the removed cluster b belongs to %q", c.Name)
-	}
-}
-
 // TestFleetUnreachableCluster: a cluster whose API server never answers does
-// not hold back readiness beyond clusterWait, is reported unreachable, and
-// the other cluster's names are answered.
+// not hold back readiness beyond clusterWait, and the other cluster's names
+// are answered. (That the cluster is reported unreachable is fleet's test.)
 func TestFleetUnreachableCluster(t *testing.T) {
 	a, down := fake.NewSimpleClientset(), fake.NewSimpleClientset()
 	down.PrependReactor("list", "*", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
 		return true, nil, apierrors.NewServiceUnavailable("unreachable")
 	})
-	k8sCreate(t, a, k8sClaimingService("apps", "web", 100, "web.example.com", "192.0.2.1"))
+	k8sCreate(t, a, testutil.ClaimingService("apps", "web", 100, "web.example.com", "192.0.2.1"))
 	g := k8sNewFleet(t, []k8sFleetCluster{{name: "a", client: a}, {name: "down", client: down}}, func(g *Gateway) {
 		g.timing.startupWait = 50 * time.Millisecond
 		g.timing.clusterWait = 300 * time.Millisecond
@@ -190,25 +143,6 @@ func TestFleetUnreachableCluster(t *testing.T) {
 		t.Errorf("ready after %s, before clusterWait", d)
 	}
 	k8sAnswers(t, g, "web.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1"}))
-	testutil.Eventually(t, "cluster metrics", func() string {
-		synced, conn := clusterGauge(t, "cluster_synced", "a"), clusterGauge(t, "cluster_connected", "a")
-		downSynced, downConn := clusterGauge(t, "cluster_synced", "down"), clusterGauge(t, "cluster_connected", "down")
-		if synced != 1 || conn != 1 || downSynced != 0 || downConn != 0 {
-			return fmt.Sprintf("a synced %v connected %v, down synced %v connected %v", synced, conn, downSynced, downConn)
-		}
-		return ""
-	})
-}
-
-// clusterGauge returns the value of the gauge coredns_k8s_gateway_<name>
-// of cluster, as the plugin exports it, -1 when it has no such series.
-func clusterGauge(t *testing.T, name, cluster string) float64 {
-	t.Helper()
-	m := gathered(t, name, "cluster", cluster)
-	if m == nil {
-		return -1
-	}
-	return m.GetGauge().GetValue()
 }
 
 // k8sMetric returns the value of a gauge or counter.

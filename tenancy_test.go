@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/miekg/dns"
 	dto "github.com/prometheus/client_model/go"
@@ -17,15 +16,6 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	"github.com/seed-e581d630/k8s_gateway/source"
 )
-
-// k8sClaimingService is a LoadBalancer Service that claims hostnames by
-// annotation, created at second sec.
-func k8sClaimingService(namespace, name string, sec int64, hostnames, ip string) *corev1.Service {
-	svc := testutil.NamedService(namespace, name, ip)
-	svc.Annotations = map[string]string{source.CoreDNSHostnameAnnotation: hostnames}
-	svc.CreationTimestamp = metav1.NewTime(time.Unix(sec, 0))
-	return svc
-}
 
 func k8sTenantNamespace(name, domains string) *corev1.Namespace {
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
@@ -43,10 +33,10 @@ func TestControllerOwnershipFirst(t *testing.T) {
 		g.ownership = index.First
 	})
 	// The later claim arrives first: creation order decides, not events.
-	k8sCreate(t, client, k8sClaimingService("team-b", "thief", 200, "shop.example.com,*.example.com,example.com", "192.0.2.66"))
+	k8sCreate(t, client, testutil.ClaimingService("team-b", "thief", 200, "shop.example.com,*.example.com,example.com", "192.0.2.66"))
 	k8sAnswers(t, g, "shop.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"shop.example.com. 60 IN A 192.0.2.66"}))
-	k8sCreate(t, client, k8sClaimingService("team-a", "shop", 100, "shop.example.com", "192.0.2.1"))
-	k8sCreate(t, client, k8sClaimingService("team-a", "shop2", 300, "shop.example.com", "192.0.2.2"))
+	k8sCreate(t, client, testutil.ClaimingService("team-a", "shop", 100, "shop.example.com", "192.0.2.1"))
+	k8sCreate(t, client, testutil.ClaimingService("team-a", "shop2", 300, "shop.example.com", "192.0.2.2"))
 	k8sAnswers(t, g, "shop.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"shop.example.com. 60 IN A 192.0.2.1", "shop.example.com. 60 IN A 192.0.2.2"}))
 	// The wildcard at the apex and the apex itself stay the plugin's.
 	k8sAnswers(t, g, "nothing.example.com.", dns.TypeA, k8sNX)
@@ -66,9 +56,9 @@ func TestControllerOwnershipDelegated(t *testing.T) {
 		g.ownership = index.Delegated
 		g.delegations = map[string][]string{"team-c": {"c.example.com."}}
 	})
-	k8sCreate(t, client, k8sClaimingService("team-b", "thief", 1, "shop.a.example.com,*.a.example.com,www.example.com", "192.0.2.66"))
-	k8sCreate(t, client, k8sClaimingService("team-a", "shop", 2, "shop.a.example.com", "192.0.2.1"))
-	k8sCreate(t, client, k8sClaimingService("team-c", "web", 3, "www.c.example.com", "192.0.2.3"))
+	k8sCreate(t, client, testutil.ClaimingService("team-b", "thief", 1, "shop.a.example.com,*.a.example.com,www.example.com", "192.0.2.66"))
+	k8sCreate(t, client, testutil.ClaimingService("team-a", "shop", 2, "shop.a.example.com", "192.0.2.1"))
+	k8sCreate(t, client, testutil.ClaimingService("team-c", "web", 3, "www.c.example.com", "192.0.2.3"))
 	k8sAnswers(t, g, "shop.a.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"shop.a.example.com. 60 IN A 192.0.2.1"}))
 	k8sAnswers(t, g, "www.c.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"www.c.example.com. 60 IN A 192.0.2.3"}))
 	k8sAnswers(t, g, "other.a.example.com.", dns.TypeA, k8sNX)
@@ -145,8 +135,8 @@ func TestControllerRejectionEvents(t *testing.T) {
 		g.ownership = index.First
 		g.emitEvents = true
 	})
-	k8sCreate(t, client, k8sClaimingService("team-a", "shop", 100, "shop.example.com", "192.0.2.1"))
-	k8sCreate(t, client, k8sClaimingService("team-b", "thief", 200, "shop.example.com,*.example.com", "192.0.2.66"))
+	k8sCreate(t, client, testutil.ClaimingService("team-a", "shop", 100, "shop.example.com", "192.0.2.1"))
+	k8sCreate(t, client, testutil.ClaimingService("team-b", "thief", 200, "shop.example.com,*.example.com", "192.0.2.66"))
 	want := map[string]bool{
 		"DNS name shop.example.com (zone example.com.) not published: another namespace published it first":                         false,
 		"DNS name *.example.com (zone example.com.) not published: the zone apex and the nameserver names belong to the DNS server": false,
@@ -178,7 +168,7 @@ func TestControllerRejectionEvents(t *testing.T) {
 	if list, err := client.CoreV1().Events("team-a").List(ctx, metav1.ListOptions{}); err != nil || len(list.Items) != 0 {
 		t.Errorf("events in the owner's namespace: %v %v", list, err)
 	}
-	k8sCreate(t, client, k8sClaimingService("team-a", "shop2", 300, "shop.example.com", "192.0.2.2"))
+	k8sCreate(t, client, testutil.ClaimingService("team-a", "shop2", 300, "shop.example.com", "192.0.2.2"))
 	const conflict = "DNS name shop.example.com: records united from Service/team-a/shop, Service/team-a/shop2"
 	testutil.Eventually(t, "conflict events", func() string {
 		list, err := client.CoreV1().Events("team-a").List(ctx, metav1.ListOptions{})
@@ -207,8 +197,8 @@ func TestControllerConflictEventsAcrossNamespaces(t *testing.T) {
 		g.resources = []string{"Service"}
 		g.emitEvents = true
 	})
-	k8sCreate(t, client, k8sClaimingService("team-a", "shop", 100, "shop.example.com", "192.0.2.1"))
-	k8sCreate(t, client, k8sClaimingService("team-b", "thief", 200, "shop.example.com", "192.0.2.66"))
+	k8sCreate(t, client, testutil.ClaimingService("team-a", "shop", 100, "shop.example.com", "192.0.2.1"))
+	k8sCreate(t, client, testutil.ClaimingService("team-b", "thief", 200, "shop.example.com", "192.0.2.66"))
 	for _, ns := range []string{"team-a", "team-b"} {
 		testutil.Eventually(t, ns, func() string {
 			list, err := client.CoreV1().Events(ns).List(ctx, metav1.ListOptions{})

@@ -17,7 +17,7 @@ import (
 type Cluster struct {
 	Name       string // "" for the one cluster of a block without cluster blocks
 	Controller *watch.Controller
-	Sink       *clusterSink // nil for the unnamed cluster, which feeds the index directly
+	sink       *clusterSink // nil for the unnamed cluster, which feeds the index directly
 	out        watch.Sink   // the plugin's sink (the index)
 	emitEvents bool
 	// Events emits Kubernetes Events into this cluster while it runs.
@@ -33,8 +33,8 @@ func NewCluster(name string, cfg watch.Config, api watch.API, out watch.Sink, em
 	if name != "" {
 		cfg.Prefix = name + "/"
 		cfg.Cluster = name
-		cl.Sink = newClusterSink(cfg.Prefix, out)
-		out = cl.Sink
+		cl.sink = newClusterSink(cfg.Prefix, out)
+		out = cl.sink
 	}
 	cl.Controller = watch.New(cfg, api, out)
 	return cl
@@ -144,9 +144,9 @@ func (s *clusterSink) SetDomains(namespace string, domains []string) {
 	s.out.SetDomains(s.prefix+namespace, domains)
 }
 
-// Withdraw removes every record and domain the cluster put. Its controller
+// withdraw removes every record and domain the cluster put. Its controller
 // must have stopped.
-func (s *clusterSink) Withdraw() {
+func (s *clusterSink) withdraw() {
 	s.mu.Lock()
 	keys, namespaces := s.keys, s.namespaces
 	s.keys, s.namespaces = map[string]struct{}{}, map[string]struct{}{}

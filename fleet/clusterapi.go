@@ -41,9 +41,9 @@ var secretsResource = schema.GroupVersionResource{Version: "v1", Resource: "secr
 type Discovery struct {
 	cfg DiscoveryConfig
 
-	Mu       sync.Mutex
-	Members  map[string]*discovered // by "namespace/name" of the Cluster
-	Warned   map[string]string      // Cluster → last problem logged
+	mu       sync.Mutex
+	members  map[string]*discovered // by "namespace/name" of the Cluster
+	warned   map[string]string      // Cluster → last problem logged
 	clusters stores                 // nil until the informers run
 	secrets  stores
 	stopped  bool
@@ -84,7 +84,7 @@ type DiscoveryConfig struct {
 func NewDiscovery(cfg DiscoveryConfig) *Discovery {
 	return &Discovery{
 		cfg:     cfg,
-		Members: map[string]*discovered{}, Warned: map[string]string{},
+		members: map[string]*discovered{}, warned: map[string]string{},
 		syncedCh: make(chan struct{}),
 	}
 }
@@ -160,9 +160,9 @@ func (d *Discovery) run(clusters schema.GroupVersionResource) {
 		go ci.Run(d.stopCh)
 		go si.Run(d.stopCh)
 	}
-	d.Mu.Lock()
+	d.mu.Lock()
 	d.clusters, d.secrets = clusterStores, secretStores
-	d.Mu.Unlock()
+	d.mu.Unlock()
 	if cache.WaitForCacheSync(d.stopCh, syncs...) {
 		// Events that came before the stores were set are seen again.
 		d.reconcileAll()
@@ -176,12 +176,12 @@ func (d *Discovery) run(clusters schema.GroupVersionResource) {
 // clusterWait has passed, so that a restarted plugin does not become ready
 // and answer NXDOMAIN for their names while they list.
 func (d *Discovery) waitMembers() {
-	d.Mu.Lock()
+	d.mu.Lock()
 	var pending []<-chan struct{}
-	for _, m := range d.Members {
+	for _, m := range d.members {
 		pending = append(pending, m.cl.Controller.Synced())
 	}
-	d.Mu.Unlock()
+	d.mu.Unlock()
 	deadline := time.NewTimer(d.cfg.ClusterWait)
 	defer deadline.Stop()
 	for _, ch := range pending {
@@ -214,9 +214,9 @@ func (d *Discovery) reconcileObject(obj any, suffix string) {
 
 // reconcileAll reconciles every Cluster, and withdraws those that are gone.
 func (d *Discovery) reconcileAll() {
-	d.Mu.Lock()
+	d.mu.Lock()
 	keys := map[string]bool{}
-	for k := range d.Members {
+	for k := range d.members {
 		keys[k] = true
 	}
 	for _, st := range d.clusters {
@@ -224,7 +224,7 @@ func (d *Discovery) reconcileAll() {
 			keys[k] = true
 		}
 	}
-	d.Mu.Unlock()
+	d.mu.Unlock()
 	for k := range keys {
 		ns, name, _ := strings.Cut(k, "/")
 		d.reconcile(ns, name)
@@ -235,8 +235,8 @@ func (d *Discovery) reconcileAll() {
 // with a working kubeconfig Secret while the Cluster exists, not at all once
 // it is deleted.
 func (d *Discovery) reconcile(ns, name string) {
-	d.Mu.Lock()
-	defer d.Mu.Unlock()
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	if d.clusters == nil || d.stopped {
 		return // not listed yet (reconcileAll follows), or stopped
 	}
@@ -257,7 +257,7 @@ func (d *Discovery) reconcile(ns, name string) {
 		return
 	}
 	digest := sha256.Sum256(value)
-	old := d.Members[key]
+	old := d.members[key]
 	priority, annotated := d.priorityOf(key, obj)
 	if old != nil && !annotated {
 		priority = old.base
@@ -271,7 +271,7 @@ func (d *Discovery) reconcile(ns, name string) {
 		d.warn(key, "kubeconfig Secret "+key+"-kubeconfig: "+err.Error()+"; not reading the cluster with it")
 		return
 	}
-	delete(d.Warned, key)
+	delete(d.warned, key)
 	if old != nil {
 		d.reconnect(key, old, api, digest, priority, own.over(old.baseSteer))
 		return
@@ -286,13 +286,13 @@ func (d *Discovery) reconcile(ns, name string) {
 		cfg := cl.Controller.Config()
 		cfg.Priority = priority
 		own.over(baseSteer).set(&cfg)
-		cl.Controller = watch.New(cfg, api, cl.Sink)
+		cl.Controller = watch.New(cfg, api, cl.sink)
 	}
 	d.cfg.Members.Add(cl)
 	if err := cl.Start(d.cfg.Health); err != nil {
 		log.Errorf("clusterapi: Cluster %s: %v", key, err)
 	}
-	d.Members[key] = &discovered{cl: cl, digest: digest, base: base, baseSteer: baseSteer}
+	d.members[key] = &discovered{cl: cl, digest: digest, base: base, baseSteer: baseSteer}
 	log.Infof("clusterapi: Cluster %s: reading it, under %s", key, strings.Join(cl.Controller.Config().Sources.Zones, " "))
 }
 
@@ -301,11 +301,11 @@ func (d *Discovery) reconcile(ns, name string) {
 // gone meanwhile are removed.
 func (d *Discovery) reconnect(key string, m *discovered, api watch.API, digest [32]byte, priority int32, st steering) {
 	m.cl.Stop()
-	m.cl.Sink.mark()
+	m.cl.sink.mark()
 	cfg := m.cl.Controller.Config()
 	cfg.Priority = priority
 	st.set(&cfg)
-	m.cl.Controller = watch.New(cfg, api, m.cl.Sink)
+	m.cl.Controller = watch.New(cfg, api, m.cl.sink)
 	if err := m.cl.Start(d.cfg.Health); err != nil {
 		log.Errorf("clusterapi: Cluster %s: %v", key, err)
 	}
@@ -315,7 +315,7 @@ func (d *Discovery) reconnect(key string, m *discovered, api watch.API, digest [
 		log.Infof("clusterapi: Cluster %s: its kubeconfig Secret changed; reconnected", key)
 	}
 	m.digest = digest
-	ctrl, sink := m.cl.Controller, m.cl.Sink
+	ctrl, sink := m.cl.Controller, m.cl.sink
 	d.wg.Add(1)
 	go func() {
 		defer d.wg.Done()
@@ -329,24 +329,24 @@ func (d *Discovery) reconnect(key string, m *discovered, api watch.API, digest [
 
 // withdraw stops reading the Cluster key and removes its names.
 func (d *Discovery) withdraw(key string) {
-	delete(d.Warned, key)
-	m := d.Members[key]
+	delete(d.warned, key)
+	m := d.members[key]
 	if m == nil {
 		return
 	}
-	delete(d.Members, key)
+	delete(d.members, key)
 	d.cfg.Members.Remove(m.cl.Name)
 	m.cl.Stop()
-	m.cl.Sink.Withdraw()
+	m.cl.sink.withdraw()
 	log.Infof("clusterapi: Cluster %s is gone: its names are withdrawn", key)
 }
 
 // warn logs a problem with a Cluster once, until it changes.
 func (d *Discovery) warn(key, problem string) {
-	if d.Warned[key] == problem {
+	if d.warned[key] == problem {
 		return
 	}
-	d.Warned[key] = problem
+	d.warned[key] = problem
 	log.Warningf("clusterapi: Cluster %s: %s", key, problem)
 }
 
@@ -355,17 +355,17 @@ func (d *Discovery) Stop() {
 	if d.stopCh == nil {
 		return
 	}
-	d.Mu.Lock()
+	d.mu.Lock()
 	d.stopped = true
-	d.Mu.Unlock()
+	d.mu.Unlock()
 	close(d.stopCh)
 	d.wg.Wait()
-	d.Mu.Lock()
-	defer d.Mu.Unlock()
-	for key, m := range d.Members {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for key, m := range d.members {
 		d.cfg.Members.Remove(m.cl.Name)
 		m.cl.Stop()
-		delete(d.Members, key)
+		delete(d.members, key)
 	}
 	d.stopCh = nil
 }

@@ -15,7 +15,7 @@ func (cl *Cluster) watchHealth(h HealthTiming) {
 	defer clusterSynced.DeleteLabelValues(cl.Name)
 	defer clusterConnected.DeleteLabelValues(cl.Name)
 	defer clusterLastContact.DeleteLabelValues(cl.Name)
-	defer ClusterFailedOver.DeleteLabelValues(cl.Name)
+	defer clusterFailedOver.DeleteLabelValues(cl.Name)
 	clusterSynced.WithLabelValues(cl.Name).Set(0)
 	clusterConnected.WithLabelValues(cl.Name).Set(0)
 	started := time.Now()
@@ -102,5 +102,5 @@ func (cl *Cluster) setDown(down bool, since time.Duration) {
 		log.Infof("cluster %s: its API server answers again: its targets count as healthy", cl.Name)
 	}
 	ds.SetDown(cl.Controller.Config().Prefix, down)
-	ClusterFailedOver.WithLabelValues(cl.Name).Set(map[bool]float64{true: 1, false: 0}[down])
+	clusterFailedOver.WithLabelValues(cl.Name).Set(map[bool]float64{true: 1, false: 0}[down])
 }

@@ -10,7 +10,7 @@ var (
 	clusterConnected = metrics.GaugeVec("cluster_connected",
 		"1 while a cluster's API server answers, 0 while it has not for a while (its last known records are served), by cluster.",
 		"cluster")
-	ClusterFailedOver = metrics.GaugeVec("cluster_failed_over",
+	clusterFailedOver = metrics.GaugeVec("cluster_failed_over",
 		"1 while a cluster counts as unhealthy because its API server has been silent longer than its failover time, by cluster.",
 		"cluster")
 	clusterLastContact = metrics.GaugeVec("cluster_last_contact_timestamp_seconds",

@@ -1,6 +1,8 @@
 package testutil
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -79,5 +81,13 @@ func NamedIngress(namespace, name string, hosts []string, lb ...string) *network
 func NamedService(namespace, name string, lb ...string) *corev1.Service {
 	svc := Service(corev1.ServiceTypeLoadBalancer, lb...)
 	svc.Namespace, svc.Name = namespace, name
+	return svc
+}
+
+// ClaimingService is a LoadBalancer Service that claims hostnames (a comma-
+// separated list) by the coredns.io/hostname annotation, created at second sec.
+func ClaimingService(namespace, name string, sec int64, hostnames, ip string) *corev1.Service {
+	svc := AnnotateService(NamedService(namespace, name, ip), "coredns.io/hostname", hostnames)
+	svc.CreationTimestamp = metav1.NewTime(time.Unix(sec, 0))
 	return svc
 }

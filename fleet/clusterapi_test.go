@@ -1,4 +1,4 @@
-package gateway
+package fleet
 
 import (
 	"context"
@@ -24,16 +24,15 @@ import (
 )
 
 // What Cluster API and the plugin's documentation name: Clusters and their
-// kubeconfig Secrets, labeled with their cluster's name.
-const capiGroup = "cluster.x-k8s.io"
+// kubeconfig Secrets, labeled with their cluster's name (written out here,
+// not taken from clusterapi.go, so that a change there fails the tests).
+var capiClusters = schema.GroupVersionResource{Group: "cluster.x-k8s.io", Version: "v1beta2", Resource: "clusters"}
 
-var secretsResource = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
-
-var capiClusters = schema.GroupVersionResource{Group: capiGroup, Version: "v1beta2", Resource: "clusters"}
+var capiSecrets = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 
 func capiCluster(ns, name string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{}
-	u.SetAPIVersion(capiGroup + "/v1beta2")
+	u.SetAPIVersion("cluster.x-k8s.io/v1beta2")
 	u.SetKind("Cluster")
 	u.SetNamespace(ns)
 	u.SetName(name)
@@ -51,6 +50,54 @@ func capiSecret(ns, cluster, kubeconfig string) *unstructured.Unstructured {
 	return u
 }
 
+// capiFake is a management cluster's dynamic client serving Clusters and
+// Secrets, holding objs.
+func capiFake(objs ...k8sruntime.Object) *dynamicfake.FakeDynamicClient {
+	return dynamicfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{
+		capiClusters: "ClusterList", capiSecrets: "SecretList",
+	}, objs...)
+}
+
+// servesClusters serves Clusters at v1beta2 only.
+func servesClusters(_ context.Context, gv string) ([]string, error) {
+	if gv == capiClusters.GroupVersion().String() {
+		return []string{"clusters"}, nil
+	}
+	return nil, errors.New("not served")
+}
+
+// newTestDiscovery returns the Cluster API discovery of a fleet of
+// example.com. on dyn, as the plugin's clusterapi option makes it: each
+// workload cluster read with apiOf's API, under <cluster>.example.com.,
+// with priority (the block's); it stops when the test ends.
+func newTestDiscovery(t testing.TB, tf *testFleet, dyn *dynamicfake.FakeDynamicClient, apiOf func([]byte) (watch.API, error), clusterWait time.Duration, priority int32) *Discovery {
+	d := NewDiscovery(DiscoveryConfig{
+		Dynamic: dyn, Served: servesClusters, APIOf: apiOf,
+		Reprobe: testTiming.Reprobe, ClusterWait: clusterWait, Health: testHealth, Guard: testTiming.Guard,
+		Members: &tf.Fleet,
+		Join: func(namespace, name string, api watch.API) (*Cluster, error) {
+			cfg := testConfig(name + ".example.com.")
+			cfg.Priority = priority
+			return NewCluster(namespace+"."+name, cfg, api, tf.ix, false), nil
+		},
+	})
+	t.Cleanup(d.Stop)
+	return d
+}
+
+// startDiscovery starts d, waits until it has synced, and publishes the
+// index, as the plugin does once it is ready.
+func (tf *testFleet) startDiscovery(t testing.TB, d *Discovery) {
+	t.Helper()
+	d.Start()
+	select {
+	case <-d.Synced():
+	case <-time.After(10 * time.Second):
+		t.Fatal("Cluster API discovery not synced after 10s")
+	}
+	tf.ix.Flush()
+}
+
 // TestClusterAPIDiscovery: a Cluster with a working kubeconfig Secret is read
 // under <cluster>.<zone>; a Secret rotated reconnects (objects gone from the
 // new view are withdrawn); a broken kubeconfig is logged and changes nothing
@@ -58,42 +105,20 @@ func capiSecret(ns, cluster, kubeconfig string) *unstructured.Unstructured {
 func TestClusterAPIDiscovery(t *testing.T) {
 	ctx := context.Background()
 	a, b := fake.NewSimpleClientset(), fake.NewSimpleClientset()
-	k8sCreate(t, a, k8sClaimingService("apps", "web", 100, "", "192.0.2.1"))
-	k8sCreate(t, b, k8sClaimingService("apps", "api", 100, "", "192.0.2.2"))
+	create(t, a, testutil.ClaimingService("apps", "web", 100, "", "192.0.2.1"))
+	create(t, b, testutil.ClaimingService("apps", "api", 100, "", "192.0.2.2"))
 	clients := map[string]kubernetes.Interface{"kubeconfig-a": a, "kubeconfig-b": b}
 
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{
-		capiClusters: "ClusterList", secretsResource: "SecretList",
-	})
-	g := newGateway()
-	g.Zones = []string{"example.com."}
-	g.resources = []string{"Service"}
-	g.timing = k8sTiming
-	g.clusterAPI = &clusterAPIConfig{}
-	g.buildIndex()
-	served := func(_ context.Context, gv string) ([]string, error) {
-		if gv == capiClusters.GroupVersion().String() {
-			return []string{"clusters"}, nil
-		}
-		return nil, errors.New("not served")
-	}
-	g.discovery = g.newDiscovery(dyn, served, func(kc []byte) (watch.API, error) {
+	dyn := capiFake()
+	tf := newTestFleet(t, "example.com.")
+	d := newTestDiscovery(t, tf, dyn, func(kc []byte) (watch.API, error) {
 		c, ok := clients[string(kc)]
 		if !ok {
 			return nil, errors.New("broken kubeconfig")
 		}
 		return watchtest.API{Core: c}, nil
-	})
-	t.Cleanup(g.stop)
-	if err := g.start(); err != nil {
-		t.Fatal(err)
-	}
-	testutil.Eventually(t, "ready", func() string {
-		if !g.Ready() {
-			return "not ready"
-		}
-		return ""
-	})
+	}, time.Second, 0)
+	tf.startDiscovery(t, d)
 	create := func(u *unstructured.Unstructured, gvr schema.GroupVersionResource) {
 		t.Helper()
 		if _, err := dyn.Resource(gvr).Namespace(u.GetNamespace()).Create(ctx, u, metav1.CreateOptions{}); err != nil {
@@ -102,80 +127,63 @@ func TestClusterAPIDiscovery(t *testing.T) {
 	}
 	web := "web.apps.prod.example.com."
 	create(capiCluster("fleet", "prod"), capiClusters)
-	create(capiSecret("fleet", "prod", "kubeconfig-a"), secretsResource)
-	k8sAnswers(t, g, web, dns.TypeA, k8sExpect(t, "NOERROR", []string{web + " 60 IN A 192.0.2.1"}))
-	k8sAnswers(t, g, "web.apps.example.com.", dns.TypeA, k8sNX)
+	create(capiSecret("fleet", "prod", "kubeconfig-a"), capiSecrets)
+	tf.answers(t, web, dns.TypeA, watchtest.Expect(t, "NOERROR", []string{web + " 60 IN A 192.0.2.1"}))
+	tf.answers(t, "web.apps.example.com.", dns.TypeA, watchtest.NX)
 
 	// A broken kubeconfig: the Cluster is not read, the others are unaffected.
 	create(capiCluster("fleet", "bad"), capiClusters)
-	create(capiSecret("fleet", "bad", "garbage"), secretsResource)
+	create(capiSecret("fleet", "bad", "garbage"), capiSecrets)
 	testutil.Eventually(t, "bad is not read", func() string {
-		g.discovery.Mu.Lock()
-		defer g.discovery.Mu.Unlock()
-		if _, ok := g.discovery.Members["fleet/bad"]; ok {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if _, ok := d.members["fleet/bad"]; ok {
 			return "fleet/bad is read"
 		}
-		if g.discovery.Warned["fleet/bad"] == "" {
+		if d.warned["fleet/bad"] == "" {
 			return "no warning about fleet/bad"
 		}
 		return ""
 	})
-	k8sAnswers(t, g, web, dns.TypeA, k8sExpect(t, "NOERROR", []string{web + " 60 IN A 192.0.2.1"}))
+	tf.answers(t, web, dns.TypeA, watchtest.Expect(t, "NOERROR", []string{web + " 60 IN A 192.0.2.1"}))
 
 	// Rotation: the new kubeconfig reads another view of the cluster.
-	if _, err := dyn.Resource(secretsResource).Namespace("fleet").Update(ctx, capiSecret("fleet", "prod", "kubeconfig-b"), metav1.UpdateOptions{}); err != nil {
+	if _, err := dyn.Resource(capiSecrets).Namespace("fleet").Update(ctx, capiSecret("fleet", "prod", "kubeconfig-b"), metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	api := "api.apps.prod.example.com."
-	k8sAnswers(t, g, api, dns.TypeA, k8sExpect(t, "NOERROR", []string{api + " 60 IN A 192.0.2.2"}))
-	k8sAnswers(t, g, web, dns.TypeA, k8sNX)
+	tf.answers(t, api, dns.TypeA, watchtest.Expect(t, "NOERROR", []string{api + " 60 IN A 192.0.2.2"}))
+	tf.answers(t, web, dns.TypeA, watchtest.NX)
 
 	// Deleted: its names go.
 	if err := dyn.Resource(capiClusters).Namespace("fleet").Delete(ctx, "prod", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	k8sAnswers(t, g, api, dns.TypeA, k8sNX)
-	if cl, _ := g.fleet.Of("fleet.prod/Service/apps/api"); cl != nil {
+	tf.answers(t, api, dns.TypeA, watchtest.NX)
+	if cl, _ := tf.Of("fleet.prod/Service/apps/api"); cl != nil {
 		t.Errorf("the deleted Cluster is still in the fleet as %q", cl.Name)
 	}
 }
 
-// TestClusterAPIReadyWithWorkloads: a plugin started with a Cluster already
-// there becomes ready only once that workload cluster has synced, so it
-// never answers NXDOMAIN for its names meanwhile.
+// TestClusterAPIReadyWithWorkloads: discovery started with a Cluster already
+// there has synced only once that workload cluster has, so that the plugin
+// (ready when discovery has synced) never answers NXDOMAIN for its names
+// meanwhile.
 func TestClusterAPIReadyWithWorkloads(t *testing.T) {
 	work := fake.NewSimpleClientset()
-	k8sCreate(t, work, k8sClaimingService("apps", "web", 100, "", "192.0.2.1"))
+	create(t, work, testutil.ClaimingService("apps", "web", 100, "", "192.0.2.1"))
 	// The workload cluster lists slowly.
 	work.PrependReactor("list", "*", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
 		time.Sleep(300 * time.Millisecond)
 		return false, nil, nil
 	})
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{
-		capiClusters: "ClusterList", secretsResource: "SecretList",
-	}, capiCluster("fleet", "prod"), capiSecret("fleet", "prod", "kubeconfig"))
-	g := newGateway()
-	g.Zones = []string{"example.com."}
-	g.resources = []string{"Service"}
-	g.timing = k8sTiming
-	g.timing.clusterWait = time.Minute // ready must come from the sync, not the wait
-	g.clusterAPI = &clusterAPIConfig{}
-	g.buildIndex()
-	served := func(context.Context, string) ([]string, error) { return []string{"clusters"}, nil }
-	g.discovery = g.newDiscovery(dyn, served, func([]byte) (watch.API, error) { return watchtest.API{Core: work}, nil })
-	t.Cleanup(g.stop)
-	g.noStartupWait = true
-	if err := g.start(); err != nil {
-		t.Fatal(err)
-	}
+	dyn := capiFake(capiCluster("fleet", "prod"), capiSecret("fleet", "prod", "kubeconfig"))
+	tf := newTestFleet(t, "example.com.")
+	// The synced state must come from the workload's sync, not the wait.
+	d := newTestDiscovery(t, tf, dyn, func([]byte) (watch.API, error) { return watchtest.API{Core: work}, nil }, time.Minute, 0)
+	tf.startDiscovery(t, d)
 	web := "web.apps.prod.example.com."
-	testutil.Eventually(t, "ready", func() string {
-		if !g.Ready() {
-			return "not ready"
-		}
-		return ""
-	})
-	if got, want := k8sAnswer(g, web, dns.TypeA), k8sExpect(t, "NOERROR", []string{web + " 60 IN A 192.0.2.1"}); got != want {
+	if got, want := watchtest.Answer(tf.ix, web, dns.TypeA), watchtest.Expect(t, "NOERROR", []string{web + " 60 IN A 192.0.2.1"}); got != want {
 		t.Errorf("at ready: %s, want %s", got, want)
 	}
 }
@@ -185,38 +193,26 @@ func TestClusterAPIReadyWithWorkloads(t *testing.T) {
 func TestClusterAPIPriority(t *testing.T) {
 	ctx := context.Background()
 	a := fake.NewSimpleClientset()
-	dyn := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{
-		capiClusters: "ClusterList", secretsResource: "SecretList",
-	})
-	g := newGateway()
-	g.Zones = []string{"example.com."}
-	g.resources = []string{"Service"}
-	g.timing = k8sTiming
-	g.clusterAPI = &clusterAPIConfig{}
-	g.priority = 5
-	g.buildIndex()
-	served := func(_ context.Context, gv string) ([]string, error) { return []string{"clusters"}, nil }
-	g.discovery = g.newDiscovery(dyn, served, func([]byte) (watch.API, error) { return watchtest.API{Core: a}, nil })
-	t.Cleanup(g.stop)
-	if err := g.start(); err != nil {
-		t.Fatal(err)
-	}
+	dyn := capiFake()
+	tf := newTestFleet(t, "example.com.")
+	d := newTestDiscovery(t, tf, dyn, func([]byte) (watch.API, error) { return watchtest.API{Core: a}, nil }, time.Second, 5)
+	d.Start()
 	prod := capiCluster("fleet", "prod")
 	prod.SetAnnotations(map[string]string{"k8s-gateway.dns/priority": "1"})
 	for _, u := range []*unstructured.Unstructured{prod, capiCluster("fleet", "stage")} {
 		if _, err := dyn.Resource(capiClusters).Namespace("fleet").Create(ctx, u, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := dyn.Resource(secretsResource).Namespace("fleet").Create(ctx, capiSecret("fleet", u.GetName(), "kc"), metav1.CreateOptions{}); err != nil {
+		if _, err := dyn.Resource(capiSecrets).Namespace("fleet").Create(ctx, capiSecret("fleet", u.GetName(), "kc"), metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	priorities := func(want map[string]int32) func() string {
 		return func() string {
-			g.discovery.Mu.Lock()
-			defer g.discovery.Mu.Unlock()
+			d.mu.Lock()
+			defer d.mu.Unlock()
 			for key, p := range want {
-				m, ok := g.discovery.Members[key]
+				m, ok := d.members[key]
 				if !ok {
 					return key + " not read"
 				}

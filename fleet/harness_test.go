@@ -1,0 +1,154 @@
+package fleet
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/miekg/dns"
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/labels"
+	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/source"
+	"github.com/seed-e581d630/k8s_gateway/watch"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
+)
+
+// The fleet tests run clusters, each a controller on watchtest's fake API,
+// that put their records into one real index, as the plugin's cluster
+// blocks do, and ask the index as the plugin's ServeDNS would
+// (watchtest.Answer).
+
+// testTiming is the timing of the clusters' controllers: short waits, so
+// that re-probes and retries happen within a test.
+var testTiming = watch.Timing{
+	StartupWait: 5 * time.Second, Reprobe: 50 * time.Millisecond,
+	Guard: watch.GuardTiming{RetryInitial: 10 * time.Millisecond, RetryMax: 20 * time.Millisecond, ThrottledMax: 20 * time.Millisecond},
+}
+
+// testHealth is how the tests' clusters watch their API servers.
+var testHealth = HealthTiming{Every: 10 * time.Millisecond, UnreachableAfter: 200 * time.Millisecond}
+
+// testConfig is the configuration of a cluster that publishes Services in
+// zones with a TTL of 60, as the plugin's defaults do.
+func testConfig(zones ...string) watch.Config {
+	return watch.Config{
+		Sources: source.Config{
+			Zones: zones, TTL: 60, GatewaySelector: labels.Everything(), Addresses: &source.AddressFilter{},
+		},
+		Resources:  []string{"Service"},
+		ZonesLabel: strings.Join(zones, " "),
+		Timing:     testTiming,
+	}
+}
+
+// testFleet is a fleet whose clusters publish into one index of zones.
+type testFleet struct {
+	Fleet
+	zones []string
+	ix    *index.Index
+}
+
+// newTestFleet returns a fleet without clusters publishing into an index of
+// zones; its clusters stop when the test ends.
+func newTestFleet(t testing.TB, zones ...string) *testFleet {
+	t.Helper()
+	ix := index.New(index.Config{
+		Zones: zones,
+		SOA: func(zone string, serial uint32) *dns.SOA {
+			return &dns.SOA{Hdr: dns.RR_Header{Name: zone, Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: 60},
+				Ns: "ns." + zone, Mbox: "hostmaster." + zone, Serial: serial, Minttl: 60}
+		},
+	})
+	tf := &testFleet{zones: zones, ix: ix}
+	t.Cleanup(func() {
+		tf.stop()
+		ix.Close()
+	})
+	return tf
+}
+
+// join adds the cluster name that reads api with cfg (testConfig of the
+// fleet's zones when nil).
+func (tf *testFleet) join(name string, api watch.API, cfg *watch.Config) *Cluster {
+	if cfg == nil {
+		c := testConfig(tf.zones...)
+		cfg = &c
+	}
+	cl := NewCluster(name, *cfg, api, tf.ix, false)
+	tf.Add(cl)
+	return cl
+}
+
+// start starts every cluster, waits until each has synced, and publishes
+// the index, as the plugin does once it is ready.
+func (tf *testFleet) start(t testing.TB) {
+	t.Helper()
+	tf.startClusters(t)
+	for _, cl := range tf.List() {
+		select {
+		case <-cl.Controller.Synced():
+		case <-time.After(10 * time.Second):
+			t.Fatalf("cluster %s not synced after 10s", cl.Name)
+		}
+	}
+	tf.ix.Flush()
+}
+
+// startClusters starts every cluster, without waiting.
+func (tf *testFleet) startClusters(t testing.TB) {
+	t.Helper()
+	for _, cl := range tf.List() {
+		if err := cl.Start(testHealth); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// stop stops the clusters and takes them out of the fleet.
+func (tf *testFleet) stop() {
+	for _, cl := range tf.List() {
+		tf.Remove(cl.Name)
+		cl.Stop()
+	}
+}
+
+// answers polls until the index answers name/qtype as want.
+func (tf *testFleet) answers(t testing.TB, name string, qtype uint16, want string) {
+	t.Helper()
+	watchtest.Answers(t, tf.ix, name, qtype, want)
+}
+
+// create creates an Ingress or a Service in client.
+func create(t testing.TB, client kubernetes.Interface, obj k8sruntime.Object) {
+	t.Helper()
+	if err := watchtest.Create(client, obj); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+}
+
+// gauge returns the value of the gauge coredns_k8s_gateway_<name> of
+// cluster as the plugin exports it, -1 when it has no such series.
+func gauge(t testing.TB, name, cluster string) float64 {
+	t.Helper()
+	families, err := prometheus.DefaultGatherer.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() != "coredns_k8s_gateway_"+name {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "cluster" && l.GetValue() == cluster {
+					return m.GetGauge().GetValue()
+				}
+			}
+		}
+	}
+	return -1
+}
