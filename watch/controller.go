@@ -87,14 +87,9 @@ type Controller struct {
 	syncedCh chan struct{} // closed once every enabled kind has synced
 	kinds    int           // informers running at the first sync
 
-	// routeMu serializes the Gateway API kinds, whose records depend on other
-	// objects: a route is computed from the Gateway and Namespace stores, and a
-	// Gateway or Namespace change recomputes its routes. With one lock, the
-	// last computation always sees the newest stores.
-	routeMu sync.Mutex
-
-	stores *stores // the running informers, and source.Context over their caches (stores.go)
-	health *health // with the health option
+	stores *stores     // the running informers, and source.Context over their caches (stores.go)
+	routes *routeGraph // what depends on what, and its lock (dependencies.go)
+	health *health     // with the health option
 }
 
 // watched is one informer the controller runs.
@@ -119,7 +114,7 @@ type watched struct {
 }
 
 func New(cfg Config, api API, out Sink) *Controller {
-	return &Controller{
+	c := &Controller{
 		cfg:      cfg,
 		api:      api,
 		out:      out,
@@ -129,6 +124,8 @@ func New(cfg Config, api API, out Sink) *Controller {
 		syncedCh: make(chan struct{}),
 		health:   newHealth(),
 	}
+	c.routes = &routeGraph{stores: c.stores, ingressClasses: len(cfg.Sources.IngressClasses) > 0, publish: c.publish}
+	return c
 }
 
 // SyncedKinds is the number of kinds that had synced when synced closed.
@@ -254,20 +251,20 @@ func (c *Controller) update(w *watched, obj any) {
 	}
 	defer c.observeProgramming(w.Kind.Name, time.Now())
 	c.counted(w)
-	if c.dependent(w.Kind) {
-		c.routeMu.Lock()
-		defer c.routeMu.Unlock()
+	if c.routes.dependent(w.Kind) {
+		c.routes.mu.Lock()
+		defer c.routes.mu.Unlock()
 	}
 	if w.Kind == source.NamespaceKind {
 		c.delegate(meta, false)
 	}
-	if c.cfg.Health && !c.dependent(w.Kind) {
+	if c.cfg.Health && !c.routes.dependent(w.Kind) {
 		// Serialized with health flips (see health.mu).
 		c.health.mu.Lock()
 		defer c.health.mu.Unlock()
 	}
 	c.publish(w, meta, obj)
-	c.refreshDependents(w.Kind, meta)
+	c.routes.refreshDependents(w.Kind, meta)
 }
 
 // remove withdraws the records of a deleted object.
@@ -281,9 +278,9 @@ func (c *Controller) remove(w *watched, obj any) {
 	}
 	defer c.observeProgramming(w.Kind.Name, time.Now())
 	c.counted(w)
-	if c.dependent(w.Kind) {
-		c.routeMu.Lock()
-		defer c.routeMu.Unlock()
+	if c.routes.dependent(w.Kind) {
+		c.routes.mu.Lock()
+		defer c.routes.mu.Unlock()
 	} else if c.cfg.Health {
 		// Not while a health flip publishes the object again from the store.
 		c.health.mu.Lock()
@@ -300,7 +297,7 @@ func (c *Controller) remove(w *watched, obj any) {
 	if w.Kind == source.NamespaceKind {
 		c.delegate(meta, true)
 	}
-	c.refreshDependents(w.Kind, meta)
+	c.routes.refreshDependents(w.Kind, meta)
 }
 
 // counted counts an event of an informer.

@@ -12,7 +12,7 @@
 // the API guard that retries lists and watches and relists after an
 // outage (internal/informer, the one informer recipe; apiguard.go here); the dependency graph, so that a change of
 // a Gateway, ListenerSet or Namespace recomputes its routes
-// (dependencies.go); delegation under the delegated ownership policy
+// (dependencies.go, the routeGraph); delegation under the delegated ownership policy
 // (tenancy.go); the health option (health.go): EndpointSlices counted per
 // Service, claims marked Unhealthy, and the Services, Ingresses and routes of
 // a Service whose health flips published again; and the informers shared by

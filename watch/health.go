@@ -93,7 +93,7 @@ func (c *Controller) sliceChanged(w *watched, old, cur any) {
 	c.counted(w)
 	o, _ := old.(*source.EndpointSlice)
 	n, _ := cur.(*source.EndpointSlice)
-	ingressDependent := c.dependent(source.KindByName("Ingress"))
+	ingressDependent := c.routes.dependent(source.KindByName("Ingress"))
 	c.health.mu.Lock()
 	var flipped []string
 	c.health.countsMu.Lock()
@@ -128,8 +128,8 @@ func (c *Controller) sliceChanged(w *watched, old, cur any) {
 	}
 	// Routes, and Ingresses under ingressClasses, are published under the
 	// route lock: republished there, after the counts changed.
-	c.routeMu.Lock()
-	defer c.routeMu.Unlock()
+	c.routes.mu.Lock()
+	defer c.routes.mu.Unlock()
 	for _, key := range flipped {
 		for _, k := range source.Kinds {
 			if k.Route != nil || k.Name == "Ingress" && ingressDependent {

@@ -34,7 +34,7 @@ func (c *Controller) switchVersion(w *watched, v *source.Kind) (*watched, bool) 
 	if w.Kind == source.ListenerSetKind {
 		// Another kind of object altogether (XListenerSet → ListenerSet):
 		// every route through a ListenerSet may change.
-		c.refreshAllRoutes()
+		c.routes.refreshAll()
 	}
 	log.Infof("%s read at %s (was %s)", w.what(), v.GroupVersion, w.Version.GroupVersion)
 	return nw, true

@@ -12,13 +12,18 @@ import (
 )
 
 // stored returns an informer of kind in namespace, not run, whose cache
-// holds objs, with the indexes a controller gives it (health adds the
-// backend index).
+// holds objs as the informer keeps them (transformed), with the indexes a
+// controller gives it (health adds the backend index).
 func stored(t testing.TB, kind *source.Kind, namespace string, health bool, objs ...any) *watched {
 	t.Helper()
 	w := &watched{Kind: kind, Version: kind, Namespace: namespace}
 	w.informer = cache.NewSharedIndexInformer(&cache.ListWatch{}, kind.Object, 0, (&Controller{cfg: Config{Health: health}}).indexers(w))
+	transform := source.WithKey(kind.Name, kind.Transform)
 	for _, obj := range objs {
+		obj, err := transform(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := w.informer.GetStore().Add(obj); err != nil {
 			t.Fatal(err)
 		}
@@ -92,8 +97,9 @@ func TestStoresContext(t *testing.T) {
 		got  any
 		want any
 	}{
-		{"Gateway in its namespace", s.Gateway("infra", "gw") == gw, true},
+		{"Gateway in its namespace", s.Gateway("infra", "gw").GetUID(), gw.UID},
 		{"Gateway of a namespace not read", s.Gateway("apps", "gw") == nil, true},
+		{"Gateway unknown", s.Gateway("infra", "other") == nil, true},
 		{"ListenerSet through the informer of all namespaces", s.ListenerSet("apps", "ls") != nil, true},
 		{"ListenerSet unknown", s.ListenerSet("apps", "other") == nil, true},
 		{"default IngressClass: the newest marked default", s.DefaultIngressClass(), "newer"},
