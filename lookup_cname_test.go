@@ -12,7 +12,7 @@ import (
 
 // cnameCases: CNAMEs followed inside the zone (RFC 1034 §4.3.2 step 3a).
 var cnameCases = []test.Case{
-	// CNAME: every qtype but CNAME and ANY follows it inside the zone.
+	// CNAME: every qtype but CNAME, ANY, RRSIG and NSEC follows it inside the zone.
 	{
 		Qname: "alias.example.com.", Qtype: dns.TypeA,
 		Answer: testutil.RRs("alias.example.com. 300 IN CNAME www.example.com.", wwwA1, wwwA2),
@@ -34,6 +34,11 @@ var cnameCases = []test.Case{
 	},
 	{Qname: "alias.example.com.", Qtype: dns.TypeCNAME, Answer: testutil.RRs("alias.example.com. 300 IN CNAME www.example.com.")},
 	{Qname: "alias.example.com.", Qtype: dns.TypeANY, Answer: testutil.RRs("alias.example.com. 300 IN CNAME www.example.com.")},
+	// RRSIG and NSEC would sit beside the CNAME (RFC 2181 §10.1, RFC 4035
+	// §2.5): asked of its owner, which has none, NODATA.
+	{Qname: "alias.example.com.", Qtype: dns.TypeRRSIG, Ns: testutil.RRs(soaCom)},
+	{Qname: "alias.example.com.", Qtype: dns.TypeNSEC, Ns: testutil.RRs(soaCom)},
+	{Qname: "c1.example.com.", Qtype: dns.TypeNSEC, Ns: testutil.RRs(soaCom)},
 	{
 		Qname: "c1.example.com.", Qtype: dns.TypeA,
 		Answer: testutil.RRs(

@@ -46,6 +46,8 @@ var wildcardCases = []test.Case{
 	},
 	{Qname: "x.wc.example.com.", Qtype: dns.TypeCNAME, Answer: testutil.RRs("x.wc.example.com. 300 IN CNAME www.example.com.")},
 	{Qname: "x.wc.example.com.", Qtype: dns.TypeANY, Answer: testutil.RRs("x.wc.example.com. 300 IN CNAME www.example.com.")},
+	// RRSIG and NSEC are not followed through a CNAME, synthesized or not.
+	{Qname: "x.wc.example.com.", Qtype: dns.TypeRRSIG, Ns: testutil.RRs(soaCom)},
 	{
 		Qname: "x.wc.example.com.", Qtype: dns.TypeMX,
 		Answer: testutil.RRs("x.wc.example.com. 300 IN CNAME www.example.com."),

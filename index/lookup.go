@@ -76,7 +76,7 @@ func (s *Snapshot) LookupFor(zi int, qname string, qtype uint16, c *Client) (ans
 				return append(answer, nsrrs...), nil, s.addresses(nsrrs), Success
 			}
 		}
-		if qtype != dns.TypeCNAME && qtype != dns.TypeANY {
+		if followsCNAME(qtype) {
 			if c := n.set(dns.TypeCNAME); c.count > 0 {
 				// Synthesized from a wildcard or not, the CNAME is owned by
 				// the name asked for.
@@ -108,6 +108,20 @@ func (s *Snapshot) LookupFor(zi int, qname string, qtype uint16, c *Client) (ans
 		}
 		return answer, nil, s.additional(rrs), Success
 	}
+}
+
+// followsCNAME reports whether a question of type qtype at a CNAME is
+// answered by following it (RFC 1034 §4.3.2 step 3a). Not for CNAME and ANY,
+// which the CNAME answers itself, nor for RRSIG and NSEC: in a signed zone
+// they sit beside the CNAME at its owner (RFC 2181 §10.1, RFC 4035 §2.5),
+// so they are asked of the owner, which here has none (NODATA), as BIND and
+// Knot answer.
+func followsCNAME(qtype uint16) bool {
+	switch qtype {
+	case dns.TypeCNAME, dns.TypeANY, dns.TypeRRSIG, dns.TypeNSEC:
+		return false
+	}
+	return true
 }
 
 // owns reports whether one of the CNAMEs of a chain is owned by name.

@@ -70,6 +70,12 @@ func TestLookup(t *testing.T) {
 		{"sub.example.com.", dns.TypeDS, NoData},
 		{"a.lw.example.com.", dns.TypeA, ServerFailure}, // a loop through a wildcard
 		{"l1.long.example.com.", dns.TypeA, Success},
+		// RRSIG and NSEC belong to the CNAME's owner: not followed.
+		{"dangling.example.com.", dns.TypeRRSIG, NoData},
+		{"dangling.example.com.", dns.TypeNSEC, NoData},
+		{"loop1.example.com.", dns.TypeNSEC, NoData},
+		{"a.lw.example.com.", dns.TypeRRSIG, NoData},
+		{"dangling.example.com.", dns.TypeDS, NameError},
 	} {
 		if _, _, _, res := s.Lookup(0, c.name, c.qtype); res != c.want {
 			t.Errorf("%s %s: result %d, want %d", c.name, dns.TypeToString[c.qtype], res, c.want)
