@@ -120,13 +120,17 @@ func New(cfg Config, api API, out Sink) *Controller {
 		out:      out,
 		warnings: map[string]string{},
 		refused:  map[string][]string{},
-		stores:   newStores(&cfg),
 		syncedCh: make(chan struct{}),
-		health:   newHealth(),
 	}
+	c.stores = newStores(&c.cfg)
+	c.health = newHealth(&c.cfg, c.stores, out)
 	c.routes = &routeGraph{stores: c.stores, ingressClasses: len(cfg.Sources.IngressClasses) > 0, publish: c.publish}
 	return c
 }
+
+// SetHealthHook sets what hears of objects (by key, without the cluster's
+// prefix) whose addresses turn unhealthy or healthy again; for Events.
+func (c *Controller) SetHealthHook(f func(key string, unhealthy bool)) { c.health.setHook(f) }
 
 // SyncedKinds is the number of kinds that had synced when synced closed.
 func (c *Controller) SyncedKinds() int { return c.kinds }
@@ -291,8 +295,8 @@ func (c *Controller) remove(w *watched, obj any) {
 		c.logWarnings(key, nil)
 		c.report(key, nil)
 		c.out.UpdateClaim(key, index.Claim{}, nil)
-		c.dropPart(w, key)
-		c.noteHealth(key, false, true)
+		c.health.dropPart(w, key)
+		c.health.note(key, false, true)
 	}
 	if w.Kind == source.NamespaceKind {
 		c.delegate(meta, true)
@@ -318,7 +322,7 @@ func (c *Controller) publish(w *watched, meta metav1.Object, obj any) {
 	key := w.key(meta)
 	if !w.Nameserver && !c.namespaceAllowed(meta.GetNamespace()) {
 		c.out.UpdateClaim(key, index.Claim{}, nil)
-		c.dropPart(w, key)
+		c.health.dropPart(w, key)
 		return
 	}
 	res := recordsOf(w, obj)
@@ -333,7 +337,7 @@ func (c *Controller) publish(w *watched, meta metav1.Object, obj any) {
 		res.RRs = source.WithPTR(res.RRs)
 	}
 	if c.cfg.Health {
-		res.RRs = c.markHealth(w, key, obj, &claim, res.RRs)
+		res.RRs = c.health.mark(w, key, obj, &claim, res.RRs)
 	}
 	c.out.UpdateClaim(key, claim, res.RRs)
 }

@@ -110,7 +110,7 @@ func (e *Events) Stop() { e.writer.stop() }
 // reference to the object; false for keys that name no object of a kind the
 // plugin reads.
 func objectReference(key string) (ObjectRef, bool) {
-	key = strings.TrimSuffix(key, UnhealthyPart)
+	key = strings.TrimSuffix(key, unhealthyPart)
 	parts := strings.SplitN(key, "/", 3)
 	if len(parts) != 3 || parts[1] == "" {
 		return ObjectRef{}, false

@@ -27,8 +27,16 @@ type sliceCount struct {
 
 func (s sliceCount) healthy() bool { return s.slices == 0 || s.ready > 0 }
 
-// health holds the counts of every Service that has EndpointSlices.
+// health is the health tracker: it holds the counts of every Service that
+// has EndpointSlices, marks the claims of the objects it reads unhealthy,
+// and tells the log and the hook when an object's health flips.
 type health struct {
+	enabled bool           // Config.Health
+	prefix  string         // Config.Prefix, trimmed from the keys the hook hears of
+	sources *source.Config // the sources' configuration, for the kinds' Health
+	ctx     source.Context // the controller's stores
+	out     Sink
+
 	// mu is held while a count changes and the Services and Ingresses it
 	// flips are published again, and while a Service or an Ingress is
 	// published: a publish never gives the index a health older than the
@@ -46,27 +54,55 @@ type health struct {
 	hook func(key string, unhealthy bool)
 }
 
-func newHealth() *health {
-	return &health{services: map[string]sliceCount{}, unhealthy: map[string]bool{}}
+func newHealth(cfg *Config, ctx source.Context, out Sink) *health {
+	return &health{
+		enabled: cfg.Health, prefix: cfg.Prefix, sources: &cfg.Sources, ctx: ctx, out: out,
+		services: map[string]sliceCount{}, unhealthy: map[string]bool{},
+	}
 }
 
 // backendIndex indexes Ingresses and routes by their backend Services.
 const backendIndex = "backend"
 
-// SetHealthHook sets what hears of objects (by key, without the cluster's
-// prefix) whose addresses turn unhealthy or healthy again; for Events.
-func (c *Controller) SetHealthHook(f func(key string, unhealthy bool)) {
-	c.health.noteMu.Lock()
-	c.health.hook = f
-	c.health.noteMu.Unlock()
+// setHook sets what hears of objects (by key, without the cluster's
+// prefix) whose addresses turn unhealthy or healthy again.
+func (h *health) setHook(f func(key string, unhealthy bool)) {
+	h.noteMu.Lock()
+	h.hook = f
+	h.noteMu.Unlock()
 }
 
-// serviceHealth is the source.ServiceHealth of the controller's counts.
-func (c *Controller) serviceHealth(namespace, name string) (known, healthy bool) {
-	c.health.countsMu.RLock()
-	s := c.health.services[namespace+"/"+name]
-	c.health.countsMu.RUnlock()
+// service is the source.ServiceHealth of the counts.
+func (h *health) service(namespace, name string) (known, healthy bool) {
+	h.countsMu.RLock()
+	s := h.services[namespace+"/"+name]
+	h.countsMu.RUnlock()
 	return s.slices > 0, s.healthy()
+}
+
+// slice applies a slice going from old to cur (either may be nil) to the
+// counts of its Service, and returns the Services ("namespace/name") whose
+// health flipped. The caller holds mu.
+func (h *health) slice(old, cur *source.EndpointSlice) []string {
+	var flipped []string
+	h.countsMu.Lock()
+	defer h.countsMu.Unlock()
+	if old != nil && old.Service() != "" {
+		if h.count(old.GetNamespace()+"/"+old.Service(), -1, old.Ready()) {
+			flipped = append(flipped, old.GetNamespace()+"/"+old.Service())
+		}
+	}
+	if cur != nil && cur.Service() != "" {
+		key := cur.GetNamespace() + "/" + cur.Service()
+		if h.count(key, +1, cur.Ready()) {
+			if len(flipped) == 1 && flipped[0] == key {
+				flipped = nil // flipped and back within the event
+			} else {
+				flipped = append(flipped, key)
+			}
+		}
+	}
+	return flipped
 }
 
 // sliceHandler keeps the counts from the events of an EndpointSlice informer.
@@ -95,24 +131,7 @@ func (c *Controller) sliceChanged(w *watched, old, cur any) {
 	n, _ := cur.(*source.EndpointSlice)
 	ingressDependent := c.routes.dependent(source.KindByName("Ingress"))
 	c.health.mu.Lock()
-	var flipped []string
-	c.health.countsMu.Lock()
-	if o != nil && o.Service() != "" {
-		if c.countSlice(o.GetNamespace()+"/"+o.Service(), -1, o.Ready()) {
-			flipped = append(flipped, o.GetNamespace()+"/"+o.Service())
-		}
-	}
-	if n != nil && n.Service() != "" {
-		key := n.GetNamespace() + "/" + n.Service()
-		if c.countSlice(key, +1, n.Ready()) {
-			if len(flipped) == 1 && flipped[0] == key {
-				flipped = nil // flipped and back within the event
-			} else {
-				flipped = append(flipped, key)
-			}
-		}
-	}
-	c.health.countsMu.Unlock()
+	flipped := c.health.slice(o, n)
 	for _, key := range flipped {
 		ns, name, _ := strings.Cut(key, "/")
 		if sw, obj := c.stores.getObject("Service", ns, name); obj != nil {
@@ -155,62 +174,62 @@ func (c *Controller) republishBackendUsers(kind, key string) {
 	}
 }
 
-// countSlice adds delta slices (ready or not) to the Service key, and
-// reports whether its health flipped. The caller holds countsMu.
-func (c *Controller) countSlice(key string, delta int32, ready bool) bool {
-	s := c.health.services[key]
+// count adds delta slices (ready or not) to the Service key, and reports
+// whether its health flipped. The caller holds countsMu.
+func (h *health) count(key string, delta int32, ready bool) bool {
+	s := h.services[key]
 	was := s.healthy()
 	s.slices += delta
 	if ready {
 		s.ready += delta
 	}
 	if s.slices <= 0 {
-		delete(c.health.services, key)
+		delete(h.services, key)
 		s = sliceCount{}
 	} else {
-		c.health.services[key] = s
+		h.services[key] = s
 	}
 	return was != s.healthy()
 }
 
-// noteHealth remembers the health an object was published with, and tells
-// the hook and the log when it flipped; removed objects are forgotten.
-func (c *Controller) noteHealth(key string, unhealthy, removed bool) {
-	c.health.noteMu.Lock()
-	defer c.health.noteMu.Unlock()
+// note remembers the health an object was published with, and tells the
+// hook and the log when it flipped; removed objects are forgotten.
+func (h *health) note(key string, unhealthy, removed bool) {
+	h.noteMu.Lock()
+	defer h.noteMu.Unlock()
 	if removed {
-		delete(c.health.unhealthy, key)
+		delete(h.unhealthy, key)
 		return
 	}
-	if c.health.unhealthy[key] == unhealthy {
+	if h.unhealthy[key] == unhealthy {
 		return
 	}
 	if unhealthy {
-		c.health.unhealthy[key] = true
+		h.unhealthy[key] = true
 		log.Infof("%s: unhealthy, its addresses are withdrawn unless nothing else answers at its names", key)
 	} else {
-		delete(c.health.unhealthy, key)
+		delete(h.unhealthy, key)
 		log.Infof("%s: healthy again", key)
 	}
-	if c.health.hook != nil {
-		c.health.hook(strings.TrimPrefix(key, c.cfg.Prefix), unhealthy)
+	if h.hook != nil {
+		h.hook(strings.TrimPrefix(key, h.prefix), unhealthy)
 	}
 }
 
-// UnhealthyPart ends the key under which an Ingress or a route whose
+// unhealthyPart ends the key under which an Ingress or a route whose
 // records differ in health publishes its unhealthy ones, marked unhealthy:
 // health is a claim's, and a claim is an object key's.
-const UnhealthyPart = "#unhealthy"
+const unhealthyPart = "#unhealthy"
 
-// markHealth sets claim.Unhealthy for the records rrs of obj, and returns
-// those left for key. An Ingress puts the records of its unhealthy hosts
+// mark sets claim.Unhealthy for the records rrs of obj, and returns those
+// left for key. An Ingress puts the records of its unhealthy hosts
 // (see source.IngressHealth), a route those that point only at Gateways not
-// Programmed (source.RouteDownRecords), under key+UnhealthyPart.
-func (c *Controller) markHealth(w *watched, key string, obj any, claim *index.Claim, rrs []dns.RR) []dns.RR {
+// Programmed (source.RouteDownRecords), under key+unhealthyPart.
+func (h *health) mark(w *watched, key string, obj any, claim *index.Claim, rrs []dns.RR) []dns.RR {
 	parted := !w.Nameserver && w.Kind.Backends != nil
 	var sick func(dns.RR) bool
 	if len(rrs) > 0 && !w.Nameserver && w.Version.Health != nil {
-		claim.Unhealthy, sick = w.Version.Health(obj, source.HealthContext{Context: c.stores, Config: &c.cfg.Sources, Service: c.serviceHealth})
+		claim.Unhealthy, sick = w.Version.Health(obj, source.HealthContext{Context: h.ctx, Config: h.sources, Service: h.service})
 	}
 	var part []dns.RR
 	if sick != nil {
@@ -225,19 +244,19 @@ func (c *Controller) markHealth(w *watched, key string, obj any, claim *index.Cl
 		rrs = keep
 	}
 	if len(rrs)+len(part) > 0 {
-		c.noteHealth(key, claim.Unhealthy || len(part) > 0, false)
+		h.note(key, claim.Unhealthy || len(part) > 0, false)
 	}
 	if parted {
 		pc := *claim
 		pc.Unhealthy = true
-		c.out.UpdateClaim(key+UnhealthyPart, pc, part)
+		h.out.UpdateClaim(key+unhealthyPart, pc, part)
 	}
 	return rrs
 }
 
-// dropPart removes what markHealth put under key+UnhealthyPart.
-func (c *Controller) dropPart(w *watched, key string) {
-	if c.cfg.Health && w.Kind.Backends != nil {
-		c.out.UpdateClaim(key+UnhealthyPart, index.Claim{}, nil)
+// dropPart removes what mark put under key+unhealthyPart.
+func (h *health) dropPart(w *watched, key string) {
+	if h.enabled && w.Kind.Backends != nil {
+		h.out.UpdateClaim(key+unhealthyPart, index.Claim{}, nil)
 	}
 }

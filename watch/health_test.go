@@ -3,13 +3,16 @@ package watch
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/miekg/dns"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
@@ -18,44 +21,161 @@ type nopSink struct{}
 func (nopSink) UpdateClaim(string, index.Claim, []dns.RR) {}
 func (nopSink) SetDomains(string, []string)               {}
 
-// TestSliceCounts: a Service's health follows the slices that come, change
-// and go, and only flips are reported.
-func TestSliceCounts(t *testing.T) {
-	c := New(Config{Health: true}, nil, nopSink{})
-	w := &watched{Kind: source.EndpointSliceKind, Version: source.EndpointSliceKind}
-	slice := func(name string, ready bool) *source.EndpointSlice {
-		return source.NewEndpointSlice("ns", name, "web", ready)
+// claimSink records the claims put, by key.
+type claimSink struct {
+	claims map[string]index.Claim
+	rrs    map[string][]dns.RR
+}
+
+func newClaimSink() *claimSink {
+	return &claimSink{claims: map[string]index.Claim{}, rrs: map[string][]dns.RR{}}
+}
+
+func (r *claimSink) UpdateClaim(key string, claim index.Claim, rrs []dns.RR) {
+	if rrs == nil {
+		delete(r.claims, key)
+		delete(r.rrs, key)
+		return
 	}
-	healthy := func() bool { _, h := c.serviceHealth("ns", "web"); return h }
+	r.claims[key], r.rrs[key] = claim, rrs
+}
+func (r *claimSink) SetDomains(string, []string) {}
+
+// TestHealthSliceCounts: a Service's health follows the slices that come,
+// change and go, and only flips are reported.
+func TestHealthSliceCounts(t *testing.T) {
+	h := newHealth(&Config{Health: true}, nil, nopSink{})
+	slice := func(name, service string, ready bool) *source.EndpointSlice {
+		return source.NewEndpointSlice("ns", name, service, ready)
+	}
 	steps := []struct {
-		desc     string
-		old, cur *source.EndpointSlice
-		healthy  bool
+		desc           string
+		old, cur       *source.EndpointSlice
+		known, healthy bool
+		flipped        []string
 	}{
-		{"no slices", nil, nil, true},
-		{"a slice without a ready endpoint", nil, slice("s1", false), false},
-		{"a second, ready", nil, slice("s2", true), true},
-		{"the second unready", slice("s2", true), slice("s2", false), false},
-		{"the first ready", slice("s1", false), slice("s1", true), true},
-		{"the first deleted", slice("s1", true), nil, false},
-		{"the second deleted: none left, unknown", slice("s2", false), nil, true},
+		{"no slices", nil, nil, false, true, nil},
+		{"a slice without a ready endpoint", nil, slice("s1", "web", false), true, false, []string{"ns/web"}},
+		{"a second, ready", nil, slice("s2", "web", true), true, true, []string{"ns/web"}},
+		{"the second unready", slice("s2", "web", true), slice("s2", "web", false), true, false, []string{"ns/web"}},
+		{"the first ready", slice("s1", "web", false), slice("s1", "web", true), true, true, []string{"ns/web"}},
+		{"a slice of no Service", nil, slice("s9", "", false), true, true, nil},
+		{"the second moves to another Service", slice("s2", "web", false), slice("s2", "db", false), true, true, []string{"ns/db"}},
+		{"the first deleted: web has none left, unknown", slice("s1", "web", true), nil, false, true, nil},
+		{"the second deleted", slice("s2", "db", false), nil, false, true, []string{"ns/db"}},
 	}
 	for _, s := range steps {
-		var old, cur any
-		if s.old != nil {
-			old = s.old
+		flipped := h.slice(s.old, s.cur)
+		if !slices.Equal(flipped, s.flipped) {
+			t.Errorf("%s: flipped %q, want %q", s.desc, flipped, s.flipped)
 		}
-		if s.cur != nil {
-			cur = s.cur
-		}
-		c.sliceChanged(w, old, cur)
-		if healthy() != s.healthy {
-			t.Errorf("%s: healthy %v", s.desc, healthy())
+		if known, healthy := h.service("ns", "web"); known != s.known || healthy != s.healthy {
+			t.Errorf("%s: web known %v healthy %v, want %v %v", s.desc, known, healthy, s.known, s.healthy)
 		}
 	}
-	if len(c.health.services) != 0 {
-		t.Errorf("counts left: %v", c.health.services)
+	if len(h.services) != 0 {
+		t.Errorf("counts left: %v", h.services)
 	}
+}
+
+// TestHealthNote: the hook hears of flips only, by the key without the
+// cluster's prefix, and a removed object is forgotten.
+func TestHealthNote(t *testing.T) {
+	h := newHealth(&Config{Health: true, Prefix: "east/"}, nil, nopSink{})
+	var heard []string
+	h.setHook(func(key string, unhealthy bool) { heard = append(heard, fmt.Sprintf("%s %v", key, unhealthy)) })
+	for _, step := range []struct {
+		desc               string
+		unhealthy, removed bool
+		want               []string
+	}{
+		{"published healthy: no flip", false, false, nil},
+		{"unhealthy", true, false, []string{"Service/apps/web true"}},
+		{"unhealthy again", true, false, nil},
+		{"healthy again", false, false, []string{"Service/apps/web false"}},
+		{"unhealthy", true, false, []string{"Service/apps/web true"}},
+		{"removed: forgotten, nothing heard", false, true, nil},
+		{"back unhealthy", true, false, []string{"Service/apps/web true"}},
+	} {
+		heard = nil
+		h.note("east/Service/apps/web", step.unhealthy, step.removed)
+		if !slices.Equal(heard, step.want) {
+			t.Errorf("%s: heard %q, want %q", step.desc, heard, step.want)
+		}
+	}
+}
+
+// TestHealthMark: a LoadBalancer Service's claim is unhealthy while it has
+// slices and none ready; a kind with backends (an Ingress) puts the records
+// of unhealthy hosts under its unhealthy part, always unhealthy, and
+// dropPart withdraws that part.
+func TestHealthMark(t *testing.T) {
+	out := newClaimSink()
+	cfg := testConfig("example.com.")
+	cfg.Health = true
+	h := newHealth(&cfg, newStores(&cfg), out)
+	svcKind, ingKind := source.KindByName("Service"), source.KindByName("Ingress")
+	svc, err := testutil.ViaProtobuf[source.Service](testutil.NamedService("apps", "web", "192.0.2.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ing := &networkingv1.Ingress{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "apps", Name: "www"},
+		Spec: networkingv1.IngressSpec{Rules: []networkingv1.IngressRule{
+			{Host: "up.example.com", IngressRuleValue: backendRule("db")},
+			{Host: "down.example.com", IngressRuleValue: backendRule("web")},
+		}},
+		Status: testutil.IngressLB("192.0.2.2"),
+	}
+	ingObj, err := testutil.ViaProtobuf[source.Ingress](ing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := func(name, addr string) dns.RR { return testutil.RR(name + " 60 IN A " + addr) }
+	for _, tt := range []struct {
+		desc      string
+		slices    []*source.EndpointSlice // added before the mark
+		w         *watched
+		obj       any
+		rrs       []dns.RR
+		unhealthy bool
+		kept      int
+		part      int // records under the unhealthy part; -1: no part
+	}{
+		{"Service without slices: healthy", nil, &watched{Kind: svcKind, Version: svcKind}, svc, []dns.RR{a("web.example.com.", "192.0.2.1")}, false, 1, -1},
+		{"Service with a slice, none ready", []*source.EndpointSlice{source.NewEndpointSlice("apps", "web-1", "web", false)},
+			&watched{Kind: svcKind, Version: svcKind}, svc, []dns.RR{a("web.example.com.", "192.0.2.1")}, true, 1, -1},
+		{"nameserver Service: never marked", nil, &watched{Kind: svcKind, Version: svcKind, Nameserver: true}, svc, []dns.RR{a("web.example.com.", "192.0.2.1")}, false, 1, -1},
+		{"Ingress: the host of the unhealthy backend apart", nil, &watched{Kind: ingKind, Version: ingKind}, ingObj,
+			[]dns.RR{a("up.example.com.", "192.0.2.2"), a("down.example.com.", "192.0.2.2")}, false, 1, 1},
+	} {
+		for _, s := range tt.slices {
+			h.slice(nil, s)
+		}
+		var claim index.Claim
+		kept := h.mark(tt.w, "key", tt.obj, &claim, tt.rrs)
+		if claim.Unhealthy != tt.unhealthy || len(kept) != tt.kept {
+			t.Errorf("%s: unhealthy %v, kept %v; want %v, %d records", tt.desc, claim.Unhealthy, kept, tt.unhealthy, tt.kept)
+		}
+		part, ok := out.rrs["key"+unhealthyPart]
+		if got := map[bool]int{true: len(part), false: -1}[ok]; got != tt.part {
+			t.Errorf("%s: %d records in the unhealthy part, want %d", tt.desc, got, tt.part)
+		}
+		if ok && !out.claims["key"+unhealthyPart].Unhealthy {
+			t.Errorf("%s: the unhealthy part's claim is not unhealthy", tt.desc)
+		}
+		h.dropPart(tt.w, "key")
+		if _, ok := out.rrs["key"+unhealthyPart]; ok {
+			t.Errorf("%s: the unhealthy part left after dropPart", tt.desc)
+		}
+	}
+}
+
+// backendRule is an Ingress rule with one path to the Service's port 80.
+func backendRule(service string) networkingv1.IngressRuleValue {
+	return networkingv1.IngressRuleValue{HTTP: &networkingv1.HTTPIngressRuleValue{Paths: []networkingv1.HTTPIngressPath{{
+		Backend: networkingv1.IngressBackend{Service: &networkingv1.IngressServiceBackend{Name: service, Port: networkingv1.ServiceBackendPort{Number: 80}}},
+	}}}}
 }
 
 // BenchmarkHealthSliceEvent: the cost of one EndpointSlice event with
