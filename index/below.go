@@ -14,18 +14,17 @@ func (ix *Index) OwnersBelow(name string) []string {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	var out []string
-	ix.objs.each(func(o *object) {
-		if o.wire == nil {
-			return
-		}
+	ix.eachObject(func(id objectID, o *object) {
+		namespace := ix.claimOf(id).Namespace
 		forWireNames(o.wire, func(n string) {
-			if !dns.IsSubDomain(name, n) || slices.Contains(out, o.claim.namespace) {
+			if !dns.IsSubDomain(name, n) || slices.Contains(out, namespace) {
 				return
 			}
-			if slices.ContainsFunc(ix.rejections[n], func(r Rejection) bool { return r.Key == o.key }) {
+			key := ix.sh.key(id)
+			if slices.ContainsFunc(ix.rejections[n], func(r Rejection) bool { return r.Key == key }) {
 				return
 			}
-			out = append(out, o.claim.namespace)
+			out = append(out, namespace)
 		})
 	})
 	slices.Sort(out)

@@ -16,6 +16,12 @@
 // (its location, then a default, then all; then by weight), scanning the
 // table without allocating.
 //
+// Views (shared.go): the indexes of the views of one cluster may share a
+// Shared, which numbers their objects and names, keeps the objects' keys
+// and usual claims once, and the records in wire form that views agree on;
+// each index keeps per name and object a few bytes at those numbers, and
+// its own nodes, snapshots and serials.
+//
 // Out: a Snapshot after each Flush, with Lookup (a result kind: answer,
 // delegation, CNAME, wildcard, NODATA, NXDOMAIN), the zone's records in
 // transfer order, and per-zone SOA serials that grow with each change.

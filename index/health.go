@@ -280,11 +280,11 @@ func (ix *Index) SetDown(prefix string, down bool) {
 		ix.down = slices.Delete(ix.down, i, i+1)
 	}
 	var names []string
-	for key, id := range ix.objects {
-		if strings.HasPrefix(key, prefix) {
-			forWireNames(ix.objs.at(id).wire, func(name string) { names = append(names, name) })
+	ix.eachObject(func(id objectID, o *object) {
+		if strings.HasPrefix(ix.sh.key(id), prefix) {
+			forWireNames(o.wire, func(name string) { names = append(names, name) })
 		}
-	}
+	})
 	slices.Sort(names)
 	for _, name := range slices.Compact(names) {
 		ix.rebuild(name)

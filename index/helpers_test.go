@@ -120,3 +120,26 @@ func randomName(r *rand.Rand, labels, suffixes []string) func() string {
 		return strings.Join(append(parts, suffixes[r.IntN(len(suffixes))]), ".")
 	}
 }
+
+// heldObjects returns the records and claims of the objects ix holds, by
+// key; the caller holds ix.mu.
+func (ix *Index) heldObjects() (map[string][]dns.RR, map[string]Claim) {
+	records, claims := map[string][]dns.RR{}, map[string]Claim{}
+	ix.eachObject(func(id objectID, o *object) {
+		key := ix.sh.key(id)
+		records[key], claims[key] = unpackRecords(o.wire), ix.claimOf(id)
+	})
+	return records, claims
+}
+
+// namesUsed returns the names whose slots ix uses, by number; the caller
+// holds ix.mu.
+func (ix *Index) namesUsed() map[uint32]nameSlot {
+	used := map[uint32]nameSlot{}
+	ix.names.each(func(i uint32, s *nameSlot) {
+		if s.used() {
+			used[i] = *s
+		}
+	})
+	return used
+}

@@ -2,7 +2,6 @@ package index
 
 import (
 	"bytes"
-	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -52,6 +51,9 @@ type Config struct {
 	// Domains are the domains delegated to each namespace by configuration
 	// (lower-cased, fully qualified), for the Delegated policy.
 	Domains map[string][]string
+	// Shared, when set, is shared with the indexes of the other views of
+	// the cluster (see Shared); an index of its own when nil.
+	Shared *Shared
 	// Serials are the serials the zones start at, in the order of Zones,
 	// instead of the clock's time: those of a copy of the zones on disk.
 	// A zero or missing one starts at the clock's time. The first Flush
@@ -76,25 +78,24 @@ type Index struct {
 	now        func() time.Time
 	afterFunc  func(d time.Duration, f func()) Timer
 
-	mu      sync.Mutex
-	live    bool                  // publish on every change (set by Flush)
-	objects map[string]objectID   // object key → its position in objs
-	objs    objectPages           // the objects: their records and claims
-	free    []objectID            // positions of objs no object holds
-	owners  map[nameHash]objectID // owner name → the one object publishing there
-	shared  map[string][]string   // owner name → the objects publishing there, by key, when several
-	seeds   [2]maphash.Seed       // of the owners' keys
+	mu     sync.Mutex
+	live   bool                // publish on every change (set by Flush)
+	sh     *Shared             // the numbers of objects and names, shared with other views
+	given  bool                // sh is Config.Shared, not the index's own
+	objs   pages[object]       // by object number: the objects' records and claims
+	held   int                 // objects held
+	names  pages[nameSlot]     // by name number: the object publishing there, the names below
+	shared map[string][]string // owner name → the objects publishing there, by key, when several
 	// updating is the object UpdateClaim is rebuilding the names of, with
 	// its records as given (see contribution).
 	updating struct {
 		id  objectID
 		rrs []dns.RR
 	}
-	children map[nameHash]int32 // name → data-bearing names below it
-	wildName []byte             // where hasWildcard writes "*.<name>"
-	next     map[string]view    // names changed since the last publish: their node, packed, or nil when gone
-	scratch  []byte             // where setNode packs a node
-	full     bool               // the next publish builds the table anew instead of copying leaves
+	wildName []byte          // where hasWildcard writes "*.<name>"
+	next     map[string]view // names changed since the last publish: their node, packed, or nil when gone
+	scratch  []byte          // where setNode packs a node
+	full     bool            // the next publish builds the table anew instead of copying leaves
 	// building holds the names of the initial sync folded out of next in
 	// batches (see setNext), when set; it is published at the first Flush.
 	building    table
@@ -130,11 +131,8 @@ func New(cfg Config) *Index {
 		listener:  cfg.Listener,
 		now:       cfg.Now,
 		afterFunc: cfg.AfterFunc,
-		objects:   map[string]objectID{},
-		owners:    map[nameHash]objectID{},
-		seeds:     [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()},
+		sh:        cfg.Shared,
 		shared:    map[string][]string{},
-		children:  map[nameHash]int32{},
 		next:      map[string]view{},
 		changed:   make([]bool, len(cfg.Zones)),
 		serials:   make([]uint32, len(cfg.Zones)),
@@ -146,6 +144,9 @@ func New(cfg Config) *Index {
 		staticDomains: cfg.Domains,
 		domains:       map[string][]string{},
 		rejections:    map[string][]Rejection{},
+	}
+	if ix.given = ix.sh != nil; !ix.given {
+		ix.sh = NewShared()
 	}
 	ix.health, ix.zoneHealth = map[string]nameHealth{}, make([]ZoneHealth, len(cfg.Zones))
 	if ix.now == nil {
@@ -167,7 +168,7 @@ func New(cfg Config) *Index {
 		// empty non-terminals of the parent, for good.
 		if p := s.parents[i]; p >= 0 {
 			ix.forAncestors(z, cfg.Zones[p], func(a string) {
-				ix.children[ix.hashName(a)]++
+				ix.addChildren(a, 1)
 				ix.setNode(&node{name: a})
 			})
 		}
@@ -186,6 +187,9 @@ func New(cfg Config) *Index {
 	ix.next, ix.full = map[string]view{}, false
 	return ix
 }
+
+// Shared returns the Shared the index uses (Config.Shared, or its own).
+func (ix *Index) Shared() *Shared { return ix.sh }
 
 // Snapshot returns the current immutable view of the zones.
 func (ix *Index) Snapshot() *Snapshot { return ix.snap.Load() }
@@ -217,7 +221,7 @@ func (ix *Index) UpdateClaim(key string, claim Claim, rrs []dns.RR) {
 
 	ix.mu.Lock()
 	id, prev, had := ix.object(key)
-	if !had && len(wire) == 0 || had && bytes.Equal(prev.wire, wire) && prev.claim.claim() == claim {
+	if !had && len(wire) == 0 || had && bytes.Equal(prev.wire, wire) && ix.claimOf(id) == claim {
 		ix.mu.Unlock()
 		return
 	}
@@ -229,10 +233,10 @@ func (ix *Index) UpdateClaim(key string, claim Claim, rrs []dns.RR) {
 		})
 	}
 	if len(wire) == 0 {
-		ix.deleteObject(key)
+		ix.deleteObject(id)
 	} else {
-		id = ix.storeObject(object{key: key, claim: packClaim(claim), wire: wire})
-		forOwnerNames(rrs, func(name string) { ix.addOwner(name, id) })
+		id = ix.storeObject(key, id, had, claim, wire)
+		forOwnerNames(rrs, func(name string) { ix.addOwner(name, id, key) })
 	}
 	// Rebuild in a fixed order so that logs and conflict choices are reproducible.
 	ix.updating.id, ix.updating.rrs = id, rrs
@@ -292,7 +296,8 @@ func (ix *Index) Seal() {
 	clear(ix.changed)
 }
 
-// Close stops the serial timer.
+// Close stops the serial timer. An index given a Shared gives its objects
+// and names back there: it takes no more updates; its last snapshot stays.
 func (ix *Index) Close() {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
@@ -300,6 +305,9 @@ func (ix *Index) Close() {
 	if ix.tick != nil {
 		ix.tick.Stop()
 		ix.tick = nil
+	}
+	if ix.given {
+		ix.release()
 	}
 }
 

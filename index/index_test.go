@@ -190,13 +190,10 @@ func checkSameAsFresh(t *testing.T, ix *Index) {
 	fresh := New(Config{Zones: ix.zones, SOA: indexSOA})
 	defer fresh.Close()
 	ix.mu.Lock()
-	keys := make([]string, 0, len(ix.objects))
-	for k := range ix.objects {
+	objects, _ := ix.heldObjects()
+	keys := make([]string, 0, len(objects))
+	for k := range objects {
 		keys = append(keys, k)
-	}
-	objects := map[string][]dns.RR{}
-	for k, id := range ix.objects {
-		objects[k] = unpackRecords(ix.objs.at(id).wire)
 	}
 	ix.mu.Unlock()
 	rand.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
@@ -281,8 +278,8 @@ func TestIndexUpdateReplacesAndRemoves(t *testing.T) {
 	}
 	ix.Update("Ingress/ns/web", nil)
 	ix.Update("Ingress/ns/never", nil)
-	if len(ix.objects) != 0 || len(ix.owners) != 0 || len(ix.children) != 0 || len(ix.conflicts) != 0 {
-		t.Errorf("state left behind: objects %v owners %v children %v conflicts %v", ix.objects, ix.owners, ix.children, ix.conflicts)
+	if objects, _ := ix.heldObjects(); ix.held != 0 || len(objects) != 0 || len(ix.namesUsed()) != 0 || len(ix.sh.ids) != 0 || len(ix.sh.names) != 0 || len(ix.conflicts) != 0 {
+		t.Errorf("state left behind: objects %v names %v conflicts %v", objects, ix.namesUsed(), ix.conflicts)
 	}
 	checkIndexInvariants(t, ix)
 }
@@ -336,8 +333,8 @@ func TestIndexEmptyNonTerminals(t *testing.T) {
 	if got := snapshotNames(ix.Snapshot()); !slices.Equal(got, []string{"example.com."}) {
 		t.Fatalf("names %q after removing everything", got)
 	}
-	if len(ix.children) != 0 {
-		t.Errorf("children left: %v", ix.children)
+	if used := ix.namesUsed(); len(used) != 0 {
+		t.Errorf("children left: %v", used)
 	}
 	// A name with data and children stays when its children go, and the
 	// other way round.

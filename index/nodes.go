@@ -34,12 +34,7 @@ func (ix *Index) rebuild(name string) {
 		if hadData {
 			delta = -1
 		}
-		ix.forAncestors(name, ix.zones[zi], func(a string) {
-			h := ix.hashName(a)
-			if ix.children[h] += delta; ix.children[h] <= 0 {
-				delete(ix.children, h)
-			}
-		})
+		ix.forAncestors(name, ix.zones[zi], func(a string) { ix.addChildren(a, delta) })
 		// Ancestors may have appeared as, or stopped being, empty non-terminals.
 		ix.forAncestors(name, ix.zones[zi], func(a string) { ix.refresh(a, zi, nil, nil, false) })
 	}
@@ -55,7 +50,7 @@ func (ix *Index) refresh(name string, zi int, sets []rrset, steer []steerTarget,
 	if !setData && had {
 		hasData = !old.empty()
 	}
-	exists := hasData || ix.children[ix.hashName(name)] > 0 || name == ix.zones[zi]
+	exists := hasData || ix.slot(name).children > 0 || name == ix.zones[zi]
 	switch {
 	case exists && !setData && had:
 		// The same data: only the wildcard flag may change.

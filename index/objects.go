@@ -11,122 +11,71 @@ import (
 
 // The writer keeps what each object publishes packed too: its records in
 // wire form, owner names included, in one byte slice per object, and the
-// objects in one slice. A million records were a million pointer-holding
-// objects for the collector to mark on every cycle; they are now a few
-// slices of bytes per object.
+// objects in pages by their number in the Shared. A million records were a
+// million pointer-holding objects for the collector to mark on every cycle;
+// they are now a slice of bytes per object, which views that agree share.
 
-// object is what one object publishes and who claims it.
+// object is what one object publishes and who claims it, kept at the
+// object's number in Index.objs; its key and usual claim are in the
+// Shared.
 type object struct {
-	key   string
-	claim packedClaim
 	// wire holds the records, ordered by owner name, type and data (see
 	// sortRRs), each in wire form with its owner name (uncompressed). It is
-	// never changed once stored.
+	// never changed once stored, and is nil where the index holds no object.
 	wire []byte
+	// claim is the object's claim when it is more than the namespace and
+	// creation time shared by the views (Shared.packClaim), else nil.
+	claim *Claim
 }
 
-// packedClaim is a Claim as an object keeps it: the namespace and the
-// creation time that every claim has, and the rest only when some of it
-// is set (health, priority, steering), which few objects have. It halves
-// what the index keeps per object, once per view.
-type packedClaim struct {
-	namespace string
-	created   int64
-	full      *Claim // the whole claim, when it has more than the two
-}
-
-func packClaim(c Claim) packedClaim {
-	p := packedClaim{namespace: c.Namespace, created: c.Created}
-	if c != (Claim{Namespace: c.Namespace, Created: c.Created}) {
-		p.full = &c
-	}
-	return p
-}
-
-// claim returns the Claim p was made from.
-func (p packedClaim) claim() Claim {
-	if p.full != nil {
-		return *p.full
-	}
-	return Claim{Namespace: p.namespace, Created: p.created}
-}
-
-// objectID is the position of an object in Index.objs.
+// objectID is the number of an object in a Shared, and its position in the
+// Index.objs of the indexes that hold it.
 type objectID uint32
-
-// objectPages hold the objects in pages of a fixed size: appending one
-// never copies the others, so the initial sync leaves no garbage of grown
-// arrays (a slice grown one object at a time allocates about five times
-// its final size) and no spare quarter at its end.
-type objectPages [][]object
-
-// pageBits is the log2 of the objects of a page (1,024 objects, 72 KiB).
-const pageBits = 10
-
-// at returns the object at id.
-func (p objectPages) at(id objectID) *object { return &p[id>>pageBits][id&(1<<pageBits-1)] }
-
-// len returns the number of positions.
-func (p objectPages) len() int {
-	if len(p) == 0 {
-		return 0
-	}
-	return (len(p)-1)<<pageBits + len(p[len(p)-1])
-}
-
-// add appends o and returns its position.
-func (p *objectPages) add(o object) objectID {
-	id := objectID(p.len())
-	if len(*p) == 0 || len((*p)[len(*p)-1]) == 1<<pageBits {
-		*p = append(*p, make([]object, 0, 1<<pageBits))
-	}
-	last := &(*p)[len(*p)-1]
-	*last = append(*last, o)
-	return id
-}
-
-// each calls f for every position's object, held or free.
-func (p objectPages) each(f func(o *object)) {
-	for _, page := range p {
-		for i := range page {
-			f(&page[i])
-		}
-	}
-}
 
 // object returns the object of key, if the index holds it.
 func (ix *Index) object(key string) (objectID, *object, bool) {
-	id, ok := ix.objects[key]
+	id, ok := ix.sh.object(key)
 	if !ok {
 		return 0, nil, false
 	}
-	return id, ix.objs.at(id), true
+	if o := ix.objs.get(uint32(id)); o.wire == nil {
+		return 0, nil, false
+	}
+	return id, ix.objs.at(uint32(id)), true
 }
 
-// storeObject stores o under its key and returns its position.
-func (ix *Index) storeObject(o object) objectID {
-	if id, ok := ix.objects[o.key]; ok {
-		*ix.objs.at(id) = o
-		return id
-	}
-	var id objectID
-	if n := len(ix.free); n > 0 {
-		id, ix.free = ix.free[n-1], ix.free[:n-1]
-		*ix.objs.at(id) = o
+// storeObject stores the records wire, claimed by claim, for the object
+// key, which the index holds at id when had, and returns its number.
+func (ix *Index) storeObject(key string, id objectID, had bool, claim Claim, wire []byte) objectID {
+	var old []byte
+	if had {
+		old = ix.objs.at(uint32(id)).wire
 	} else {
-		id = ix.objs.add(o)
+		id = ix.sh.holdObject(key, claim)
+		ix.held++
 	}
-	ix.objects[o.key] = id
+	*ix.objs.ensure(uint32(id)) = object{wire: ix.sh.keepWire(id, old, wire), claim: ix.sh.packClaim(id, claim)}
 	return id
 }
 
-// deleteObject forgets the object of key.
-func (ix *Index) deleteObject(key string) {
-	if id, ok := ix.objects[key]; ok {
-		delete(ix.objects, key)
-		*ix.objs.at(id) = object{}
-		ix.free = append(ix.free, id)
-	}
+// deleteObject forgets the object at id.
+func (ix *Index) deleteObject(id objectID) {
+	o := ix.objs.at(uint32(id))
+	ix.sh.dropObject(id, o.wire)
+	*o = object{}
+	ix.held--
+}
+
+// claimOf returns the claim of the object at id.
+func (ix *Index) claimOf(id objectID) Claim { return ix.sh.claim(id, ix.objs.at(uint32(id)).claim) }
+
+// eachObject calls f for every object the index holds, with its number.
+func (ix *Index) eachObject(f func(id objectID, o *object)) {
+	ix.objs.each(func(i uint32, o *object) {
+		if o.wire != nil {
+			f(objectID(i), o)
+		}
+	})
 }
 
 // packRecords returns rrs, ordered by owner name (see sortRRs), in wire

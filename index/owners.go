@@ -1,7 +1,6 @@
 package index
 
 import (
-	"hash/maphash"
 	"slices"
 	"sort"
 	"strings"
@@ -11,51 +10,80 @@ import (
 
 // The index keeps, per owner name, only the objects publishing there: the
 // records themselves are in the objects (see objects.go). Most names have
-// one object, kept in a map from the name's 128-bit hash to the object's
-// position, which holds no pointers for the collector to scan; the few names
-// with several keep a sorted list of keys apart.
-//
-// Two names with one 128-bit hash would share an entry; with per-process
-// random seeds that takes about 2^64 names, far beyond any index.
+// one object, kept in the name's slot, by the name's number in the Shared
+// (8 bytes a name, with the count of names below it); the few names with
+// several keep a sorted list of keys apart.
 
-// nameHash is the key of a name in Index.owners.
-type nameHash [2]uint64
-
-// hashName returns the key of name in Index.owners.
-func (ix *Index) hashName(name string) nameHash {
-	return nameHash{maphash.String(ix.seeds[0], name), maphash.String(ix.seeds[1], name)}
+// nameSlot is what an index keeps of a name, at its number in the Shared.
+// A slot in use holds a reference to the number (see useName).
+type nameSlot struct {
+	owner    uint32 // the one object publishing there, plus one; 0: none, or several (Index.shared)
+	children int32  // names with data below it
 }
 
-// addOwner notes that object id publishes at name.
-func (ix *Index) addOwner(name string, id objectID) {
-	key := ix.objs.at(id).key
+func (n nameSlot) used() bool { return n != nameSlot{} }
+
+// slot returns the slot of name, the zero one when the index does not use it.
+func (ix *Index) slot(name string) nameSlot {
+	id, ok := ix.sh.name(name)
+	if !ok {
+		return nameSlot{}
+	}
+	return ix.names.get(uint32(id))
+}
+
+// useName calls change with the slot of name and notes whether the index
+// uses it afterwards, holding the name's number in the Shared while it does.
+func (ix *Index) useName(name string, change func(*nameSlot)) {
+	id, ok := ix.sh.name(name)
+	if ok && ix.names.get(uint32(id)).used() {
+		s := ix.names.at(uint32(id))
+		if change(s); !s.used() {
+			ix.sh.dropName(name, id)
+		}
+		return
+	}
+	var s nameSlot
+	if change(&s); s.used() {
+		*ix.names.ensure(uint32(ix.sh.holdName(name))) = s
+	}
+}
+
+// addChildren adds delta to the count of names with data below name.
+func (ix *Index) addChildren(name string, delta int32) {
+	ix.useName(name, func(s *nameSlot) { s.children = max(s.children+delta, 0) })
+}
+
+// addOwner notes that object id, of key, publishes at name.
+func (ix *Index) addOwner(name string, id objectID, key string) {
 	if keys, ok := ix.shared[name]; ok {
 		if i, found := slices.BinarySearch(keys, key); !found {
 			ix.shared[name] = slices.Insert(keys, i, key)
 		}
 		return
 	}
-	h := ix.hashName(name)
-	other, ok := ix.owners[h]
-	switch {
-	case !ok:
-		ix.owners[h] = id
-	case other != id:
-		delete(ix.owners, h)
-		keys := []string{ix.objs.at(other).key, key}
-		slices.Sort(keys)
-		ix.shared[name] = keys
-	}
+	ix.useName(name, func(s *nameSlot) {
+		switch other := s.owner; {
+		case other == 0:
+			s.owner = uint32(id) + 1
+		case other != uint32(id)+1:
+			s.owner = 0
+			keys := []string{ix.sh.key(objectID(other - 1)), key}
+			slices.Sort(keys)
+			ix.shared[name] = keys
+		}
+	})
 }
 
 // removeOwner notes that the object of key, at id, no longer publishes at name.
 func (ix *Index) removeOwner(name string, id objectID, key string) {
 	keys, ok := ix.shared[name]
 	if !ok {
-		h := ix.hashName(name)
-		if other, ok := ix.owners[h]; ok && other == id {
-			delete(ix.owners, h)
-		}
+		ix.useName(name, func(s *nameSlot) {
+			if s.owner == uint32(id)+1 {
+				s.owner = 0
+			}
+		})
 		return
 	}
 	if i, found := slices.BinarySearch(keys, key); found {
@@ -63,7 +91,8 @@ func (ix *Index) removeOwner(name string, id objectID, key string) {
 	}
 	if len(keys) == 1 {
 		delete(ix.shared, name)
-		ix.owners[ix.hashName(name)] = ix.objects[keys[0]]
+		other, _, _ := ix.object(keys[0])
+		ix.useName(name, func(s *nameSlot) { s.owner = uint32(other) + 1 })
 		return
 	}
 	ix.shared[name] = keys
@@ -71,13 +100,14 @@ func (ix *Index) removeOwner(name string, id objectID, key string) {
 
 // contributions returns what each object publishes at name, ordered by key.
 func (ix *Index) contributions(name string) []contribution {
-	if id, ok := ix.owners[ix.hashName(name)]; ok {
-		return []contribution{ix.contribution(id, name)}
+	if s := ix.slot(name); s.owner != 0 {
+		return []contribution{ix.contribution(objectID(s.owner-1), name)}
 	}
 	keys := ix.shared[name]
 	cs := make([]contribution, len(keys))
 	for i, key := range keys {
-		cs[i] = ix.contribution(ix.objects[key], name)
+		id, _, _ := ix.object(key)
+		cs[i] = ix.contribution(id, name)
 	}
 	return cs
 }
@@ -86,11 +116,11 @@ func (ix *Index) contributions(name string) []contribution {
 // its claim. The object being updated gives its records as they came,
 // ordered by name; the others unpack theirs.
 func (ix *Index) contribution(id objectID, name string) contribution {
-	o := ix.objs.at(id)
+	key, claim := ix.sh.key(id), ix.claimOf(id)
 	if id == ix.updating.id && ix.updating.rrs != nil {
-		return contribution{key: o.key, claim: o.claim.claim(), rrs: rrsAt(ix.updating.rrs, name)}
+		return contribution{key: key, claim: claim, rrs: rrsAt(ix.updating.rrs, name)}
 	}
-	return contribution{key: o.key, claim: o.claim.claim(), rrs: recordsAt(o.wire, name)}
+	return contribution{key: key, claim: claim, rrs: recordsAt(ix.objs.at(uint32(id)).wire, name)}
 }
 
 // rrsAt returns the records of rrs, ordered by owner name (see sortRRs),

@@ -18,7 +18,7 @@ func TestOwners(t *testing.T) {
 		"Ingress/ns/y": qtRRs("a.example.com. 60 IN A 192.0.2.2"),
 		"Service/ns/z": qtRRs("0.example.com. 60 IN A 192.0.2.8", "a.example.com. 60 IN A 192.0.2.3", "a.example.com. 60 IN AAAA 2001:db8::3"),
 	} {
-		ix.storeObject(object{key: key, wire: packRecords(rrs)})
+		ix.storeObject(key, 0, false, Claim{}, packRecords(rrs))
 	}
 	for i, step := range []struct {
 		add    bool
@@ -38,7 +38,7 @@ func TestOwners(t *testing.T) {
 	} {
 		id, _, _ := ix.object(step.key)
 		if step.add {
-			ix.addOwner(name, id)
+			ix.addOwner(name, id, step.key)
 		} else if _, _, ok := ix.object(step.key); ok {
 			ix.removeOwner(name, id, step.key)
 		}
@@ -58,7 +58,7 @@ func TestOwners(t *testing.T) {
 		if len(cs) > 0 && len(cs[len(cs)-1].rrs) != step.record {
 			t.Errorf("step %d: %s contributes %d records, want %d", i, cs[len(cs)-1].key, len(cs[len(cs)-1].rrs), step.record)
 		}
-		_, single := ix.owners[ix.hashName(name)]
+		single := ix.slot(name).owner != 0
 		_, several := ix.shared[name]
 		if single && several || single != (len(step.want) == 1) || several != (len(step.want) > 1) {
 			t.Errorf("step %d: in owners %v, in shared %v, with %d keys", i, single, several, len(step.want))

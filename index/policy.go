@@ -244,8 +244,8 @@ func (ix *Index) SetDomains(namespace string, domains []string) {
 		return
 	}
 	var names []string
-	ix.objs.each(func(o *object) {
-		if o.wire != nil && o.claim.namespace == namespace {
+	ix.eachObject(func(id objectID, o *object) {
+		if ix.claimOf(id).Namespace == namespace {
 			forWireNames(o.wire, func(name string) { names = append(names, name) })
 		}
 	})

@@ -359,13 +359,11 @@ func TestIndexPolicyRandomUpdates(t *testing.T) {
 			for ns, domains := range ix.domains {
 				fresh.SetDomains(ns, domains)
 			}
-			objects := map[string][]dns.RR{}
-			for key, id := range ix.objects {
-				o := ix.objs.at(id)
-				if o.key != key || o.claim.claim() != claims[key] {
-					t.Errorf("%s: object %q with claim %+v held, %+v given", key, o.key, o.claim, claims[key])
+			objects, held := ix.heldObjects()
+			for key, claim := range held {
+				if claim != claims[key] {
+					t.Errorf("%s: object with claim %+v held, %+v given", key, claim, claims[key])
 				}
-				objects[key] = unpackRecords(o.wire)
 			}
 			ix.mu.Unlock()
 			keys := slices.Collect(maps.Keys(objects))

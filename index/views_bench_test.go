@@ -12,7 +12,8 @@ import (
 // BenchmarkViewsSync is the initial sync of 1 and 4 indexes of one zone, as
 // the views of one cluster build them: objects of a LoadBalancer Service's
 // shape (an A and an SRV name each), every view with its own copy of the
-// records and of the object keys, as the watch layer hands them over. The
+// records, and one key string per object, as the watch layer hands them
+// over; the indexes share one Shared, as the views of one cluster do. The
 // views alternate between a private and a public address, as an include
 // and an exclude filter keep them. heap-bytes/object is what the indexes
 // keep after a collection, alloc-bytes/object what the sync allocated.
@@ -28,12 +29,14 @@ func BenchmarkViewsSync(b *testing.B) {
 					runtime.ReadMemStats(&before)
 					b.StartTimer()
 					ixs := make([]*Index, views)
+					sh := NewShared()
 					for v := range ixs {
-						ixs[v] = New(Config{Zones: []string{"example.com."}, SOA: indexSOA})
+						ixs[v] = New(Config{Zones: []string{"example.com."}, SOA: indexSOA, Shared: sh})
 					}
 					for o := range objects {
+						key := fmt.Sprintf("Service/ns/s-%d", o)
 						for v, ix := range ixs {
-							ix.UpdateClaim(fmt.Sprintf("Service/ns/s-%d", o), Claim{Namespace: "ns", Created: int64(o)}, viewRecords(o, v%2 == 0))
+							ix.UpdateClaim(key, Claim{Namespace: "ns", Created: int64(o)}, viewRecords(o, v%2 == 0))
 						}
 					}
 					for _, ix := range ixs {

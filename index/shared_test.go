@@ -1,0 +1,118 @@
+package index
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/miekg/dns"
+)
+
+// TestSharedViews runs random updates through views that share a Shared
+// and through twins that each have their own, and checks after every step
+// that every view's snapshot is its twin's: names (a name of one view only
+// is absent from the others), records, wildcards and claims. Then it
+// closes the views and checks that the Shared holds nothing.
+func TestSharedViews(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 33))
+	zones := []string{"example.com.", "sub.example.com."}
+	sh := NewShared()
+	const views = 3
+	var shared, own [views]*Index
+	for v := range views {
+		shared[v] = New(Config{Zones: zones, SOA: indexSOA, Shared: sh})
+		own[v] = New(Config{Zones: zones, SOA: indexSOA})
+		shared[v].Flush()
+		own[v].Flush()
+	}
+	name := randomName(r, []string{"a", "b", "*", "_tcp"}, zones)
+	records := func(v int) []dns.RR {
+		var rrs []dns.RR
+		for range r.IntN(3) {
+			n := name()
+			switch r.IntN(4) {
+			case 0:
+				rrs = append(rrs, qtRR(fmt.Sprintf("%s 60 IN CNAME target.example.net.", n)))
+			case 1:
+				rrs = append(rrs, qtRR(fmt.Sprintf("%s 60 IN TXT \"view %d\"", n, v%2)))
+			default:
+				rrs = append(rrs, qtRR(fmt.Sprintf("%s 60 IN A 192.0.2.%d", n, 1+v%2)))
+			}
+		}
+		return rrs
+	}
+	for step := range 1500 {
+		key := fmt.Sprintf("Ingress/ns%d/o%d", r.IntN(2), r.IntN(40))
+		claim := Claim{Namespace: "ns", Created: int64(r.IntN(2))}
+		if r.IntN(10) == 0 {
+			claim.Priority = 1
+		}
+		rrs := records(0)
+		for v := range views {
+			if r.IntN(3) == 0 {
+				rrs = records(v) // this view's filter keeps other records
+			}
+			shared[v].UpdateClaim(key, claim, slices.Clone(rrs))
+			own[v].UpdateClaim(key, claim, slices.Clone(rrs))
+			if got, want := dumpSnapshot(shared[v].Snapshot()), dumpSnapshot(own[v].Snapshot()); !slices.Equal(got, want) {
+				t.Fatalf("step %d, view %d: shared\n%q\nown\n%q", step, v, got, want)
+			}
+		}
+	}
+	for v := range views {
+		shared[v].mu.Lock()
+		got, gotClaims := shared[v].heldObjects()
+		shared[v].mu.Unlock()
+		own[v].mu.Lock()
+		want, wantClaims := own[v].heldObjects()
+		own[v].mu.Unlock()
+		if fmt.Sprint(got, gotClaims) != fmt.Sprint(want, wantClaims) {
+			t.Errorf("view %d holds\n%v %v\nwant\n%v %v", v, got, gotClaims, want, wantClaims)
+		}
+		checkIndexInvariants(t, shared[v])
+		shared[v].Close()
+		own[v].Close()
+	}
+	if len(sh.ids) != 0 || len(sh.names) != 0 {
+		t.Errorf("after Close the Shared holds %d objects and %d names", len(sh.ids), len(sh.names))
+	}
+}
+
+// TestSharedWire: views whose records agree keep them once; a view whose
+// records differ keeps its own, and each keeps what it stored when the
+// others change.
+func TestSharedWire(t *testing.T) {
+	sh := NewShared()
+	a := New(Config{Zones: []string{"example.com."}, SOA: indexSOA, Shared: sh})
+	b := New(Config{Zones: []string{"example.com."}, SOA: indexSOA, Shared: sh})
+	c := New(Config{Zones: []string{"example.com."}, SOA: indexSOA, Shared: sh})
+	for _, ix := range []*Index{a, b, c} {
+		ix.Flush()
+	}
+	private := func() []dns.RR { return qtRRs("www.example.com. 60 IN A 10.0.0.1") }
+	public := func() []dns.RR { return qtRRs("www.example.com. 60 IN A 198.51.100.1") }
+	a.Update("k", private())
+	b.Update("k", public())
+	c.Update("k", private())
+	wire := func(ix *Index) []byte { _, o, _ := ix.object("k"); return o.wire }
+	if &wire(a)[0] != &wire(c)[0] || &wire(a)[0] == &wire(b)[0] {
+		t.Error("the views that agree do not share their records, or the one that differs does")
+	}
+	a.Update("k", public())
+	if &wire(a)[0] == &wire(c)[0] {
+		t.Error("a view's changed records are still the shared ones")
+	}
+	for _, ix := range []*Index{a, b} {
+		if got := ix.Snapshot().get("www.example.com.").rrs(dns.TypeA)[0].(*dns.A).A.String(); got != "198.51.100.1" {
+			t.Errorf("answer %s, want 198.51.100.1", got)
+		}
+	}
+	if got := unpackRecords(wire(c)); len(got) != 1 || got[0].(*dns.A).A.String() != "10.0.0.1" {
+		t.Errorf("the view that did not change holds %v", got)
+	}
+	c.Update("k", nil)
+	if o := sh.objects.at(uint32(sh.ids["k"])); o.refs != 2 {
+		t.Errorf("%d views hold the object, want 2", o.refs)
+	}
+}
