@@ -132,6 +132,10 @@ type Gateway struct {
 	cds    atomic.Pointer[cdsSets]
 	// parentOpt: the parent option (parent.go); nil without.
 	parentOpt *parentOption
+	// sharedKey: the cluster whose index.Shared the block's indexes use,
+	// while sharedHeld (shared_index.go).
+	sharedKey  string
+	sharedHeld bool
 }
 
 // newGateway returns a Gateway with the defaults of the original plugin.
@@ -154,6 +158,7 @@ func (g *Gateway) buildIndex() {
 		g.copies.Store(zc)
 	}
 	g.index = index.New(index.Config{
+		Shared:   g.acquireShared(),
 		Zones:    g.Zones,
 		SOA:      g.newSOA,
 		NS:       g.nsRecords,

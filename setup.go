@@ -93,6 +93,8 @@ func setup(c *caddy.Controller) error {
 	})
 	c.OnShutdown(func() error {
 		g.stop()
+		g.index.Close()
+		g.releaseShared()
 		return nil
 	})
 	dnsserver.GetConfig(c).AddPlugin(func(next plugin.Handler) plugin.Handler {

@@ -67,7 +67,8 @@ func (g *Gateway) newOwnerView(apiOf func(kubeconfig, context string) (watch.API
 		return nil, nil
 	}
 	v := &ownerView{index: index.New(index.Config{
-		Zones: g.Zones, SOA: g.newSOA, NS: g.nsRecords, Now: g.now, Policy: g.ownership, Domains: g.indexDomains(),
+		Shared: g.index.Shared(),
+		Zones:  g.Zones, SOA: g.newSOA, NS: g.nsRecords, Now: g.now, Policy: g.ownership, Domains: g.indexDomains(),
 	})}
 	add := func(name string, o clusterOptions, zones []string, nameservers bool) error {
 		api, err := apiOf(o.kubeconfig, o.kubecontext)
