@@ -1,7 +1,6 @@
 package watch
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	"github.com/seed-e581d630/k8s_gateway/source"
 	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 )
@@ -49,10 +47,10 @@ type pipeline struct {
 }
 
 // newPipeline returns a controller of cfg on api that publishes into an
-// index of cfg's zones, not started.
-func newPipeline(t testing.TB, cfg Config, api API) *pipeline {
+// index of cfg's zones (changed by opts), not started.
+func newPipeline(t testing.TB, cfg Config, api API, opts ...func(*index.Config)) *pipeline {
 	t.Helper()
-	ix := index.New(index.Config{
+	icfg := index.Config{
 		Zones: cfg.Sources.Zones,
 		SOA: func(zone string, serial uint32) *dns.SOA {
 			return &dns.SOA{Hdr: dns.RR_Header{Name: zone, Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: 60},
@@ -60,7 +58,11 @@ func newPipeline(t testing.TB, cfg Config, api API) *pipeline {
 		},
 		Policy:  cfg.Ownership,
 		Domains: cfg.Delegations,
-	})
+	}
+	for _, o := range opts {
+		o(&icfg)
+	}
+	ix := index.New(icfg)
 	t.Cleanup(ix.Close)
 	return &pipeline{c: New(cfg, api, ix), ix: ix}
 }
@@ -80,54 +82,32 @@ func (p *pipeline) start(t testing.TB) {
 }
 
 // startPipeline is newPipeline, then start.
-func startPipeline(t testing.TB, cfg Config, api API) *pipeline {
+func startPipeline(t testing.TB, cfg Config, api API, opts ...func(*index.Config)) *pipeline {
 	t.Helper()
-	p := newPipeline(t, cfg, api)
+	p := newPipeline(t, cfg, api, opts...)
 	p.start(t)
 	return p
 }
 
-// rcodes are the rcodes of the index's results, as the plugin answers them.
-var rcodes = map[index.Result]string{
-	index.Success: "NOERROR", index.NoData: "NOERROR", index.NameError: "NXDOMAIN",
-	index.ServerFailure: "SERVFAIL", index.Delegation: "NOERROR",
-}
-
 // answer returns a one-line description of the index's answer to
-// name/qtype: the rcode the plugin answers with and the answer and
-// additional sections, for comparing with expect.
+// name/qtype, as the plugin would give it (watchtest.Answer).
 func (p *pipeline) answer(name string, qtype uint16) string {
-	s := p.ix.Snapshot()
-	zi := s.Zone(dns.Fqdn(name))
-	if zi < 0 {
-		return "REFUSED (no zone)"
-	}
-	answer, _, extra, res := s.Lookup(zi, dns.Fqdn(name), qtype)
-	return format(rcodes[res], testutil.Strings(answer), testutil.Strings(extra))
+	return watchtest.Answer(p.ix, name, qtype)
 }
 
 // expect builds what answer returns for rcode, answer and additional records.
 func expect(t testing.TB, rcode string, answer []string, extra ...string) string {
 	t.Helper()
-	return format(rcode, testutil.Want(t, answer...), testutil.Want(t, extra...))
-}
-
-func format(rcode string, answer, extra []string) string {
-	return fmt.Sprintf("%s answer=[%s] extra=[%s]", rcode, strings.Join(answer, " | "), strings.Join(extra, " | "))
+	return watchtest.Expect(t, rcode, answer, extra...)
 }
 
 // nx is what answer gives for a name that does not exist.
-const nx = "NXDOMAIN answer=[] extra=[]"
+const nx = watchtest.NX
 
 // answers polls until the index answers name/qtype as want.
 func (p *pipeline) answers(t testing.TB, name string, qtype uint16, want string) {
 	t.Helper()
-	testutil.Eventually(t, name+" "+dns.TypeToString[qtype], func() string {
-		if got := p.answer(name, qtype); got != want {
-			return "got " + got + ", want " + want
-		}
-		return ""
-	})
+	watchtest.Answers(t, p.ix, name, qtype, want)
 }
 
 // create creates an Ingress or a Service in client.
