@@ -143,7 +143,7 @@ func (g *Gateway) serveCatalogQuery(w dns.ResponseWriter, r *dns.Msg, state *req
 	case moreThanOneOPT(r):
 		return dns.RcodeFormatError, nil
 	case qtype == dns.TypeAXFR || qtype == dns.TypeIXFR:
-		return dns.RcodeRefused, nil
+		return refuseTransfer(w, r, qname, g.catalog.Name())
 	case state.QClass() != dns.ClassINET && state.QClass() != dns.ClassANY:
 		return dns.RcodeRefused, nil
 	}

@@ -98,6 +98,18 @@ func TestCatalogServe(t *testing.T) {
 			t.Errorf("%s: authority %v, want the catalog's SOA", tc.qname, m.Ns)
 		}
 	}
+	// Transfers reaching the plugin: the catalog's own is the transfer
+	// plugin's (REFUSED here); below its apex there is no zone (NOTAUTH).
+	for qname, want := range map[string]int{"catalog.invalid.": dns.RcodeRefused, "zones.catalog.invalid.": dns.RcodeNotAuth} {
+		for _, qtype := range []uint16{dns.TypeAXFR, dns.TypeIXFR} {
+			r := new(dns.Msg).SetQuestion(qname, qtype)
+			rec := dnstest.NewRecorder(&test.ResponseWriter{})
+			code, _ := g.ServeDNS(context.Background(), rec, r)
+			if written := rec.Msg != nil && rec.Msg.Rcode == want; code != want || written != (want == dns.RcodeNotAuth) {
+				t.Errorf("%s %s: %s (written: %v), want %s", qname, dns.TypeToString[qtype], dns.RcodeToString[code], rec.Msg, dns.RcodeToString[want])
+			}
+		}
+	}
 }
 
 func TestCatalogTransfer(t *testing.T) {

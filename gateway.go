@@ -245,8 +245,7 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 	}
 	qtype := state.QType()
 	if qtype == dns.TypeAXFR || qtype == dns.TypeIXFR {
-		// Zone transfers are served by the transfer plugin, when configured.
-		return dns.RcodeRefused, nil
+		return refuseTransfer(w, r, qname, g.Zones[zi])
 	}
 	if c := state.QClass(); c != dns.ClassINET && c != dns.ClassANY {
 		return dns.RcodeRefused, nil
@@ -293,6 +292,22 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 	echoSubnet(r, m, client.Located)
 	w.WriteMsg(m)
 	return dns.RcodeSuccess, nil
+}
+
+// refuseTransfer answers a zone transfer that reaches the plugin: the
+// transfer plugin, when configured, serves the zones' own. A name below an
+// apex is no zone of this server: NOTAUTH (RFC 5936 §2.2.1), as BIND and Knot
+// answer, written here (CoreDNS writes only SERVFAIL, REFUSED, FORMERR and
+// NOTIMP for a plugin). A transfer of the zone itself is REFUSED: no transfer
+// plugin, or one that does not serve it.
+func refuseTransfer(w dns.ResponseWriter, r *dns.Msg, qname, apex string) (int, error) {
+	if qname == apex {
+		return dns.RcodeRefused, nil
+	}
+	m := new(dns.Msg)
+	m.SetRcode(r, dns.RcodeNotAuth)
+	w.WriteMsg(m)
+	return dns.RcodeNotAuth, nil
 }
 
 // moreThanOneOPT reports whether a request carries two OPT records or more.

@@ -94,7 +94,7 @@ func TestLookupRefusals(t *testing.T) {
 	}{
 		{"AXFR", query("example.com.", dns.TypeAXFR), dns.RcodeRefused},
 		{"IXFR", query("example.com.", dns.TypeIXFR), dns.RcodeRefused},
-		{"AXFR below apex", query("www.example.com.", dns.TypeAXFR), dns.RcodeRefused},
+		{"AXFR in upper case", query("EXAMPLE.com.", dns.TypeAXFR), dns.RcodeRefused},
 		{"class CH", withClass(query("www.example.com.", dns.TypeA), dns.ClassCHAOS), dns.RcodeRefused},
 		{"class HS", withClass(query("www.example.com.", dns.TypeTXT), dns.ClassHESIOD), dns.RcodeRefused},
 		{"opcode UPDATE", withOpcode(query("example.com.", dns.TypeSOA), dns.OpcodeUpdate), dns.RcodeNotImplemented},
@@ -103,6 +103,14 @@ func TestLookupRefusals(t *testing.T) {
 		code, resp := qtServe(t, g, c.m)
 		if code != c.want || resp != nil {
 			t.Errorf("%s: got %s and %v, want %s returned and nothing written", c.desc, dns.RcodeToString[code], resp, dns.RcodeToString[c.want])
+		}
+	}
+
+	// Below the apex there is no zone to transfer: NOTAUTH, written by the
+	// plugin (RFC 5936 §2.2.1).
+	for _, m := range []*dns.Msg{query("www.example.com.", dns.TypeAXFR), query("a.b.example.com.", dns.TypeIXFR)} {
+		if code, resp := qtServe(t, g, m); code != dns.RcodeNotAuth || resp == nil || resp.Rcode != dns.RcodeNotAuth || resp.Authoritative {
+			t.Errorf("%s: got %s and %v, want NOTAUTH written", m.Question[0].String(), dns.RcodeToString[code], resp)
 		}
 	}
 

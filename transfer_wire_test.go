@@ -142,12 +142,13 @@ func TestTransferWire(t *testing.T) {
 	if want := xtStrings(xtTransfer(t, g, "sub.example.com.", 0)); !slices.Equal(xtStrings(got), want) {
 		t.Errorf("AXFR of the nested zone:\n%s", strings.Join(xtStrings(got), "\n"))
 	}
-	// AXFR over UDP, and of a name that is not a zone (k8s_gateway answers
-	// that one itself, after ErrNotAuthoritative): REFUSED.
+	// AXFR over UDP: REFUSED (the transfer plugin). Of a name that is not
+	// a zone (k8s_gateway answers that one itself, after
+	// ErrNotAuthoritative): NOTAUTH (RFC 5936 §2.2.1).
 	if rc := rcode("udp", axfr("example.com."), addr); rc != "REFUSED" {
 		t.Errorf("AXFR over UDP: %s", rc)
 	}
-	if rc := rcode("tcp", axfr("www.example.com."), addr); rc != "REFUSED" {
+	if rc := rcode("tcp", axfr("www.example.com."), addr); rc != "NOTAUTH" {
 		t.Errorf("AXFR of a name that is not a zone: %s", rc)
 	}
 
