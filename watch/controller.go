@@ -59,7 +59,7 @@ type Config struct {
 	ZonesLabel      string              // the zones label of its metrics
 	Health          bool                // the health option: claims carry Unhealthy (health.go)
 	Priority        int32               // the cluster's priority, carried by every claim
-	Weight          uint32              // the cluster's weight (steering.go); 0: unset
+	Weight          uint32              // the cluster's weight (publisher.steer); 0: unset
 	Location        index.Location      // the cluster's location, for objects without one
 	Failover        time.Duration       // for fleet: the cluster counts as unhealthy after this long silent; 0: never
 	Timing          Timing
@@ -74,22 +74,22 @@ type Config struct {
 type Controller struct {
 	cfg Config
 	api API
-	out Sink
 
 	mu       sync.Mutex
-	warnings map[string]string   // object key → last warnings logged
-	refused  map[string][]string // object key → names refused before the index (Result.Refused)
-	states   []*informer.State   // of every informer started, for the cluster's health
-	pinged   atomic.Int64        // Unix nanoseconds of the last Ping answered, 0 before
-	unread   map[*watched]error  // the kinds not read, and why (complete.go)
+	states   []*informer.State  // of every informer started, for the cluster's health
+	pinged   atomic.Int64       // Unix nanoseconds of the last Ping answered, 0 before
+	unread   map[*watched]error // the kinds not read, and why (complete.go)
 	stopCh   chan struct{}
 	wg       sync.WaitGroup
 	syncedCh chan struct{} // closed once every enabled kind has synced
 	kinds    int           // informers running at the first sync
 
+	// The jobs the controller composes; its own is the lifecycle: probing,
+	// starting, switching and stopping the informers (informer.go).
 	stores *stores     // the running informers, and source.Context over their caches (stores.go)
 	routes *routeGraph // what depends on what, and its lock (dependencies.go)
-	health *health     // with the health option
+	health *health     // the health tracker (health.go)
+	pub    *publisher  // the event path: handlers → records → sink (publish.go, warnings.go)
 }
 
 // watched is one informer the controller runs.
@@ -114,17 +114,11 @@ type watched struct {
 }
 
 func New(cfg Config, api API, out Sink) *Controller {
-	c := &Controller{
-		cfg:      cfg,
-		api:      api,
-		out:      out,
-		warnings: map[string]string{},
-		refused:  map[string][]string{},
-		syncedCh: make(chan struct{}),
-	}
+	c := &Controller{cfg: cfg, api: api, syncedCh: make(chan struct{})}
 	c.stores = newStores(&c.cfg)
 	c.health = newHealth(&c.cfg, c.stores, out)
-	c.routes = &routeGraph{stores: c.stores, ingressClasses: len(cfg.Sources.IngressClasses) > 0, publish: c.publish}
+	c.pub = newPublisher(&c.cfg, out, c.stores, c.health, c.syncedCh)
+	c.routes = c.pub.routes
 	return c
 }
 
@@ -160,7 +154,7 @@ func (c *Controller) Stop() {
 	close(c.stopCh)
 	c.wg.Wait()
 	c.stopCh = nil
-	c.releaseWarnings()
+	c.pub.releaseWarnings()
 }
 
 // run probes every watched kind, starts the informers of those the cluster
@@ -247,125 +241,9 @@ func (c *Controller) run() {
 	}
 }
 
-// update publishes the records of an added or changed object.
-func (c *Controller) update(w *watched, obj any) {
-	meta, ok := obj.(metav1.Object)
-	if !ok || w.retired.Load() {
-		return
-	}
-	defer c.observeProgramming(w.Kind.Name, time.Now())
-	c.counted(w)
-	if c.routes.dependent(w.Kind) {
-		c.routes.mu.Lock()
-		defer c.routes.mu.Unlock()
-	}
-	if w.Kind == source.NamespaceKind {
-		c.delegate(meta, false)
-	}
-	if c.cfg.Health && !c.routes.dependent(w.Kind) {
-		// Serialized with health flips (see health.mu).
-		c.health.mu.Lock()
-		defer c.health.mu.Unlock()
-	}
-	c.publish(w, meta, obj)
-	c.routes.refreshDependents(w.Kind, meta)
-}
-
-// remove withdraws the records of a deleted object.
-func (c *Controller) remove(w *watched, obj any) {
-	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-		obj = d.Obj
-	}
-	meta, ok := obj.(metav1.Object)
-	if !ok || w.retired.Load() {
-		return
-	}
-	defer c.observeProgramming(w.Kind.Name, time.Now())
-	c.counted(w)
-	if c.routes.dependent(w.Kind) {
-		c.routes.mu.Lock()
-		defer c.routes.mu.Unlock()
-	} else if c.cfg.Health {
-		// Not while a health flip publishes the object again from the store.
-		c.health.mu.Lock()
-		defer c.health.mu.Unlock()
-	}
-	if w.records != nil {
-		key := w.key(meta)
-		c.logWarnings(key, nil)
-		c.report(key, nil)
-		c.out.UpdateClaim(key, index.Claim{}, nil)
-		c.health.dropPart(w, key)
-		c.health.note(key, false, true)
-	}
-	if w.Kind == source.NamespaceKind {
-		c.delegate(meta, true)
-	}
-	c.routes.refreshDependents(w.Kind, meta)
-}
-
-// counted counts an event of an informer.
-func (c *Controller) counted(w *watched) {
-	objectChanges.WithLabelValues(w.Kind.Name).Inc()
-	eventsTotal.WithLabelValues(w.Kind.Name).Inc()
-	if c.cfg.Cluster != "" {
-		clusterChanges.WithLabelValues(c.cfg.Cluster).Inc()
-		clusterEvents.WithLabelValues(c.cfg.Cluster).Inc()
-	}
-}
-
-// publish computes and indexes the records of one object.
-func (c *Controller) publish(w *watched, meta metav1.Object, obj any) {
-	if w.records == nil {
-		return
-	}
-	key := w.key(meta)
-	if !w.Nameserver && !c.namespaceAllowed(meta.GetNamespace()) {
-		c.out.UpdateClaim(key, index.Claim{}, nil)
-		c.health.dropPart(w, key)
-		return
-	}
-	res := recordsOf(w, obj)
-	claim := claimOf(w, meta, c.cfg.Nameservers)
-	if !claim.Plugin() {
-		claim.Priority = c.cfg.Priority
-		res.Warnings = append(res.Warnings, c.steer(meta, &claim)...)
-	}
-	c.logWarnings(key, res.Warnings)
-	c.report(key, res.Refused)
-	if c.cfg.Reverse {
-		res.RRs = source.WithPTR(res.RRs)
-	}
-	if c.cfg.Health {
-		res.RRs = c.health.mark(w, key, obj, &claim, res.RRs)
-	}
-	c.out.UpdateClaim(key, claim, res.RRs)
-}
-
-// namespaceAllowed applies the namespaces option to an object's namespace.
-func (c *Controller) namespaceAllowed(ns string) bool {
-	return len(c.cfg.Namespaces) == 0 || ns == "" || slices.Contains(c.cfg.Namespaces, ns)
-}
-
-// report tells cfg.Refused of the names an object is newly refused, as the
-// index tells its listener of the claims its policy rejects.
-func (c *Controller) report(key string, names []string) {
-	c.mu.Lock()
-	old := c.refused[key]
-	if len(names) == 0 {
-		delete(c.refused, key)
-	} else {
-		c.refused[key] = slices.Clone(names)
-	}
-	c.mu.Unlock()
-	if c.cfg.Refused == nil {
-		return
-	}
-	for _, name := range names {
-		zi := index.ZoneOf(c.cfg.Sources.Zones, name)
-		if zi < 0 || slices.Contains(old, name) {
-			continue
-		}
-		c.cfg.Refused(index.Rejection{Zone: c.cfg.Sources.Zones[zi], Name: name, Key: key, Reason: index.ReasonUndelegated})
-	}
+// MayPublish reports whether objects of namespace may publish at name
+// (source.Context's MayPublish): under the delegated policy, only at or
+// below the domains the Corefile or its Namespace's annotation gives it.
+func (c *Controller) MayPublish(namespace, name string) bool {
+	return c.stores.MayPublish(namespace, name)
 }

@@ -5,8 +5,6 @@ import (
 	"sync"
 
 	"github.com/miekg/dns"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/tools/cache"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
 	"github.com/seed-e581d630/k8s_gateway/source"
@@ -103,75 +101,6 @@ func (h *health) slice(old, cur *source.EndpointSlice) []string {
 		}
 	}
 	return flipped
-}
-
-// sliceHandler keeps the counts from the events of an EndpointSlice informer.
-func (c *Controller) sliceHandler(w *watched) cache.ResourceEventHandler {
-	return cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { c.sliceChanged(w, nil, obj) },
-		UpdateFunc: func(old, obj any) { c.sliceChanged(w, old, obj) },
-		DeleteFunc: func(obj any) {
-			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
-				obj = d.Obj
-			}
-			c.sliceChanged(w, obj, nil)
-		},
-	}
-}
-
-// sliceChanged applies a slice going from old to cur (either may be nil)
-// to the counts of its Service, and publishes the Service again when its
-// health flips.
-func (c *Controller) sliceChanged(w *watched, old, cur any) {
-	if w.retired.Load() {
-		return
-	}
-	c.counted(w)
-	o, _ := old.(*source.EndpointSlice)
-	n, _ := cur.(*source.EndpointSlice)
-	ingressDependent := c.routes.dependent(source.KindByName("Ingress"))
-	c.health.mu.Lock()
-	flipped := c.health.slice(o, n)
-	for _, key := range flipped {
-		ns, name, _ := strings.Cut(key, "/")
-		if sw, obj := c.stores.getObject("Service", ns, name); obj != nil {
-			c.publish(sw, obj.(metav1.Object), obj)
-		}
-		if !ingressDependent {
-			c.republishBackendUsers("Ingress", key)
-		}
-	}
-	c.health.mu.Unlock()
-	if len(flipped) == 0 {
-		return
-	}
-	// Routes, and Ingresses under ingressClasses, are published under the
-	// route lock: republished there, after the counts changed.
-	c.routes.mu.Lock()
-	defer c.routes.mu.Unlock()
-	for _, key := range flipped {
-		for _, k := range source.Kinds {
-			if k.Route != nil || k.Name == "Ingress" && ingressDependent {
-				c.republishBackendUsers(k.Name, key)
-			}
-		}
-	}
-}
-
-// republishBackendUsers publishes again the objects of kind whose backends
-// include the Service key.
-func (c *Controller) republishBackendUsers(kind, key string) {
-	for _, w := range c.stores.ofKind(kind) {
-		objs, err := w.informer.GetIndexer().ByIndex(backendIndex, key)
-		if err != nil {
-			continue
-		}
-		for _, obj := range objs {
-			if m, ok := obj.(metav1.Object); ok {
-				c.publish(w, m, obj)
-			}
-		}
-	}
 }
 
 // count adds delta slices (ready or not) to the Service key, and reports

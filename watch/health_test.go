@@ -21,14 +21,15 @@ type nopSink struct{}
 func (nopSink) UpdateClaim(string, index.Claim, []dns.RR) {}
 func (nopSink) SetDomains(string, []string)               {}
 
-// claimSink records the claims put, by key.
+// claimSink records the claims put, by key, and the domains set.
 type claimSink struct {
-	claims map[string]index.Claim
-	rrs    map[string][]dns.RR
+	claims  map[string]index.Claim
+	rrs     map[string][]dns.RR
+	domains map[string][]string
 }
 
 func newClaimSink() *claimSink {
-	return &claimSink{claims: map[string]index.Claim{}, rrs: map[string][]dns.RR{}}
+	return &claimSink{claims: map[string]index.Claim{}, rrs: map[string][]dns.RR{}, domains: map[string][]string{}}
 }
 
 func (r *claimSink) UpdateClaim(key string, claim index.Claim, rrs []dns.RR) {
@@ -39,7 +40,13 @@ func (r *claimSink) UpdateClaim(key string, claim index.Claim, rrs []dns.RR) {
 	}
 	r.claims[key], r.rrs[key] = claim, rrs
 }
-func (r *claimSink) SetDomains(string, []string) {}
+func (r *claimSink) SetDomains(namespace string, domains []string) {
+	if domains == nil {
+		delete(r.domains, namespace)
+		return
+	}
+	r.domains[namespace] = domains
+}
 
 // TestHealthSliceCounts: a Service's health follows the slices that come,
 // change and go, and only flips are reported.
@@ -188,7 +195,7 @@ func BenchmarkHealthSliceEvent(b *testing.B) {
 	w := &watched{Kind: source.EndpointSliceKind, Version: source.EndpointSliceKind}
 	for i := range services {
 		for j := range 2 {
-			c.sliceChanged(w, nil, source.NewEndpointSlice("ns", fmt.Sprintf("svc-%d-%d", i, j), fmt.Sprintf("svc-%d", i), true))
+			c.pub.sliceChanged(w, nil, source.NewEndpointSlice("ns", fmt.Sprintf("svc-%d-%d", i, j), fmt.Sprintf("svc-%d", i), true))
 		}
 	}
 	b.Run("noflip", func(b *testing.B) {
@@ -197,22 +204,22 @@ func BenchmarkHealthSliceEvent(b *testing.B) {
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
 			if i%2 == 0 {
-				c.sliceChanged(w, a, n)
+				c.pub.sliceChanged(w, a, n)
 			} else {
-				c.sliceChanged(w, n, a)
+				c.pub.sliceChanged(w, n, a)
 			}
 		}
 	})
 	b.Run("flip", func(b *testing.B) {
 		a := source.NewEndpointSlice("ns", "one", "alone", true)
 		n := source.NewEndpointSlice("ns", "one", "alone", false)
-		c.sliceChanged(w, nil, a)
+		c.pub.sliceChanged(w, nil, a)
 		b.ReportAllocs()
 		for i := 0; b.Loop(); i++ {
 			if i%2 == 0 {
-				c.sliceChanged(w, a, n)
+				c.pub.sliceChanged(w, a, n)
 			} else {
-				c.sliceChanged(w, n, a)
+				c.pub.sliceChanged(w, n, a)
 			}
 		}
 	})
@@ -246,7 +253,7 @@ func BenchmarkHealthMemory(b *testing.B) {
 				b.Fatal(err)
 			}
 			store = append(store, s)
-			c.sliceChanged(w, nil, s)
+			c.pub.sliceChanged(w, nil, s)
 		}
 		runtime.GC()
 		runtime.ReadMemStats(&after)

@@ -28,7 +28,7 @@ func (c *Controller) switchVersion(w *watched, v *source.Kind) (*watched, bool) 
 	// Withdraw what only the old informer had (deleted meanwhile).
 	for _, obj := range w.informer.GetStore().List() {
 		if _, ok, _ := nw.informer.GetStore().Get(obj); !ok {
-			c.remove(nw, obj)
+			c.pub.remove(nw, obj)
 		}
 	}
 	if w.Kind == source.ListenerSetKind {
@@ -179,15 +179,7 @@ func (c *Controller) startInformer(w *watched, register bool) cache.InformerSync
 	if w.Version != w.Kind || len(w.Kind.Older) > 0 {
 		log.Infof("%s read at %s", w.what(), w.Version.GroupVersion)
 	}
-	var handler cache.ResourceEventHandler = cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { c.update(w, obj) },
-		UpdateFunc: func(_, obj any) { c.update(w, obj) },
-		DeleteFunc: func(obj any) { c.remove(w, obj) },
-	}
-	if w.Kind == source.EndpointSliceKind {
-		handler = c.sliceHandler(w)
-	}
-	reg, _ := inf.AddEventHandler(handler)
+	reg, _ := inf.AddEventHandler(c.pub.handler(w))
 	c.stores.setSynced(w, reg.HasSynced)
 	unsubscribe := state.Subscribe(c.guardChanged(w))
 	unregister := func() {}

@@ -2,7 +2,6 @@ package watch
 
 import (
 	"strings"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -40,16 +39,6 @@ func setKindEnabled(zones string, w *watched, version string, v float64) {
 	for _, zone := range strings.Fields(zones) {
 		kindEnabled.DeletePartialMatch(prometheus.Labels{"zone": zone, "kind": w.Kind.Name, "namespace": w.Namespace})
 		kindEnabled.WithLabelValues(zone, w.Kind.Name, w.Namespace, version).Set(v)
-	}
-}
-
-// observeProgramming records how long an object change of kind took to
-// publish, once the controller has synced (before, nothing is published).
-func (c *Controller) observeProgramming(kind string, start time.Time) {
-	select {
-	case <-c.syncedCh:
-		programmingDuration.WithLabelValues(kind).Observe(time.Since(start).Seconds())
-	default:
 	}
 }
 

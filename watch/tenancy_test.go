@@ -3,7 +3,6 @@ package watch
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/miekg/dns"
 	corev1 "k8s.io/api/core/v1"
@@ -15,33 +14,6 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/source"
 	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 )
-
-func TestClaimOf(t *testing.T) {
-	created := metav1.NewTime(time.Unix(1700000000, 0))
-	route := &metav1.ObjectMeta{Namespace: "team-b", Name: "r", CreationTimestamp: created}
-	tests := []struct {
-		name string
-		w    *watched
-		meta metav1.Object
-		want index.Claim
-	}{
-		// A route is checked against its own namespace, whichever Gateway it attaches to.
-		{"route through a shared Gateway", &watched{Kind: source.KindByName("HTTPRoute")}, route, index.Claim{Namespace: "team-b", Created: created.UnixNano()}},
-		{"nameserver Service", &watched{Kind: source.KindByName("Service"), Nameserver: true}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1"}, index.Claim{}},
-		// Its hostnames through the Service informer, the nameserver name among them.
-		{"nameserver Service as a Service", &watched{Kind: source.KindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{}},
-		{"another Service of its namespace", &watched{Kind: source.KindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns2", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},
-		{"an Ingress named like it", &watched{Kind: source.KindByName("Ingress")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},
-		{"cluster-scoped object", &watched{Kind: source.KindByName("Service")}, &metav1.ObjectMeta{Name: "x", CreationTimestamp: created}, index.Claim{Namespace: "/", Created: created.UnixNano()}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := claimOf(tt.w, tt.meta, []string{"kube-system/dns1"}); got != tt.want {
-				t.Errorf("got %+v, want %+v", got, tt.want)
-			}
-		})
-	}
-}
 
 func TestObjectReference(t *testing.T) {
 	tests := []struct {

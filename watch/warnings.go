@@ -1,19 +1,22 @@
 package watch
 
 import (
+	"slices"
 	"strings"
 	"sync"
+
+	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
 // logWarnings logs what a source found wrong with an object, once per
 // change, and once per process: the blocks (views) that read one cluster
 // share the object, and its warning (an ignored Gateway address type, say)
 // is logged by the first of them only.
-func (c *Controller) logWarnings(key string, warnings []string) {
+func (p *publisher) logWarnings(key string, warnings []string) {
 	text := strings.Join(warnings, "; ")
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	old := c.warnings[key]
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	old := p.warnings[key]
 	if old == text {
 		return
 	}
@@ -21,10 +24,10 @@ func (c *Controller) logWarnings(key string, warnings []string) {
 		loggedWarnings.release(key + ": " + old)
 	}
 	if text == "" {
-		delete(c.warnings, key)
+		delete(p.warnings, key)
 		return
 	}
-	c.warnings[key] = text
+	p.warnings[key] = text
 	if line := key + ": " + text; loggedWarnings.hold(line) {
 		log.Warning(line)
 	}
@@ -33,13 +36,36 @@ func (c *Controller) logWarnings(key string, warnings []string) {
 // releaseWarnings lets go of the warnings of a stopped controller: another
 // block that still reads the object logs nothing again, a new one that
 // comes with a reload neither while the line is held.
-func (c *Controller) releaseWarnings() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for key, text := range c.warnings {
+func (p *publisher) releaseWarnings() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for key, text := range p.warnings {
 		loggedWarnings.release(key + ": " + text)
 	}
-	clear(c.warnings)
+	clear(p.warnings)
+}
+
+// report tells cfg.Refused of the names an object is newly refused, as the
+// index tells its listener of the claims its policy rejects.
+func (p *publisher) report(key string, names []string) {
+	p.mu.Lock()
+	old := p.refused[key]
+	if len(names) == 0 {
+		delete(p.refused, key)
+	} else {
+		p.refused[key] = slices.Clone(names)
+	}
+	p.mu.Unlock()
+	if p.cfg.Refused == nil {
+		return
+	}
+	for _, name := range names {
+		zi := index.ZoneOf(p.cfg.Sources.Zones, name)
+		if zi < 0 || slices.Contains(old, name) {
+			continue
+		}
+		p.cfg.Refused(index.Rejection{Zone: p.cfg.Sources.Zones[zi], Name: name, Key: key, Reason: index.ReasonUndelegated})
+	}
 }
 
 // loggedWarnings counts, for each warning line, the controllers that hold it.

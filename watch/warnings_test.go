@@ -15,8 +15,8 @@ func TestWarningsOncePerProcess(t *testing.T) {
 	golog.SetOutput(&out)
 	defer golog.SetOutput(os.Stderr)
 	count := func(text string) int { return strings.Count(strings.Join(out.lines(), "\n"), text) }
-	a := &Controller{warnings: map[string]string{}}
-	b := &Controller{warnings: map[string]string{}}
+	a := &publisher{warnings: map[string]string{}}
+	b := &publisher{warnings: map[string]string{}}
 	bad := []string{`status.addresses: "gw-1" of type NamedAddress ignored`}
 	worse := []string{`status.addresses: "gw-2" of type NamedAddress ignored`}
 
