@@ -133,3 +133,38 @@ func TestFleetUnreachableCluster(t *testing.T) {
 		return ""
 	})
 }
+
+// TestFleetPriorities: two merged clusters of priorities 1 and 2 with
+// health; the standby answers while the primary has no healthy target.
+func TestFleetPriorities(t *testing.T) {
+	ctx := context.Background()
+	a, b := fake.NewSimpleClientset(), fake.NewSimpleClientset()
+	tf := newTestFleet(t, "example.com.")
+	for i, client := range []*fake.Clientset{a, b} {
+		cfg := testConfig("example.com.")
+		cfg.Priority, cfg.Health = int32(i+1), true
+		tf.join([]string{"a", "b"}[i], watchtest.API{Core: client}, &cfg)
+	}
+	tf.start(t)
+	create(t, a, testutil.ClaimingService("apps", "web", 100, "web.example.com", "192.0.2.1"))
+	create(t, b, testutil.ClaimingService("apps", "web", 200, "web.example.com", "192.0.2.2"))
+	primary := watchtest.Expect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1"})
+	standby := watchtest.Expect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.2"})
+	tf.answers(t, "web.example.com.", dns.TypeA, primary)
+	if _, err := a.DiscoveryV1().EndpointSlices("apps").Create(ctx, testutil.EndpointSlice("apps", "web-1", "web", false), metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tf.answers(t, "web.example.com.", dns.TypeA, standby)
+	if got := tf.ix.Health("example.com."); got.Standby != 2 { // web.example.com and web.apps.example.com
+		t.Errorf("health %+v, want 2 standby names", got)
+	}
+	// The failover of a: set down, as its health watch does after a silence.
+	if _, err := a.DiscoveryV1().EndpointSlices("apps").Update(ctx, testutil.EndpointSlice("apps", "web-1", "web", true), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tf.answers(t, "web.example.com.", dns.TypeA, primary)
+	tf.ix.SetDown("a/", true)
+	tf.answers(t, "web.example.com.", dns.TypeA, standby)
+	tf.ix.SetDown("a/", false)
+	tf.answers(t, "web.example.com.", dns.TypeA, primary)
+}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	discoveryv1 "k8s.io/api/discovery/v1"
 	networkingv1 "k8s.io/api/networking/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -90,4 +91,14 @@ func ClaimingService(namespace, name string, sec int64, hostnames, ip string) *c
 	svc := AnnotateService(NamedService(namespace, name, ip), "coredns.io/hostname", hostnames)
 	svc.CreationTimestamp = metav1.NewTime(time.Unix(sec, 0))
 	return svc
+}
+
+// EndpointSlice is an EndpointSlice of the Service service with one
+// endpoint, ready or not.
+func EndpointSlice(namespace, name, service string, ready bool) *discoveryv1.EndpointSlice {
+	return &discoveryv1.EndpointSlice{
+		ObjectMeta:  metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: map[string]string{discoveryv1.LabelServiceName: service}},
+		AddressType: discoveryv1.AddressTypeIPv4,
+		Endpoints:   []discoveryv1.Endpoint{{Addresses: []string{"10.0.0.1"}, Conditions: discoveryv1.EndpointConditions{Ready: &ready}}},
+	}
 }

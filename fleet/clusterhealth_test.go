@@ -1,4 +1,4 @@
-package gateway
+package fleet
 
 import (
 	"sync/atomic"
@@ -9,6 +9,9 @@ import (
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 )
 
 // TestFailoverFromLastContact: cluster a's watches stay open while its API
@@ -29,21 +32,22 @@ func TestFailoverFromLastContact(t *testing.T) {
 		return false, nil, nil
 	})
 	const failover = time.Second
-	g := k8sStartFleet(t, []k8sFleetCluster{{name: "a", client: a}, {name: "b", client: b}}, func(g *Gateway) {
-		for i, p := range []int32{1, 2} {
-			g.clusters[i].opts.priority, g.clusters[i].opts.failover = p, failover
-			g.clusters[i].set["priority"], g.clusters[i].set["failover"] = true, true
-		}
-	})
-	k8sClaimingServiceIn(t, a, "apps", "web", 100, "web.example.com", "192.0.2.1")
-	k8sClaimingServiceIn(t, b, "apps", "web", 200, "web.example.com", "192.0.2.2")
-	primary := k8sExpect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1"})
-	standby := k8sExpect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.2"})
-	k8sAnswers(t, g, "web.example.com.", dns.TypeA, primary)
+	tf := newTestFleet(t, "example.com.")
+	for i, client := range []*fake.Clientset{a, b} {
+		cfg := testConfig("example.com.")
+		cfg.Priority, cfg.Failover = int32(i+1), failover
+		tf.join([]string{"a", "b"}[i], watchtest.API{Core: client}, &cfg)
+	}
+	tf.start(t)
+	create(t, a, testutil.ClaimingService("apps", "web", 100, "web.example.com", "192.0.2.1"))
+	create(t, b, testutil.ClaimingService("apps", "web", 200, "web.example.com", "192.0.2.2"))
+	primary := watchtest.Expect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1"})
+	standby := watchtest.Expect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.2"})
+	tf.answers(t, "web.example.com.", dns.TypeA, primary)
 
 	// Quiet but answering: still the primary after several failover times.
 	for end := time.Now().Add(3 * failover); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if got := k8sAnswer(g, "web.example.com.", dns.TypeA); got != primary {
+		if got := watchtest.Answer(tf.ix, "web.example.com.", dns.TypeA); got != primary {
 			t.Fatalf("a quiet API server that answers: got %s, want the primary", got)
 		}
 	}
@@ -52,12 +56,12 @@ func TestFailoverFromLastContact(t *testing.T) {
 	release := make(chan struct{})
 	hole.Store(&release)
 	quiet := time.Now()
-	k8sAnswers(t, g, "web.example.com.", dns.TypeA, standby)
+	tf.answers(t, "web.example.com.", dns.TypeA, standby)
 	// The last contact was at most a ping interval (failover/3) before.
 	if d := time.Since(quiet); d < failover*2/3 {
 		t.Errorf("failed over %s after the silence began, before failover %s", d, failover)
 	}
 	hole.Store(nil)
 	close(release)
-	k8sAnswers(t, g, "web.example.com.", dns.TypeA, primary)
+	tf.answers(t, "web.example.com.", dns.TypeA, primary)
 }
