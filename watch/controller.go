@@ -90,6 +90,7 @@ type Controller struct {
 	routes *routeGraph // what depends on what, and its lock (dependencies.go)
 	health *health     // the health tracker (health.go)
 	pub    *publisher  // the event path: handlers → records → sink (publish.go, warnings.go)
+	probes *prober     // set by Start (probe.go, versions.go)
 }
 
 // watched is one informer the controller runs.
@@ -136,6 +137,7 @@ func (c *Controller) Config() Config { return c.cfg }
 // synced.
 func (c *Controller) Start() {
 	c.stopCh = make(chan struct{})
+	c.probes = &prober{api: c.api, timing: c.cfg.Timing, stop: c.stopCh, joinable: c.joinable}
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
@@ -165,7 +167,7 @@ func (c *Controller) run() {
 	var syncs []cache.InformerSynced
 	var running, disabled []*watched
 	ws := c.watches()
-	errs := c.probeAll(ws)
+	errs := c.probes.all(ws)
 	for i, w := range ws {
 		err := errs[i]
 		switch {
@@ -197,7 +199,7 @@ func (c *Controller) run() {
 		}
 		var still []*watched
 		for _, w := range disabled {
-			if err := c.probeOnce(w); err != nil {
+			if err := c.probes.once(w); err != nil {
 				still = append(still, w)
 				c.setUnread(w, err)
 				continue
@@ -215,7 +217,7 @@ func (c *Controller) run() {
 				versioned = append(versioned, w.Kind)
 			}
 		}
-		served, err := c.discover(versioned)
+		served, err := c.probes.discover(versioned)
 		for i, w := range running {
 			if len(w.Kind.Older) == 0 || err != nil {
 				continue
@@ -227,7 +229,7 @@ func (c *Controller) run() {
 			// The new version must be listable (RBAC is per resource, and
 			// XListenerSet and ListenerSet are two), else the informer
 			// would never sync: keep the old one and try again later.
-			if err := c.listOnce(&watched{Kind: w.Kind, Version: v, Namespace: w.Namespace, Options: w.Options}); err != nil {
+			if err := c.probes.list(&watched{Kind: w.Kind, Version: v, Namespace: w.Namespace, Options: w.Options}); err != nil {
 				log.Warningf("%s: cannot read %s yet, still reading %s: %v", w.what(), v.GroupVersion, w.Version.GroupVersion, err)
 				continue
 			}

@@ -27,13 +27,15 @@
 //     names told to Config.Refused, Namespaces' delegated domains. A Service
 //     whose health flips is published again, and so are the Ingresses and
 //     routes it backs.
+//   - prober (probe.go, versions.go): whether, and at which version, the
+//     cluster serves and allows each kind: before its informer starts, and
+//     again while the cluster does not serve it or RBAC forbids it.
 //
-// The Controller's own job is the lifecycle: probing each kind before its
-// informer starts, and again while the cluster does not serve it or RBAC
-// forbids it (probe.go, informer.go, versions.go); switching to a newer
-// version of a kind; the API guard that retries lists and watches and
-// relists after an outage (internal/informer, the one informer recipe;
-// apiguard.go here); whether its view is whole (complete.go, contact.go);
+// The Controller's own job is the lifecycle (controller.go, informer.go):
+// starting the informers of the kinds the prober found readable, switching
+// to a newer version of a kind, stopping them; the API guard that retries
+// lists and watches and relists after an outage (internal/informer, the one
+// informer recipe; apiguard.go here); whether its view is whole (complete.go, contact.go);
 // and the informers shared by the controllers that read one cluster with
 // the same credentials (shared.go): one cache and one watch per kind
 // version, namespace, server-side filter and health setting, each

@@ -1,15 +1,9 @@
 package watch
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"slices"
-	"strings"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/seed-e581d630/k8s_gateway/source"
@@ -58,106 +52,6 @@ func (c *Controller) waitForSync(syncs []cache.InformerSynced) bool {
 		case <-tick.C:
 		}
 	}
-}
-
-var errStopped = errors.New("stopped")
-
-// probe lists one object of the kind, retrying transient errors until it
-// works, the error is permanent (not served), or the controller stops.
-// The waits are the guard's (see informer.Guard), so that a server started while
-// the API server is down syncs within about a second of its return.
-// A refusal (403, 401) is retried as well until it has lasted the refusal
-// grace: a starting API server refuses every request until its authorizer
-// has loaded the RBAC rules, and a kind disabled then would deny its names
-// (NXDOMAIN) until the next probe. giveUp (another kind works, the startup
-// wait is over) ends the retries of other errors, not of a refusal in its
-// grace.
-func (c *Controller) probe(w *watched, giveUp <-chan struct{}) error {
-	var refusedSince time.Time
-	for n := 0; ; n++ {
-		err := c.probeOnce(w)
-		if err == nil || apierrors.IsNotFound(err) || errors.Is(err, errNotServed) {
-			return err
-		}
-		stop := giveUp
-		if refused := apierrors.IsForbidden(err) || apierrors.IsUnauthorized(err); refused {
-			if refusedSince.IsZero() {
-				refusedSince = time.Now()
-			}
-			if time.Since(refusedSince) >= c.cfg.Timing.RefusalGrace {
-				return err
-			}
-			stop = nil
-		}
-		wait := c.cfg.Timing.Guard.Backoff(n, err)
-		if n == 0 {
-			log.Warningf("listing %s: %v; retrying until it works", w.what(), err)
-		}
-		select {
-		case <-c.stopCh:
-			return errStopped
-		case <-stop:
-			return fmt.Errorf("%w: %v", errSlow, err)
-		case <-time.After(wait):
-		}
-	}
-}
-
-func (c *Controller) probeOnce(w *watched) error {
-	if len(w.Kind.Older) > 0 {
-		v, err := c.servedVersion(w.Kind)
-		if err != nil {
-			return err
-		}
-		if v == nil {
-			return notServedError(w.Kind)
-		}
-		w.Version = v
-	}
-	if c.joinable(w) {
-		return nil
-	}
-	return c.listOnce(w)
-}
-
-// listOnce lists one object of the version of w.
-func (c *Controller) listOnce(w *watched) error {
-	list, _ := c.api.ListWatch(w.Version, w.Namespace)
-	opts := metav1.ListOptions{Limit: 1}
-	w.Options(&opts)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	_, err := list(ctx, opts)
-	if apierrors.IsNotFound(err) {
-		return c.notServed(w.Version, err)
-	}
-	return err
-}
-
-// notServed explains a kind the API server does not serve: which versions of
-// its group it does serve, if any (a CRD of another Gateway API release).
-func (c *Controller) notServed(k *source.Kind, err error) error {
-	group, version, found := strings.Cut(k.GroupVersion, "/")
-	if !found {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	groups, derr := c.api.ServerGroups(ctx)
-	if derr != nil {
-		return err
-	}
-	for _, g := range groups.Groups {
-		if g.Name != group {
-			continue
-		}
-		var versions []string
-		for _, v := range g.Versions {
-			versions = append(versions, v.Version)
-		}
-		return fmt.Errorf("%w: %s is served only at versions %s, not %s (install CRDs that serve %s)", err, group, strings.Join(versions, ", "), version, k.GroupVersion)
-	}
-	return fmt.Errorf("%w: API group %s is not installed", err, group)
 }
 
 // startInformer starts the informer of w, or joins the one another

@@ -9,11 +9,14 @@ import (
 	"github.com/miekg/dns"
 	dto "github.com/prometheus/client_model/go"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/source"
 	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 )
 
@@ -70,11 +73,60 @@ func TestProbeAllWaitsWhileNothingWorks(t *testing.T) {
 	cfg.Timing.StartupWait = 50 * time.Millisecond
 	c := newPipeline(t, cfg, watchtest.API{Core: client}).c
 	t.Cleanup(c.Stop)
-	c.stopCh = make(chan struct{})
-	errs := c.probeAll(c.watches())
+	p := &prober{api: c.api, timing: cfg.Timing, stop: make(chan struct{}), joinable: c.joinable}
+	errs := p.all(c.watches())
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("kind %d: %v, want it probed until it works", i, err)
 		}
+	}
+}
+
+// TestProberOutcomes: what one probe of a kind returns, by what listing it
+// answers: nothing to wait for when it works or is not served; a refusal
+// retried through its grace, then returned; a transient error retried until
+// another kind's giveUp (errSlow) or the controller's stop (errStopped).
+func TestProberOutcomes(t *testing.T) {
+	forbidden := apierrors.NewForbidden(schema.GroupResource{Resource: "services"}, "", errors.New("no Role"))
+	for _, tt := range []struct {
+		name     string
+		answer   error // of every list of Services
+		giveUp   bool  // closed from the start
+		stop     bool  // closed from the start
+		want     func(error) bool
+		retrying bool // listed more than once
+	}{
+		{"lists", nil, false, false, func(err error) bool { return err == nil }, false},
+		{"not served", apierrors.NewNotFound(schema.GroupResource{Resource: "services"}, ""), false, false, apierrors.IsNotFound, false},
+		{"refused beyond the grace", forbidden, true, false, apierrors.IsForbidden, true},
+		{"transient, another kind works", apierrors.NewServiceUnavailable("starting"), true, false, func(err error) bool { return errors.Is(err, errSlow) }, false},
+		{"transient, stopped", apierrors.NewServiceUnavailable("starting"), false, true, func(err error) bool { return errors.Is(err, errStopped) }, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			client := fake.NewSimpleClientset()
+			var lists atomic.Int32
+			client.PrependReactor("list", "services", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
+				lists.Add(1)
+				return tt.answer != nil, nil, tt.answer
+			})
+			giveUp, stop := make(chan struct{}), make(chan struct{})
+			if tt.giveUp {
+				close(giveUp)
+			}
+			if tt.stop {
+				close(stop)
+			}
+			timing := testTiming
+			timing.RefusalGrace = 30 * time.Millisecond
+			p := &prober{api: watchtest.API{Core: client}, timing: timing, stop: stop, joinable: func(*watched) bool { return false }}
+			svc := source.KindByName("Service")
+			err := p.probe(&watched{Kind: svc, Version: svc, Options: func(*metav1.ListOptions) {}}, giveUp)
+			if !tt.want(err) {
+				t.Errorf("probe: %v", err)
+			}
+			if n := lists.Load(); (n > 1) != tt.retrying {
+				t.Errorf("listed %d times, retrying %v", n, tt.retrying)
+			}
+		})
 	}
 }

@@ -29,8 +29,8 @@ func newestServed(k *source.Kind, served map[string][]string) *source.Kind {
 
 // servedVersion asks the API server's discovery which versions of k it
 // serves and returns the newest, or nil when it serves none.
-func (c *Controller) servedVersion(k *source.Kind) (*source.Kind, error) {
-	served, err := c.discover([]*source.Kind{k})
+func (p *prober) servedVersion(k *source.Kind) (*source.Kind, error) {
+	served, err := p.discover([]*source.Kind{k})
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +39,7 @@ func (c *Controller) servedVersion(k *source.Kind) (*source.Kind, error) {
 
 // discover asks the API server's discovery for the resources of every group
 // version the kinds can be read at, each group version once.
-func (c *Controller) discover(ks []*source.Kind) (map[string][]string, error) {
+func (p *prober) discover(ks []*source.Kind) (map[string][]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	served := map[string][]string{}
@@ -48,7 +48,7 @@ func (c *Controller) discover(ks []*source.Kind) (map[string][]string, error) {
 			if _, ok := served[v.GroupVersion]; ok {
 				continue
 			}
-			resources, err := c.api.ServedResources(ctx, v.GroupVersion)
+			resources, err := p.api.ServedResources(ctx, v.GroupVersion)
 			if err != nil {
 				return nil, fmt.Errorf("discovery of %s: %w", v.GroupVersion, err)
 			}
