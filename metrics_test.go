@@ -1,18 +1,13 @@
 package gateway
 
 import (
-	"fmt"
 	"runtime"
 	"testing"
 	"time"
 
-	"github.com/miekg/dns"
 	"github.com/prometheus/client_golang/prometheus"
-	dto "github.com/prometheus/client_model/go"
-	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 // copyGauges collects the copy metrics: copy_answered and
@@ -164,53 +159,4 @@ func TestBuildInfo(t *testing.T) {
 		return
 	}
 	t.Error("no coredns_k8s_gateway_build_info")
-}
-
-// histogramCount returns the sample count of coredns_k8s_gateway_<name>{kind}.
-func histogramCount(t *testing.T, name, kind string) uint64 {
-	t.Helper()
-	return gathered(t, name, "kind", kind).GetHistogram().GetSampleCount()
-}
-
-// gathered returns the series of coredns_k8s_gateway_<name> whose label is
-// value, as the plugin exports it; nil when there is none.
-func gathered(t *testing.T, name, label, value string) *dto.Metric {
-	t.Helper()
-	families, err := prometheus.DefaultGatherer.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range families {
-		if f.GetName() != "coredns_k8s_gateway_"+name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == label && l.GetValue() == value {
-					return m
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// TestProgrammingDuration: each change after the sync is one sample of
-// programming_duration_seconds of its kind; the initial list is none.
-func TestProgrammingDuration(t *testing.T) {
-	client := fake.NewSimpleClientset(testutil.NamedIngress("default", "old", []string{"old.example.com"}, "192.0.2.9"))
-	before := histogramCount(t, "programming_duration_seconds", "Ingress")
-	g := k8sStartGateway(t, client, []string{"example.com."}, nil)
-	if n := histogramCount(t, "programming_duration_seconds", "Ingress"); n != before {
-		t.Errorf("the initial sync observed %d samples, want none", n-before)
-	}
-	k8sCreate(t, client, testutil.NamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"))
-	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.1"}))
-	// Observed when the handler returns, just after the answer changed.
-	testutil.Eventually(t, "one sample", func() string {
-		if n := histogramCount(t, "programming_duration_seconds", "Ingress"); n != before+1 {
-			return fmt.Sprintf("%d samples, want 1", n-before)
-		}
-		return ""
-	})
 }

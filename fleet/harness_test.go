@@ -6,12 +6,12 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
-	"github.com/prometheus/client_golang/prometheus"
 	"k8s.io/apimachinery/pkg/labels"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	"github.com/seed-e581d630/k8s_gateway/source"
 	"github.com/seed-e581d630/k8s_gateway/watch"
 	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
@@ -134,21 +134,9 @@ func create(t testing.TB, client kubernetes.Interface, obj k8sruntime.Object) {
 // cluster as the plugin exports it, -1 when it has no such series.
 func gauge(t testing.TB, name, cluster string) float64 {
 	t.Helper()
-	families, err := prometheus.DefaultGatherer.Gather()
-	if err != nil {
-		t.Fatal(err)
+	m := testutil.Gathered(t, name, "cluster", cluster)
+	if m == nil {
+		return -1
 	}
-	for _, f := range families {
-		if f.GetName() != "coredns_k8s_gateway_"+name {
-			continue
-		}
-		for _, m := range f.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "cluster" && l.GetValue() == cluster {
-					return m.GetGauge().GetValue()
-				}
-			}
-		}
-	}
-	return -1
+	return m.GetGauge().GetValue()
 }

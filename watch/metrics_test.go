@@ -1,14 +1,19 @@
 package watch
 
 import (
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
 
+	"github.com/miekg/dns"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	"github.com/seed-e581d630/k8s_gateway/source"
+	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 )
 
 // kindSeries returns the kind_enabled series of zone: "kind version", or
@@ -90,4 +95,30 @@ func TestKindMetrics(t *testing.T) {
 			t.Errorf("%s: kind_enabled = %v, want %v", c.desc, got, c.want)
 		}
 	}
+}
+
+// histogramCount returns the sample count of coredns_k8s_gateway_<name>{kind}.
+func histogramCount(t *testing.T, name, kind string) uint64 {
+	t.Helper()
+	return testutil.Gathered(t, name, "kind", kind).GetHistogram().GetSampleCount()
+}
+
+// TestProgrammingDuration: each change after the sync is one sample of
+// programming_duration_seconds of its kind; the initial list is none.
+func TestProgrammingDuration(t *testing.T) {
+	client := fake.NewSimpleClientset(testutil.NamedIngress("default", "old", []string{"old.example.com"}, "192.0.2.9"))
+	before := histogramCount(t, "programming_duration_seconds", "Ingress")
+	p := startPipeline(t, testConfig("example.com."), watchtest.API{Core: client})
+	if n := histogramCount(t, "programming_duration_seconds", "Ingress"); n != before {
+		t.Errorf("the initial sync observed %d samples, want none", n-before)
+	}
+	create(t, client, testutil.NamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"))
+	p.answers(t, "www.example.com.", dns.TypeA, expect(t, "NOERROR", []string{"www.example.com. 60 IN A 192.0.2.1"}))
+	// Observed when the handler returns, just after the answer changed.
+	testutil.Eventually(t, "one sample", func() string {
+		if n := histogramCount(t, "programming_duration_seconds", "Ingress"); n != before+1 {
+			return fmt.Sprintf("%d samples, want 1", n-before)
+		}
+		return ""
+	})
 }
