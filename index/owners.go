@@ -25,7 +25,7 @@ func (n nameSlot) used() bool { return n != nameSlot{} }
 
 // slot returns the slot of name, the zero one when the index does not use it.
 func (ix *Index) slot(name string) nameSlot {
-	id, ok := ix.sh.name(name)
+	id, ok := ix.sh.name(ix.sh.hashName(name))
 	if !ok {
 		return nameSlot{}
 	}
@@ -35,17 +35,18 @@ func (ix *Index) slot(name string) nameSlot {
 // useName calls change with the slot of name and notes whether the index
 // uses it afterwards, holding the name's number in the Shared while it does.
 func (ix *Index) useName(name string, change func(*nameSlot)) {
-	id, ok := ix.sh.name(name)
+	h := ix.sh.hashName(name)
+	id, ok := ix.sh.name(h)
 	if ok && ix.names.get(uint32(id)).used() {
 		s := ix.names.at(uint32(id))
 		if change(s); !s.used() {
-			ix.sh.dropName(name, id)
+			ix.sh.dropName(h, id)
 		}
 		return
 	}
 	var s nameSlot
 	if change(&s); s.used() {
-		*ix.names.ensure(uint32(ix.sh.holdName(name))) = s
+		*ix.names.ensure(uint32(ix.sh.holdName(h))) = s
 	}
 }
 

@@ -123,7 +123,9 @@ func (s *Shared) packClaim(id objectID, c Claim) *Claim {
 	if s.claim(id, nil) == c {
 		return nil
 	}
-	return &c
+	p := new(Claim) // here only: &c would put every claim on the heap
+	*p = c
+	return p
 }
 
 // keepWire returns the records an index keeps for object id, which it
@@ -170,18 +172,17 @@ func (s *Shared) hashName(name string) nameHash {
 	return nameHash{maphash.String(s.seeds[0], name), maphash.String(s.seeds[1], name)}
 }
 
-// name returns the number of name, if some index holds it.
-func (s *Shared) name(name string) (nameID, bool) {
-	h := s.hashName(name)
+// name returns the number of the name of hash h, if some index holds it.
+func (s *Shared) name(h nameHash) (nameID, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	id, ok := s.names[h]
 	return id, ok
 }
 
-// holdName notes that one more index holds name and returns its number.
-func (s *Shared) holdName(name string) nameID {
-	h := s.hashName(name)
+// holdName notes that one more index holds the name of hash h and returns
+// its number.
+func (s *Shared) holdName(h nameHash) nameID {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	id, ok := s.names[h]
@@ -197,9 +198,9 @@ func (s *Shared) holdName(name string) nameID {
 	return id
 }
 
-// dropName notes that an index no longer holds name, of number id.
-func (s *Shared) dropName(name string, id nameID) {
-	h := s.hashName(name)
+// dropName notes that an index no longer holds the name of hash h and
+// number id.
+func (s *Shared) dropName(h nameHash, id nameID) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.nameRefs.at(uint32(id))
@@ -233,9 +234,10 @@ func (ix *Index) release() {
 	}
 	slices.Sort(names)
 	for _, name := range slices.Compact(names) {
-		if id, ok := ix.sh.name(name); ok && ix.names.get(uint32(id)).used() {
+		h := ix.sh.hashName(name)
+		if id, ok := ix.sh.name(h); ok && ix.names.get(uint32(id)).used() {
 			*ix.names.at(uint32(id)) = nameSlot{}
-			ix.sh.dropName(name, id)
+			ix.sh.dropName(h, id)
 		}
 	}
 	ix.held, ix.shared = 0, map[string][]string{}
