@@ -91,6 +91,7 @@ type Controller struct {
 	health *health     // the health tracker (health.go)
 	pub    *publisher  // the event path: handlers → records → sink (publish.go, warnings.go)
 	probes *prober     // set by Start (probe.go, versions.go)
+	share  *sharer     // starts or joins the informers (shared.go)
 }
 
 // watched is one informer the controller runs.
@@ -117,6 +118,7 @@ type watched struct {
 func New(cfg Config, api API, out Sink) *Controller {
 	c := &Controller{cfg: cfg, api: api, syncedCh: make(chan struct{})}
 	c.stores = newStores(&c.cfg)
+	c.share = &sharer{api: api, health: cfg.Health, guard: cfg.Timing.Guard}
 	c.health = newHealth(&c.cfg, c.stores, out)
 	c.pub = newPublisher(&c.cfg, out, c.stores, c.health, c.syncedCh)
 	c.routes = c.pub.routes
@@ -137,7 +139,7 @@ func (c *Controller) Config() Config { return c.cfg }
 // synced.
 func (c *Controller) Start() {
 	c.stopCh = make(chan struct{})
-	c.probes = &prober{api: c.api, timing: c.cfg.Timing, stop: c.stopCh, joinable: c.joinable}
+	c.probes = &prober{api: c.api, timing: c.cfg.Timing, stop: c.stopCh, joinable: c.share.joinable}
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()

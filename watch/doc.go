@@ -30,16 +30,17 @@
 //   - prober (probe.go, versions.go): whether, and at which version, the
 //     cluster serves and allows each kind: before its informer starts, and
 //     again while the cluster does not serve it or RBAC forbids it.
+//   - sharer (shared.go): starts an informer, or joins the one another
+//     controller that reads the cluster with the same credentials runs
+//     (one cache and one watch per kind version, namespace, server-side
+//     filter and health setting, each controller with its own handler).
 //
 // The Controller's own job is the lifecycle (controller.go, informer.go):
 // starting the informers of the kinds the prober found readable, switching
 // to a newer version of a kind, stopping them; the API guard that retries
 // lists and watches and relists after an outage (internal/informer, the one
-// informer recipe; apiguard.go here); whether its view is whole (complete.go, contact.go);
-// and the informers shared by the controllers that read one cluster with
-// the same credentials (shared.go): one cache and one watch per kind
-// version, namespace, server-side filter and health setting, each
-// controller with its own handler.
+// informer recipe; apiguard.go here); and whether its view is whole
+// (complete.go, contact.go).
 //
 // Locks: Sink methods are called from informer handlers; those of the
 // dependent kinds hold the route lock (routeGraph.mu), so a Sink must not

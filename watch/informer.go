@@ -59,7 +59,7 @@ func (c *Controller) waitForSync(syncs []cache.InformerSynced) bool {
 // function. With register, lookups of the kind (Gateways, ListenerSets,
 // Namespaces) read its store from now on.
 func (c *Controller) startInformer(w *watched, register bool) cache.InformerSynced {
-	key, s := c.acquire(w)
+	key, s := c.share.acquire(w)
 	inf, state := s.informer, s.guard.State()
 	w.api = state
 	c.mu.Lock()
@@ -93,22 +93,4 @@ func (c *Controller) startInformer(w *watched, register bool) cache.InformerSync
 		release(key, s)
 	}()
 	return reg.HasSynced
-}
-
-// indexers returns the indexes of w's informer, the same for every
-// controller that shares it (sharedKey).
-func (c *Controller) indexers(w *watched) cache.Indexers {
-	// Only the Gateway API kinds are looked up by namespace (see
-	// dependencies.go); for Ingresses and Services the index would be a
-	// set of every key per namespace, 160 bytes an object, for nothing.
-	indexers := cache.Indexers{}
-	if parents := w.Version.Parents; parents != nil {
-		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
-		indexers[gatewayIndex] = func(obj any) ([]string, error) { gws, _ := parents(obj); return gws, nil }
-		indexers[listenerSetIndex] = func(obj any) ([]string, error) { _, lss := parents(obj); return lss, nil }
-	}
-	if backends := w.Version.Backends; backends != nil && c.cfg.Health {
-		indexers[backendIndex] = func(obj any) ([]string, error) { return backends(obj), nil }
-	}
-	return indexers
 }

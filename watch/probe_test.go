@@ -73,7 +73,7 @@ func TestProbeAllWaitsWhileNothingWorks(t *testing.T) {
 	cfg.Timing.StartupWait = 50 * time.Millisecond
 	c := newPipeline(t, cfg, watchtest.API{Core: client}).c
 	t.Cleanup(c.Stop)
-	p := &prober{api: c.api, timing: cfg.Timing, stop: make(chan struct{}), joinable: c.joinable}
+	p := &prober{api: c.api, timing: cfg.Timing, stop: make(chan struct{}), joinable: c.share.joinable}
 	errs := p.all(c.watches())
 	for i, err := range errs {
 		if err != nil {

@@ -54,46 +54,54 @@ var shared = struct {
 	informers map[sharedKey]*sharedInformer
 }{informers: map[sharedKey]*sharedInformer{}}
 
-// sharedKeyOf returns the key of w's informer. An API that does not share
-// gets a key of the controller's own.
-func (c *Controller) sharedKeyOf(w *watched) sharedKey {
+// sharer starts the informers of one controller, or joins those that
+// another controller runs for the same key.
+type sharer struct {
+	api    API
+	health bool        // Config.Health: the informers index backends
+	guard  GuardTiming // Config.Timing.Guard
+}
+
+// keyOf returns the key of w's informer. An API that does not share gets a
+// key of the controller's own.
+func (s *sharer) keyOf(w *watched) sharedKey {
 	var o metav1.ListOptions
 	w.Options(&o)
-	api := fmt.Sprintf("controller %p", c)
-	if s, ok := c.api.(Sharer); ok && s.ShareKey() != "" {
-		api = s.ShareKey()
+	api := fmt.Sprintf("controller %p", s)
+	if sh, ok := s.api.(Sharer); ok && sh.ShareKey() != "" {
+		api = sh.ShareKey()
 	}
-	return sharedKey{api: api, version: w.Version, namespace: w.Namespace, selectors: o.LabelSelector + "\x00" + o.FieldSelector, health: c.cfg.Health}
+	return sharedKey{api: api, version: w.Version, namespace: w.Namespace, selectors: o.LabelSelector + "\x00" + o.FieldSelector, health: s.health}
 }
 
 // acquire returns the running informer of w's key, starting it when none
 // runs; release must be called when w stops.
-func (c *Controller) acquire(w *watched) (sharedKey, *sharedInformer) {
-	key := c.sharedKeyOf(w)
+func (s *sharer) acquire(w *watched) (sharedKey, *sharedInformer) {
+	key := s.keyOf(w)
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
-	s := shared.informers[key]
-	if s == nil {
-		s = c.newSharedInformer(w)
-		shared.informers[key] = s
+	si := shared.informers[key]
+	if si == nil {
+		si = s.newInformer(w)
+		shared.informers[key] = si
 		go func() {
-			defer close(s.done)
-			s.informer.Run(s.stop)
+			defer close(si.done)
+			si.informer.Run(si.stop)
 		}()
 	}
-	s.users++
-	return key, s
+	si.users++
+	return key, si
 }
 
 // joinable reports whether a running informer of w's key has synced and
 // the API server lets it read: a block that joins it (a reload) needs no
 // probe, and nothing is listed again.
-func (c *Controller) joinable(w *watched) bool {
-	key := c.sharedKeyOf(w)
+func (s *sharer) joinable(w *watched) bool {
+	key := s.keyOf(w)
 	shared.mu.Lock()
-	s := shared.informers[key]
+	si := shared.informers[key]
 	shared.mu.Unlock()
-	return s != nil && s.informer.HasSynced() && s.guard.State().IsAllowed()
+	return si != nil && si.informer.HasSynced() && si.guard.State().IsAllowed()
 }
 
 // release leaves the informer of key; the last user stops it and waits
@@ -112,25 +120,44 @@ func release(key sharedKey, s *sharedInformer) {
 	}
 }
 
-// newSharedInformer makes the informer of w and its API guard (the one
+// newInformer makes the informer of w and its API guard (the one
 // informer recipe, internal/informer). The guard lives as long as the shared
 // informer, longer than the controller that made it: nothing in it may
-// reach w or c (a reload would keep the old block, its index included, alive).
-func (c *Controller) newSharedInformer(w *watched) *sharedInformer {
-	list, watchFn := c.api.ListWatch(w.Version, w.Namespace)
+// reach w or the controller (a reload would keep the old block, its index
+// included, alive).
+func (s *sharer) newInformer(w *watched) *sharedInformer {
+	list, watchFn := s.api.ListWatch(w.Version, w.Namespace)
 	// Like the generated informers, tell the reflector whether the client
 	// supports WatchList: client-go's fake clients do not, and an informer
 	// that waits for WatchList's initial-events bookmark on them never syncs.
-	var client any = c.api
+	var client any = s.api
 	if w.Kind.ByName && w.Namespace != "" {
 		client = noWatchList{}
 	}
 	inf, guard := informer.New(informer.Config{
 		Kind: w.Kind.Name, What: w.what(), List: list, Watch: watchFn, Options: w.Options,
-		Object: w.Version.Object, Client: client, Timing: c.cfg.Timing.Guard,
-		Indexers: c.indexers(w), Transform: source.WithKey(w.Kind.Name, w.Version.Transform),
+		Object: w.Version.Object, Client: client, Timing: s.guard,
+		Indexers: s.indexers(w), Transform: source.WithKey(w.Kind.Name, w.Version.Transform),
 	})
 	return &sharedInformer{informer: inf, guard: guard, stop: make(chan struct{}), done: make(chan struct{})}
+}
+
+// indexers returns the indexes of w's informer, the same for every
+// controller that shares it (sharedKey).
+func (s *sharer) indexers(w *watched) cache.Indexers {
+	// Only the Gateway API kinds are looked up by namespace (see
+	// dependencies.go); for Ingresses and Services the index would be a
+	// set of every key per namespace, 160 bytes an object, for nothing.
+	indexers := cache.Indexers{}
+	if parents := w.Version.Parents; parents != nil {
+		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
+		indexers[gatewayIndex] = func(obj any) ([]string, error) { gws, _ := parents(obj); return gws, nil }
+		indexers[listenerSetIndex] = func(obj any) ([]string, error) { _, lss := parents(obj); return lss, nil }
+	}
+	if backends := w.Version.Backends; backends != nil && s.health {
+		indexers[backendIndex] = func(obj any) ([]string, error) { return backends(obj), nil }
+	}
+	return indexers
 }
 
 // shareKeyOf identifies the cluster and the credentials of cfg, for

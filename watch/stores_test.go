@@ -17,7 +17,7 @@ import (
 func stored(t testing.TB, kind *source.Kind, namespace string, health bool, objs ...any) *watched {
 	t.Helper()
 	w := &watched{Kind: kind, Version: kind, Namespace: namespace}
-	w.informer = cache.NewSharedIndexInformer(&cache.ListWatch{}, kind.Object, 0, (&Controller{cfg: Config{Health: health}}).indexers(w))
+	w.informer = cache.NewSharedIndexInformer(&cache.ListWatch{}, kind.Object, 0, (&sharer{health: health}).indexers(w))
 	transform := source.WithKey(kind.Name, kind.Transform)
 	for _, obj := range objs {
 		obj, err := transform(obj)
