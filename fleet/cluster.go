@@ -57,8 +57,8 @@ func (f *Fleet) Add(cl *Cluster) {
 	f.byName[cl.Name] = cl
 }
 
-// Remove takes the cluster name out of the fleet and returns it, or nil.
-func (f *Fleet) Remove(name string) *Cluster {
+// remove takes the cluster name out of the fleet and returns it, or nil.
+func (f *Fleet) remove(name string) *Cluster {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	cl := f.byName[name]

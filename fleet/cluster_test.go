@@ -94,7 +94,7 @@ func TestFleetWithdraw(t *testing.T) {
 	create(t, a, testutil.ClaimingService("apps", "web", 100, "", "192.0.2.1"))
 	create(t, b, testutil.ClaimingService("apps", "web", 100, "", "192.0.2.2"))
 	tf.answers(t, "web.apps.example.com.", dns.TypeA, watchtest.Expect(t, "NOERROR", []string{"web.apps.example.com. 60 IN A 192.0.2.1", "web.apps.example.com. 60 IN A 192.0.2.2"}))
-	cl := tf.Remove("b")
+	cl := tf.remove("b")
 	cl.Stop()
 	cl.sink.withdraw()
 	tf.answers(t, "web.apps.example.com.", dns.TypeA, watchtest.Expect(t, "NOERROR", []string{"web.apps.example.com. 60 IN A 192.0.2.1"}))

@@ -335,7 +335,7 @@ func (d *Discovery) withdraw(key string) {
 		return
 	}
 	delete(d.members, key)
-	d.cfg.Members.Remove(m.cl.Name)
+	d.cfg.Members.remove(m.cl.Name)
 	m.cl.Stop()
 	m.cl.sink.withdraw()
 	log.Infof("clusterapi: Cluster %s is gone: its names are withdrawn", key)
@@ -363,15 +363,15 @@ func (d *Discovery) Stop() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	for key, m := range d.members {
-		d.cfg.Members.Remove(m.cl.Name)
+		d.cfg.Members.remove(m.cl.Name)
 		m.cl.Stop()
 		delete(d.members, key)
 	}
 	d.stopCh = nil
 }
 
-// Priority is the priority the member is read with.
-func (m *discovered) Priority() int32 { return m.cl.Controller.Config().Priority }
+// priority is the priority the member is read with.
+func (m *discovered) priority() int32 { return m.cl.Controller.Config().Priority }
 
 // priorityAnnotation on a Cluster API Cluster sets the priority of the
 // workload cluster (see the README's "Priorities and failover"), instead of

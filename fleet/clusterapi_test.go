@@ -216,7 +216,7 @@ func TestClusterAPIPriority(t *testing.T) {
 				if !ok {
 					return key + " not read"
 				}
-				if got := m.Priority(); got != p {
+				if got := m.priority(); got != p {
 					return fmt.Sprintf("%s: priority %d, want %d", key, got, p)
 				}
 			}

@@ -111,7 +111,7 @@ func (tf *testFleet) startClusters(t testing.TB) {
 // stop stops the clusters and takes them out of the fleet.
 func (tf *testFleet) stop() {
 	for _, cl := range tf.List() {
-		tf.Remove(cl.Name)
+		tf.remove(cl.Name)
 		cl.Stop()
 	}
 }

@@ -28,21 +28,21 @@ const (
 // object as kubelet's are (an Event repeated counts up instead of piling up).
 type Events struct {
 	writer *eventWriter
-	// Version returns the group version at which the plugin reads kind in
+	// version returns the group version at which the plugin reads kind in
 	// namespace, "" when it does not know: routes may be served only at an
 	// older version than the one objectReference names.
-	Version func(kind, namespace string) string
+	version func(kind, namespace string) string
 }
 
 func newEvents(sink eventSink, version func(kind, namespace string) string) *Events {
-	return &Events{writer: newEventWriter(sink), Version: version}
+	return &Events{writer: newEventWriter(sink), version: version}
 }
 
-// Reference returns the reference to the object of key, at the version read.
-func (e *Events) Reference(key string) (ObjectRef, bool) {
+// reference returns the reference to the object of key, at the version read.
+func (e *Events) reference(key string) (ObjectRef, bool) {
 	ref, ok := objectReference(key)
-	if ok && e.Version != nil {
-		if v := e.Version(ref.Kind, ref.Namespace); v != "" {
+	if ok && e.version != nil {
+		if v := e.version(ref.Kind, ref.Namespace); v != "" {
 			ref.ApiVersion = v
 		}
 	}
@@ -52,7 +52,7 @@ func (e *Events) Reference(key string) (ObjectRef, bool) {
 // Rejected emits DNSNameRejected on the object whose claim was rejected. The
 // owner of a name is another tenant: the Event does not name it.
 func (e *Events) Rejected(r index.Rejection) {
-	ref, ok := e.Reference(r.Key)
+	ref, ok := e.reference(r.Key)
 	if !ok {
 		return
 	}
@@ -81,7 +81,7 @@ func (e *Events) Conflicted(c index.Conflict) {
 		msg = fmt.Sprintf("DNS name %s: objects of several namespaces publish different records here; they were merged or some were dropped", strings.TrimSuffix(c.Name, "."))
 	}
 	for _, key := range c.Keys {
-		if ref, ok := e.Reference(key); ok {
+		if ref, ok := e.reference(key); ok {
 			e.writer.emit(ref, eventWarning, eventNameConflict, msg)
 		}
 	}
@@ -93,7 +93,7 @@ const eventNormal = "Normal"
 // HealthChanged emits one Normal Event on the object of key when its
 // addresses are withdrawn for health, and one when they come back.
 func (e *Events) HealthChanged(key string, unhealthy bool) {
-	ref, ok := e.Reference(key)
+	ref, ok := e.reference(key)
 	if !ok {
 		return
 	}

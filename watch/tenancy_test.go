@@ -58,7 +58,7 @@ func TestResourceOf(t *testing.T) {
 // TestEventReferenceReadVersion: an Event names the object at the version
 // the plugin reads it, which for routes may be older than v1.
 func TestEventReferenceReadVersion(t *testing.T) {
-	e := &Events{Version: func(kind, namespace string) string {
+	e := &Events{version: func(kind, namespace string) string {
 		if kind == "TLSRoute" && namespace == "apps" {
 			return "gateway.networking.k8s.io/v1alpha2"
 		}
@@ -69,7 +69,7 @@ func TestEventReferenceReadVersion(t *testing.T) {
 		"TLSRoute/other/db": "gateway.networking.k8s.io/v1",
 		"Service/apps/web":  "v1",
 	} {
-		if ref, ok := e.Reference(key); !ok || ref.ApiVersion != want {
+		if ref, ok := e.reference(key); !ok || ref.ApiVersion != want {
 			t.Errorf("%s: %+v %v, want apiVersion %s", key, ref, ok, want)
 		}
 	}
