@@ -10,23 +10,28 @@ import (
 )
 
 // allowance is a difference between the plugin and Knot that the comparison
-// of TestDifferential forgives, because an RFC allows both answers. apply
+// of TestDifferential forgives: because an RFC allows both answers, or for
+// the reason its kind names (differential_request_rules_test.go). apply
 // checks that the difference is the allowed one and, if so, removes it from
 // the copies in c (only what the rule names) and reports true.
 type allowance struct {
 	name  string
+	kind  string
 	apply func(c *diffCase) bool
 }
 
 // allowances are the differences forgiven, in the order they are applied;
 // every other difference fails the test.
-var allowances = []allowance{
+var allowances = slices.Concat(requestAllowances, answerAllowances)
+
+// answerAllowances are the differences in what the answers hold.
+var answerAllowances = []allowance{
 	{
 		// RFC 8482 §4.2: a server answers ANY with one RRset of its choice.
 		// At the apex the plugin gives the SOA, Knot the NS RRset (with its
 		// glue). Forgiven when each answer is one complete RRset of the
 		// zone at the query name, and the rest of the replies agree.
-		name: "any-at-apex",
+		name: "any-at-apex", kind: diffRFC,
 		apply: func(c *diffCase) bool {
 			p, k := c.plugin, c.knot
 			if c.q.qtype != dns.TypeANY || !strings.EqualFold(c.q.name, c.zone) || p.Truncated || k.Truncated {
@@ -48,9 +53,9 @@ var allowances = []allowance{
 		// that does not fit, and its own choice of glue in a referral.
 		// Forgiven when both set TC and every record each kept is in its
 		// own reply over TCP (which the tcp flag set compares in full).
-		name: "truncated",
+		name: "truncated", kind: diffRFC,
 		apply: func(c *diffCase) bool {
-			if !c.plugin.Truncated || !c.knot.Truncated || c.pluginFull == nil || c.knotFull == nil {
+			if !c.plugin.Truncated || !c.knot.Truncated || !c.full() {
 				return false
 			}
 			if !partOf(c.plugin, c.pluginFull) || !partOf(c.knot, c.knotFull) {
@@ -74,7 +79,7 @@ var allowances = []allowance{
 		// own case. Forgiven: the case of names, except the owners of
 		// answer records owned by the query name, which both give the
 		// query's spelling (RFC 4343 §4.1) and are compared as they are.
-		name: "knot-compression-case",
+		name: "knot-compression-case", kind: diffRFC,
 		apply: func(c *diffCase) bool {
 			if c.q.name == strings.ToLower(c.q.name) {
 				return false
@@ -96,7 +101,7 @@ var allowances = []allowance{
 		// Forgiven when Knot's answer is CNAMEs alone, NOERROR, with
 		// nothing else, and the plugin's chain starts with them: the
 		// plugin's reply is then compared as far as Knot's goes.
-		name: "cname-chain-cut",
+		name: "cname-chain-cut", kind: diffRFC,
 		apply: func(c *diffCase) bool {
 			p, k := c.plugin, c.knot
 			n := len(k.Answer)
@@ -121,7 +126,7 @@ var allowances = []allowance{
 		// SERVFAIL; Knot gives the CNAMEs up to the first repeated name
 		// and leaves the loop to the resolver. Forgiven when the plugin's
 		// reply is an empty SERVFAIL and Knot's answer is such a loop.
-		name: "cname-loop",
+		name: "cname-loop", kind: diffRFC,
 		apply: func(c *diffCase) bool {
 			p, k := c.plugin, c.knot
 			if p.Rcode != dns.RcodeServerFailure || len(p.Answer)+len(p.Ns)+len(withoutOPT(p.Extra)) != 0 ||
@@ -135,7 +140,7 @@ var allowances = []allowance{
 	{
 		// RFC 8914 §4.21: Knot adds Extended DNS Error 20 (Not
 		// Authoritative) to a REFUSED reply; CoreDNS sends no EDE.
-		name: "ede-not-authoritative",
+		name: "ede-not-authoritative", kind: diffRFC,
 		apply: func(c *diffCase) bool {
 			opt := c.knot.IsEdns0()
 			if c.knot.Rcode != dns.RcodeRefused || opt == nil {
@@ -152,7 +157,7 @@ var allowances = []allowance{
 	{
 		// RFC 4035 §3.1.6: the CD bit of the query is copied into the
 		// reply. CoreDNS does (miekg/dns SetReply); Knot does not.
-		name: "cd-copied",
+		name: "cd-copied", kind: diffReference,
 		apply: func(c *diffCase) bool {
 			if !c.q.flags.cd || !c.plugin.CheckingDisabled || c.knot.CheckingDisabled {
 				return false
