@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/coredns/caddy"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 // readmeSyntax returns the README's Syntax section: the option names of its
@@ -59,7 +61,7 @@ func TestClusterOptionsDocumented(t *testing.T) {
 // that has an inherit rule from the k8s_gateway block unless it sets it, and
 // never the kubeconfig.
 func TestClusterOptionsInherited(t *testing.T) {
-	kubeconfig := k8sKubeconfig(t)
+	kubeconfig := testutil.Kubeconfig(t)
 	block := "k8s_gateway example.com {\n resources Service\n ingressClasses a\n gatewayClasses b\n labelSelector x=1\n" +
 		" serviceLabelSelectors y=2\n namespaces n\n events\n health\n priority 3\n failover 90s\n weight 4\n location country=DE\n"
 	g, err := parse(caddy.NewTestController("dns", block+" cluster a {\n  kubeconfig "+kubeconfig+"\n }\n"+

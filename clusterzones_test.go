@@ -6,10 +6,12 @@ import (
 	"testing"
 
 	"github.com/coredns/caddy"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 func TestClusterZones(t *testing.T) {
-	kc := k8sKubeconfig(t)
+	kc := testutil.Kubeconfig(t)
 	block := func(opts string) string {
 		return "k8s_gateway example.com example.org 10.in-addr.arpa {\n" + opts +
 			" cluster a {\n  kubeconfig " + kc + "\n  subdomain\n }\n cluster b {\n  kubeconfig " + kc + "\n  subdomain x\n }\n cluster c {\n  kubeconfig " + kc + "\n }\n}"

@@ -4,12 +4,14 @@ import (
 	"testing"
 
 	"github.com/coredns/caddy"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 // TestWithdrawUnhealthyAlias: withdraw_unhealthy is the health option, in
 // the block and in a cluster block, where it counts as set (not inherited).
 func TestWithdrawUnhealthyAlias(t *testing.T) {
-	kubeconfig := k8sKubeconfig(t)
+	kubeconfig := testutil.Kubeconfig(t)
 	g, err := parse(caddy.NewTestController("dns", "k8s_gateway example.com {\n withdraw_unhealthy\n}"))
 	if err != nil || !g.health {
 		t.Fatalf("withdraw_unhealthy in the block: health %v, err %v", g != nil && g.health, err)

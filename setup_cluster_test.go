@@ -6,6 +6,7 @@ import (
 
 	"github.com/coredns/caddy"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	"github.com/seed-e581d630/k8s_gateway/source"
 )
 
@@ -21,7 +22,7 @@ type k8sClusterView struct {
 }
 
 func TestParseClusters(t *testing.T) {
-	kc := k8sKubeconfig(t)
+	kc := testutil.Kubeconfig(t)
 	tests := []struct {
 		name     string
 		corefile string
@@ -106,7 +107,7 @@ func TestIndexDomains(t *testing.T) {
 // TestParseClusterAPI: clusterapi takes namespaces, and lets the block's
 // kubeconfig name the management cluster beside cluster blocks.
 func TestParseClusterAPI(t *testing.T) {
-	kc := k8sKubeconfig(t)
+	kc := testutil.Kubeconfig(t)
 	g, err := parse(caddy.NewTestController("dns", "k8s_gateway example.com {\n kubeconfig "+kc+" two\n clusterapi fleet ops\n cluster a\n}"))
 	if err != nil {
 		t.Fatal(err)

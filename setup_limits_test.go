@@ -6,6 +6,7 @@ import (
 
 	"github.com/coredns/caddy"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	"github.com/seed-e581d630/k8s_gateway/watch"
 )
 
@@ -13,7 +14,7 @@ import (
 // plugin's names) set the API clients' limits; without them the defaults
 // hold; bad values name the line.
 func TestParseAPILimits(t *testing.T) {
-	kubeconfig := k8sKubeconfig(t)
+	kubeconfig := testutil.Kubeconfig(t)
 	for _, c := range []struct {
 		name, options string
 		want          watch.ClientLimits // of the rest.Config

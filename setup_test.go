@@ -11,40 +11,9 @@ import (
 
 	"github.com/coredns/caddy"
 
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 	"github.com/seed-e581d630/k8s_gateway/source"
-	"github.com/seed-e581d630/k8s_gateway/watch"
 )
-
-// k8sKubeconfig writes a kubeconfig with the contexts one and two (pointing at
-// different servers) and returns its path.
-func k8sKubeconfig(t *testing.T) string {
-	t.Helper()
-	const cfg = `apiVersion: v1
-kind: Config
-clusters:
-- name: c1
-  cluster:
-    server: https://192.0.2.1:6443
-- name: c2
-  cluster:
-    server: https://192.0.2.2:6443
-users:
-- name: u
-  user:
-    token: secret
-contexts:
-- name: one
-  context: {cluster: c1, user: u}
-- name: two
-  context: {cluster: c2, user: u}
-current-context: one
-`
-	path := filepath.Join(t.TempDir(), "kubeconfig")
-	if err := os.WriteFile(path, []byte(cfg), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
 
 // k8sSetupView is the part of a Gateway that parse fills in.
 type k8sSetupView struct {
@@ -88,7 +57,7 @@ func k8sView(g *Gateway) k8sSetupView {
 }
 
 func TestParse(t *testing.T) {
-	kubeconfig := k8sKubeconfig(t)
+	kubeconfig := testutil.Kubeconfig(t)
 	garbage := filepath.Join(t.TempDir(), "garbage")
 	if err := os.WriteFile(garbage, []byte("this: [is not: a kubeconfig"), 0o600); err != nil {
 		t.Fatal(err)
@@ -318,22 +287,5 @@ func TestParse(t *testing.T) {
 				t.Errorf("parse gave\n\t%+v\nwant\n\t%+v", got, want)
 			}
 		})
-	}
-}
-
-// TestRestConfigContext checks that the kubeconfig option's context chooses the cluster.
-func TestRestConfigContext(t *testing.T) {
-	path := k8sKubeconfig(t)
-	for ctx, want := range map[string]string{"": "https://192.0.2.1:6443", "one": "https://192.0.2.1:6443", "two": "https://192.0.2.2:6443"} {
-		cfg, err := watch.RestConfig(path, ctx)
-		if err != nil {
-			t.Fatalf("restConfig(%q): %v", ctx, err)
-		}
-		if cfg.Host != want || cfg.UserAgent != "k8s_gateway" {
-			t.Errorf("restConfig(%q): host %q, user agent %q; want host %q", ctx, cfg.Host, cfg.UserAgent, want)
-		}
-	}
-	if _, err := watch.RestConfig(path, "three"); err == nil {
-		t.Error("restConfig with a missing context succeeded")
 	}
 }

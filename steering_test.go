@@ -31,7 +31,7 @@ func TestSteeringOptions(t *testing.T) {
 			check: func(g *Gateway) bool {
 				return g.weight == 5 && g.location == index.Location{Continent: "EU", Country: "DE"} && g.defaultLocation == index.Location{Continent: "NA"}
 			}},
-		{corefile: "k8s_gateway example.com {\n cluster one {\n  kubeconfig " + k8sKubeconfig(t) + "\n  weight 3\n  location region=us-east-1\n }\n}",
+		{corefile: "k8s_gateway example.com {\n cluster one {\n  kubeconfig " + testutil.Kubeconfig(t) + "\n  weight 3\n  location region=us-east-1\n }\n}",
 			check: func(g *Gateway) bool {
 				return len(g.clusters) == 1 && g.clusters[0].opts.weight == 3 && g.clusters[0].opts.location.Region == "US-EAST-1"
 			}},
@@ -174,7 +174,7 @@ func TestSteeringDocSnippets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kc := k8sKubeconfig(t)
+	kc := testutil.Kubeconfig(t)
 	blocks := 0
 	for i, part := range strings.Split(string(doc), "```") {
 		if i%2 == 0 || !strings.Contains(part, "k8s_gateway ") {

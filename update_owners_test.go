@@ -206,7 +206,7 @@ func TestUpdateNameserverNames(t *testing.T) {
 // cluster of the keys' Secrets and the challenges; a configuration where
 // they could live in different clusters is refused, naming the line.
 func TestUpdatesLocalCluster(t *testing.T) {
-	kc := k8sKubeconfig(t)
+	kc := testutil.Kubeconfig(t)
 	clusters := " cluster one {\n  kubeconfig " + kc + "\n }\n cluster two {\n  kubeconfig " + kc + "\n  resources Service\n }\n"
 	cases := []struct {
 		name, updates string

@@ -120,3 +120,20 @@ func TestRestAPIUnstructuredKind(t *testing.T) {
 		t.Errorf("requests %v, want %v", paths, want)
 	}
 }
+
+// TestRestConfigContext checks that the kubeconfig option's context chooses the cluster.
+func TestRestConfigContext(t *testing.T) {
+	path := testutil.Kubeconfig(t)
+	for ctx, want := range map[string]string{"": "https://192.0.2.1:6443", "one": "https://192.0.2.1:6443", "two": "https://192.0.2.2:6443"} {
+		cfg, err := RestConfig(path, ctx)
+		if err != nil {
+			t.Fatalf("restConfig(%q): %v", ctx, err)
+		}
+		if cfg.Host != want || cfg.UserAgent != "k8s_gateway" {
+			t.Errorf("restConfig(%q): host %q, user agent %q; want host %q", ctx, cfg.Host, cfg.UserAgent, want)
+		}
+	}
+	if _, err := RestConfig(path, "three"); err == nil {
+		t.Error("restConfig with a missing context succeeded")
+	}
+}

@@ -1,4 +1,4 @@
-package gateway
+package watch
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/seed-e581d630/k8s_gateway/source"
-	"github.com/seed-e581d630/k8s_gateway/watch"
 )
 
 // namedServer answers the requests of namedListWatch for the Namespace apps,
@@ -51,7 +50,7 @@ func TestNamedListWatch(t *testing.T) {
 	srv := &namedServer{}
 	ts := httptest.NewServer(srv)
 	defer ts.Close()
-	api, err := watch.NewRestAPI(&rest.Config{Host: ts.URL})
+	api, err := NewRestAPI(&rest.Config{Host: ts.URL})
 	if err != nil {
 		t.Fatal(err)
 	}
