@@ -242,6 +242,7 @@ func diffName(rel, ns string) string {
 func TestDifferential(t *testing.T) {
 	start := time.Now()
 	chartEnsureCRDs(t, []string{"dnsendpoints.externaldns.k8s.io"}, false, filepath.Join(repoRoot, "test/e2e/testdata/dnsendpoint-crd.yaml"))
+	installGatewayAPI(t, false)
 	ns := namespace(t)
 	zone := strings.TrimSuffix(diffZone, ".")
 	s := startServer(t, tempCorefile(t, fmt.Sprintf(diffCorefile, ns)), kubeconfig)
@@ -258,6 +259,7 @@ func TestDifferential(t *testing.T) {
 	s.eventually(t, 5*time.Second, "secure."+diffZone, dns.TypeAAAA, positive("secure."+diffZone+" 120 IN AAAA 2001:db8::10"))
 	s.eventually(t, 5*time.Second, "out."+diffZone, dns.TypeCNAME, positive("out."+diffZone+" 30 IN CNAME lb-1234.elb.example.net."))
 	s.eventually(t, 5*time.Second, "ptr."+diffZone, dns.TypePTR, positive("ptr."+diffZone+" 30 IN PTR www."+diffZone))
+	applyDiffMoreObjects(t, s, ns, zone)
 	serial := stableSerial(t, s.port, diffZone)
 	axfr := transferZone(t, s.port, diffZone)
 
@@ -285,7 +287,7 @@ func TestDifferential(t *testing.T) {
 	// The matrix.
 	rrsets := newZoneRRsets(axfr)
 	var queries []diffQuery
-	for _, rel := range diffNames {
+	for _, rel := range slices.Concat(diffNames, diffMoreNames) {
 		for _, qtype := range diffTypes {
 			for _, f := range diffFlagSets {
 				queries = append(queries, diffQuery{name: diffName(rel, ns), qtype: qtype, flags: f})
