@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/miekg/dns"
@@ -114,5 +115,34 @@ func TestSharedWire(t *testing.T) {
 	c.Update("k", nil)
 	if o := sh.objects.at(uint32(sh.ids["k"])); o.refs != 2 {
 		t.Errorf("%d views hold the object, want 2", o.refs)
+	}
+}
+
+// TestSharedConcurrentViews: views that share a Shared write at once (as
+// the controllers of several blocks do), each on its own goroutine, and
+// when all are closed the Shared holds nothing. Run with -race.
+func TestSharedConcurrentViews(t *testing.T) {
+	sh := NewShared()
+	var wg sync.WaitGroup
+	for v := range 4 {
+		wg.Go(func() {
+			ix := New(Config{Zones: []string{"example.com."}, SOA: indexSOA, Shared: sh})
+			ix.Flush()
+			for i := range 2000 {
+				o := i % 300
+				ix.Update(fmt.Sprintf("Ingress/ns/o%d", o), qtRRs(fmt.Sprintf("n%d.x.example.com. 60 IN A 10.0.0.%d", o%50, v%2)))
+				if i%7 == 0 {
+					ix.Update(fmt.Sprintf("Ingress/ns/o%d", (o+1)%300), nil)
+				}
+			}
+			if n := ix.Snapshot().Len(); n < 50 {
+				t.Errorf("view %d: %d names", v, n)
+			}
+			ix.Close()
+		})
+	}
+	wg.Wait()
+	if len(sh.ids) != 0 || len(sh.names) != 0 {
+		t.Errorf("after Close the Shared holds %d objects and %d names", len(sh.ids), len(sh.names))
 	}
 }
