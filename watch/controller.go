@@ -84,8 +84,9 @@ type Controller struct {
 	syncedCh chan struct{} // closed once every enabled kind has synced
 	kinds    int           // informers running at the first sync
 
-	// The jobs the controller composes; its own is the lifecycle: probing,
-	// starting, switching and stopping the informers (informer.go).
+	// The jobs the controller composes. Its own is the lifecycle: starting,
+	// switching and stopping the informers (informer.go), and whether its
+	// view is whole (complete.go, contact.go).
 	stores *stores     // the running informers, and source.Context over their caches (stores.go)
 	routes *routeGraph // what depends on what, and its lock (dependencies.go)
 	health *health     // the health tracker (health.go)
@@ -115,6 +116,8 @@ type watched struct {
 	api *informer.State
 }
 
+// New returns the controller of cfg, which reads its cluster through api
+// and puts the records of its objects into out once started.
 func New(cfg Config, api API, out Sink) *Controller {
 	c := &Controller{cfg: cfg, api: api, syncedCh: make(chan struct{})}
 	c.stores = newStores(&c.cfg)
