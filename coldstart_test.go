@@ -69,36 +69,3 @@ func TestColdStartRefusalIsNotDenial(t *testing.T) {
 		return ""
 	})
 }
-
-// TestColdStartRefusalPastGrace: a refusal that lasts past the grace
-// disables its kind, as RBAC that forbids it does; the other kinds answer.
-func TestColdStartRefusalPastGrace(t *testing.T) {
-	client := fake.NewSimpleClientset(
-		testutil.NamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"),
-		testutil.NamedService("apps", "db", "192.0.2.20"),
-	)
-	client.PrependReactor("list", "ingresses", func(a k8stesting.Action) (bool, k8sruntime.Object, error) {
-		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"}, "", nil)
-	})
-	const grace = 300 * time.Millisecond
-	g := k8sNewGateway(client, []string{"example.com."}, func(g *Gateway) {
-		g.noStartupWait = true
-		g.timing.refusalGrace = grace
-	})
-	t.Cleanup(g.stop)
-	start := time.Now()
-	if err := g.start(); err != nil {
-		t.Fatal(err)
-	}
-	testutil.Eventually(t, "ready", func() string {
-		if !g.Ready() {
-			return "not ready"
-		}
-		return ""
-	})
-	if d := time.Since(start); d < grace {
-		t.Errorf("ready after %s, before the grace of %s", d, grace)
-	}
-	k8sAnswers(t, g, "db.apps.example.com.", dns.TypeA, k8sExpect(t, "NOERROR", []string{"db.apps.example.com. 60 IN A 192.0.2.20"}))
-	k8sAnswers(t, g, "www.example.com.", dns.TypeA, k8sNX)
-}

@@ -130,3 +130,27 @@ func TestProberOutcomes(t *testing.T) {
 		})
 	}
 }
+
+// TestColdStartRefusalPastGrace: a refusal that lasts past the grace
+// disables its kind, as RBAC that forbids it does: the controller syncs
+// only after the grace, and the other kinds answer.
+func TestColdStartRefusalPastGrace(t *testing.T) {
+	client := fake.NewSimpleClientset(
+		testutil.NamedIngress("default", "web", []string{"www.example.com"}, "192.0.2.1"),
+		testutil.NamedService("apps", "db", "192.0.2.20"),
+	)
+	client.PrependReactor("list", "ingresses", func(a k8stesting.Action) (bool, k8sruntime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"}, "", nil)
+	})
+	const grace = 300 * time.Millisecond
+	cfg := testConfig("example.com.")
+	cfg.Timing.RefusalGrace = grace
+	p := newPipeline(t, cfg, watchtest.API{Core: client})
+	start := time.Now()
+	p.start(t)
+	if d := time.Since(start); d < grace {
+		t.Errorf("synced after %s, before the grace of %s", d, grace)
+	}
+	p.answers(t, "db.apps.example.com.", dns.TypeA, expect(t, "NOERROR", []string{"db.apps.example.com. 60 IN A 192.0.2.20"}))
+	p.answers(t, "www.example.com.", dns.TypeA, nx)
+}
