@@ -14,9 +14,9 @@ func (ix *Index) OwnersBelow(name string) []string {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	var out []string
-	ix.eachObject(func(id objectID, o *object) {
+	ix.eachObject(func(id objectID, wire []byte) {
 		namespace := ix.claimOf(id).Namespace
-		forWireNames(o.wire, func(n string) {
+		forWireNames(wire, func(n string) {
 			if !dns.IsSubDomain(name, n) || slices.Contains(out, namespace) {
 				return
 			}

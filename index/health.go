@@ -280,9 +280,9 @@ func (ix *Index) SetDown(prefix string, down bool) {
 		ix.down = slices.Delete(ix.down, i, i+1)
 	}
 	var names []string
-	ix.eachObject(func(id objectID, o *object) {
+	ix.eachObject(func(id objectID, wire []byte) {
 		if strings.HasPrefix(ix.sh.key(id), prefix) {
-			forWireNames(o.wire, func(name string) { names = append(names, name) })
+			forWireNames(wire, func(name string) { names = append(names, name) })
 		}
 	})
 	slices.Sort(names)

@@ -125,9 +125,9 @@ func randomName(r *rand.Rand, labels, suffixes []string) func() string {
 // key; the caller holds ix.mu.
 func (ix *Index) heldObjects() (map[string][]dns.RR, map[string]Claim) {
 	records, claims := map[string][]dns.RR{}, map[string]Claim{}
-	ix.eachObject(func(id objectID, o *object) {
+	ix.eachObject(func(id objectID, wire []byte) {
 		key := ix.sh.key(id)
-		records[key], claims[key] = unpackRecords(o.wire), ix.claimOf(id)
+		records[key], claims[key] = unpackRecords(wire), ix.claimOf(id)
 	})
 	return records, claims
 }

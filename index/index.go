@@ -78,14 +78,17 @@ type Index struct {
 	now        func() time.Time
 	afterFunc  func(d time.Duration, f func()) Timer
 
-	mu     sync.Mutex
-	live   bool                // publish on every change (set by Flush)
-	sh     *Shared             // the numbers of objects and names, shared with other views
-	given  bool                // sh is Config.Shared, not the index's own
-	objs   pages[object]       // by object number: the objects' records and claims
-	held   int                 // objects held
-	names  pages[nameSlot]     // by name number: the object publishing there, the names below
-	shared map[string][]string // owner name → the objects publishing there, by key, when several
+	mu      sync.Mutex
+	live    bool                // publish on every change (set by Flush)
+	sh      *Shared             // the numbers of objects and names, shared with other views
+	given   bool                // sh is Config.Shared, not the index's own
+	objs    pages[uint32]       // by object number: how the index holds it (see objects.go)
+	own     pages[object]       // the objects whose records or claim are not the Shared's
+	ownLen  uint32              // places made in own
+	ownFree []uint32            // places of own no object uses, as objs values
+	held    int                 // objects held
+	names   pages[nameSlot]     // by name number: the object publishing there, the names below
+	shared  map[string][]string // owner name → the objects publishing there, by key, when several
 	// updating is the object UpdateClaim is rebuilding the names of, with
 	// its records as given (see contribution).
 	updating struct {
@@ -221,13 +224,13 @@ func (ix *Index) UpdateClaim(key string, claim Claim, rrs []dns.RR) {
 
 	ix.mu.Lock()
 	id, prev, had := ix.object(key)
-	if !had && len(wire) == 0 || had && bytes.Equal(prev.wire, wire) && ix.claimOf(id) == claim {
+	if !had && len(wire) == 0 || had && bytes.Equal(prev, wire) && ix.claimOf(id) == claim {
 		ix.mu.Unlock()
 		return
 	}
 	var old []string
 	if had {
-		forWireNames(prev.wire, func(name string) {
+		forWireNames(prev, func(name string) {
 			old = append(old, name)
 			ix.removeOwner(name, id, key)
 		})

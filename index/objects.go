@@ -10,18 +10,22 @@ import (
 )
 
 // The writer keeps what each object publishes packed too: its records in
-// wire form, owner names included, in one byte slice per object, and the
-// objects in pages by their number in the Shared. A million records were a
+// wire form, owner names included, in one byte slice per object, which
+// views that agree share (Shared.keepWire). A million records were a
 // million pointer-holding objects for the collector to mark on every cycle;
-// they are now a slice of bytes per object, which views that agree share.
+// they are now a slice of bytes per object.
+//
+// An index keeps, at each object's number, 4 bytes: whether it holds the
+// object, and whether its records and claim are the ones in the Shared
+// (heldShared), as for nearly every object of a view that agrees with
+// the first, or where its own are (own).
 
-// object is what one object publishes and who claims it, kept at the
-// object's number in Index.objs; its key and usual claim are in the
-// Shared.
+// object is what one object publishes and who claims it in an index whose
+// records or claim are not the Shared's.
 type object struct {
 	// wire holds the records, ordered by owner name, type and data (see
-	// sortRRs), each in wire form with its owner name (uncompressed). It is
-	// never changed once stored, and is nil where the index holds no object.
+	// sortRRs), each in wire form with its owner name (uncompressed); nil
+	// when they are the Shared's. It is never changed once stored.
 	wire []byte
 	// claim is the object's claim when it is more than the namespace and
 	// creation time shared by the views (Shared.packClaim), else nil.
@@ -32,16 +36,41 @@ type object struct {
 // Index.objs of the indexes that hold it.
 type objectID uint32
 
-// object returns the object of key, if the index holds it.
-func (ix *Index) object(key string) (objectID, *object, bool) {
+// What Index.objs holds at an object's number: notHeld, heldShared, or
+// ownBase plus the object's position in Index.own.
+const (
+	notHeld    = 0
+	heldShared = 1
+	ownBase    = 2
+)
+
+// object returns the number and records of the object key, if the index
+// holds it.
+func (ix *Index) object(key string) (objectID, []byte, bool) {
 	id, ok := ix.sh.object(key)
-	if !ok {
+	if !ok || ix.objs.get(uint32(id)) == notHeld {
 		return 0, nil, false
 	}
-	if o := ix.objs.get(uint32(id)); o.wire == nil {
-		return 0, nil, false
+	return id, ix.recordsOf(id), true
+}
+
+// recordsOf returns the records of the object at id, which the index holds.
+func (ix *Index) recordsOf(id objectID) []byte {
+	if n := ix.objs.get(uint32(id)); n >= ownBase {
+		if w := ix.own.at(n - ownBase).wire; w != nil {
+			return w
+		}
 	}
-	return id, ix.objs.at(uint32(id)), true
+	return ix.sh.wire(id)
+}
+
+// claimOf returns the claim of the object at id, which the index holds.
+func (ix *Index) claimOf(id objectID) Claim {
+	var own *Claim
+	if n := ix.objs.get(uint32(id)); n >= ownBase {
+		own = ix.own.at(n - ownBase).claim
+	}
+	return ix.sh.claim(id, own)
 }
 
 // storeObject stores the records wire, claimed by claim, for the object
@@ -49,31 +78,72 @@ func (ix *Index) object(key string) (objectID, *object, bool) {
 func (ix *Index) storeObject(key string, id objectID, had bool, claim Claim, wire []byte) objectID {
 	var old []byte
 	if had {
-		old = ix.objs.at(uint32(id)).wire
+		old = ix.recordsOf(id)
 	} else {
 		id = ix.sh.holdObject(key, claim)
 		ix.held++
 	}
-	*ix.objs.ensure(uint32(id)) = object{wire: ix.sh.keepWire(id, old, wire), claim: ix.sh.packClaim(id, claim)}
+	kept, shared := ix.sh.keepWire(id, old, wire)
+	c := ix.sh.packClaim(id, claim)
+	n := ix.objs.get(uint32(id))
+	if shared && c == nil {
+		if n >= ownBase {
+			ix.freeOwn(n)
+		}
+		*ix.objs.ensure(uint32(id)) = heldShared
+		return id
+	}
+	if n < ownBase {
+		n = ix.newOwn()
+	}
+	o := object{claim: c}
+	if !shared {
+		o.wire = kept
+	}
+	*ix.own.at(n - ownBase) = o
+	*ix.objs.ensure(uint32(id)) = n
 	return id
 }
 
 // deleteObject forgets the object at id.
 func (ix *Index) deleteObject(id objectID) {
-	o := ix.objs.at(uint32(id))
-	ix.sh.dropObject(id, o.wire)
-	*o = object{}
+	ix.sh.dropObject(id, ix.recordsOf(id))
+	if n := ix.objs.get(uint32(id)); n >= ownBase {
+		ix.freeOwn(n)
+	}
+	*ix.objs.at(uint32(id)) = notHeld
 	ix.held--
 }
 
-// claimOf returns the claim of the object at id.
-func (ix *Index) claimOf(id objectID) Claim { return ix.sh.claim(id, ix.objs.at(uint32(id)).claim) }
+// newOwn returns the Index.objs value of a new place in Index.own.
+func (ix *Index) newOwn() uint32 {
+	if n := len(ix.ownFree); n > 0 {
+		i := ix.ownFree[n-1]
+		ix.ownFree = ix.ownFree[:n-1]
+		return i
+	}
+	ix.ensureOwn()
+	return ownBase + ix.ownLen - 1
+}
 
-// eachObject calls f for every object the index holds, with its number.
-func (ix *Index) eachObject(f func(id objectID, o *object)) {
-	ix.objs.each(func(i uint32, o *object) {
-		if o.wire != nil {
-			f(objectID(i), o)
+// ensureOwn makes one more place in Index.own.
+func (ix *Index) ensureOwn() {
+	ix.own.ensure(ix.ownLen)
+	ix.ownLen++
+}
+
+// freeOwn gives back the place in Index.own of the Index.objs value n.
+func (ix *Index) freeOwn(n uint32) {
+	*ix.own.at(n - ownBase) = object{}
+	ix.ownFree = append(ix.ownFree, n)
+}
+
+// eachObject calls f for every object the index holds, with its number and
+// records.
+func (ix *Index) eachObject(f func(id objectID, wire []byte)) {
+	ix.objs.each(func(i uint32, n *uint32) {
+		if *n != notHeld {
+			f(objectID(i), ix.recordsOf(objectID(i)))
 		}
 	})
 }

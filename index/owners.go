@@ -121,7 +121,7 @@ func (ix *Index) contribution(id objectID, name string) contribution {
 	if id == ix.updating.id && ix.updating.rrs != nil {
 		return contribution{key: key, claim: claim, rrs: rrsAt(ix.updating.rrs, name)}
 	}
-	return contribution{key: key, claim: claim, rrs: recordsAt(ix.objs.at(uint32(id)).wire, name)}
+	return contribution{key: key, claim: claim, rrs: recordsAt(ix.recordsOf(id), name)}
 }
 
 // rrsAt returns the records of rrs, ordered by owner name (see sortRRs),

@@ -244,9 +244,9 @@ func (ix *Index) SetDomains(namespace string, domains []string) {
 		return
 	}
 	var names []string
-	ix.eachObject(func(id objectID, o *object) {
+	ix.eachObject(func(id objectID, wire []byte) {
 		if ix.claimOf(id).Namespace == namespace {
-			forWireNames(o.wire, func(name string) { names = append(names, name) })
+			forWireNames(wire, func(name string) { names = append(names, name) })
 		}
 	})
 	slices.Sort(names)

@@ -129,25 +129,34 @@ func (s *Shared) packClaim(id objectID, c Claim) *Claim {
 }
 
 // keepWire returns the records an index keeps for object id, which it
-// holds, when they change from old to wire: the shared slice when they
-// equal it, so that views that agree keep the records once. The slices are
-// never changed once stored, so a view's records stay what it stored when
-// the shared slice moves on.
-func (s *Shared) keepWire(id objectID, old, wire []byte) []byte {
+// holds, when they change from old to wire, and whether they are the
+// shared slice: they are when they equal it, or become it when no view
+// keeps it, so that views that agree keep the records once. The shared
+// slice does not change while a view keeps it, and slices are never
+// changed once stored.
+func (s *Shared) keepWire(id objectID, old, wire []byte) ([]byte, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	o := s.objects.at(uint32(id))
 	s.unalias(o, old)
 	switch {
 	case len(wire) == 0:
-		return wire
+		return wire, false
 	case bytes.Equal(o.wire, wire):
 		o.aliases++
-		return o.wire
+		return o.wire, true
 	case o.aliases == 0:
 		o.wire, o.aliases = wire, 1
+		return wire, true
 	}
-	return wire
+	return wire, false
+}
+
+// wire returns the shared records of object id.
+func (s *Shared) wire(id objectID) []byte {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.objects.at(uint32(id)).wire
 }
 
 // unalias notes that an index no longer keeps wire for o.
@@ -214,16 +223,16 @@ func (s *Shared) dropName(h nameHash, id nameID) {
 // and forgets them.
 func (ix *Index) release() {
 	var names []string
-	ix.eachObject(func(id objectID, o *object) {
-		forWireNames(o.wire, func(name string) {
+	ix.eachObject(func(id objectID, wire []byte) {
+		forWireNames(wire, func(name string) {
 			names = append(names, name)
 			if zi := ix.zoneOf(name); zi >= 0 {
 				ix.forAncestors(name, ix.zones[zi], func(a string) { names = append(names, a) })
 			}
 		})
-		ix.sh.dropObject(id, o.wire)
-		*o = object{}
+		ix.sh.dropObject(id, wire)
 	})
+	ix.objs, ix.own, ix.ownLen, ix.ownFree = nil, nil, 0, nil
 	for _, z := range ix.zones {
 		names = append(names, z)
 		for zi := range ix.zones {

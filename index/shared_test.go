@@ -96,7 +96,7 @@ func TestSharedWire(t *testing.T) {
 	a.Update("k", private())
 	b.Update("k", public())
 	c.Update("k", private())
-	wire := func(ix *Index) []byte { _, o, _ := ix.object("k"); return o.wire }
+	wire := func(ix *Index) []byte { _, w, _ := ix.object("k"); return w }
 	if &wire(a)[0] != &wire(c)[0] || &wire(a)[0] == &wire(b)[0] {
 		t.Error("the views that agree do not share their records, or the one that differs does")
 	}
