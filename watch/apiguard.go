@@ -20,26 +20,6 @@ type (
 // DefaultGuardTiming are the guard's waits outside tests.
 var DefaultGuardTiming = informer.DefaultTiming
 
-// guardChanged is what a controller does when the API server starts or
-// stops refusing the kind of its informer w: log it, and set kind_enabled
-// (the nameservers' own Services excepted).
-func (c *Controller) guardChanged(w *watched) func(allowed bool, err error) {
-	zones := c.cfg.ZonesLabel
-	return func(allowed bool, err error) {
-		if w.retired.Load() {
-			return // replaced by the informer of a newer version, which reports
-		}
-		if allowed {
-			log.Infof("%s: the API server answers again", w.what())
-		} else {
-			log.Warningf("%s: the API server refuses it: %v; retrying", w.what(), err)
-		}
-		if !w.Nameserver {
-			setKindEnabled(zones, w, w.Version.GroupVersion, map[bool]float64{true: 1, false: 0}[allowed])
-		}
-	}
-}
-
 // Guard states of every running informer, for the contact metric: one
 // entry per controller using the informer, so that a shared informer counts
 // under the zones of each block until that block leaves.

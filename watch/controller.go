@@ -86,7 +86,7 @@ type Controller struct {
 
 	// The jobs the controller composes. Its own is the lifecycle: starting,
 	// switching and stopping the informers (informer.go), and whether its
-	// view is whole (complete.go, contact.go).
+	// view is whole (complete.go).
 	stores *stores     // the running informers, and source.Context over their caches (stores.go)
 	routes *routeGraph // what depends on what, and its lock (dependencies.go)
 	health *health     // the health tracker (health.go)

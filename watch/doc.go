@@ -36,11 +36,12 @@
 //     filter and health setting, each controller with its own handler).
 //
 // The Controller's own job is the lifecycle (controller.go, informer.go):
-// starting the informers of the kinds the prober found readable, switching
-// to a newer version of a kind, stopping them; the API guard that retries
-// lists and watches and relists after an outage (internal/informer, the one
-// informer recipe; apiguard.go here); and whether its view is whole
-// (complete.go, contact.go).
+// which informers the configuration asks for, starting those of the kinds
+// the prober found readable, following the API guard that retries lists
+// and watches and relists after an outage (internal/informer, the one
+// informer recipe; its metrics in apiguard.go), switching to a newer
+// version of a kind, stopping them; and whether its view is whole and when
+// it last heard from the API server (complete.go).
 //
 // Locks: Sink methods are called from informer handlers; those of the
 // dependent kinds hold the route lock (routeGraph.mu), so a Sink must not
