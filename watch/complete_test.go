@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -75,5 +76,43 @@ func TestControllerContact(t *testing.T) {
 	}
 	if d, ok := p.c.SinceContact(); !ok || d > time.Since(before) {
 		t.Errorf("SinceContact after Ping: %v %v, want at most %v", d, ok, time.Since(before))
+	}
+}
+
+// TestControllerCompleteAfterEnable: a kind refused at the start and allowed
+// later is complete only once its objects are in the sink. Complete is
+// polled as fast as it answers while the kind is enabled, in several rounds,
+// since the decision it guards (who owns a name) must never see the moment
+// between.
+func TestControllerCompleteAfterEnable(t *testing.T) {
+	for round := range 20 {
+		client := fake.NewSimpleClientset(testutil.NamedIngress("team-a", "web", []string{"www.example.com"}, "192.0.2.1"))
+		var forbidden atomic.Bool
+		forbidden.Store(true)
+		client.PrependReactor("list", "ingresses", func(k8stesting.Action) (bool, k8sruntime.Object, error) {
+			if !forbidden.Load() {
+				return false, nil, nil
+			}
+			return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"}, "", errors.New("no Role"))
+		})
+		p := newPipeline(t, testConfig("example.com."), watchtest.API{Core: client})
+		p.start(t)
+		if ok, _ := p.c.Complete(time.Minute); ok {
+			t.Fatalf("round %d: complete while Ingresses are refused", round)
+		}
+		forbidden.Store(false)
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			if ok, _ := p.c.Complete(time.Minute); ok {
+				if owners := p.ix.OwnersBelow("www.example.com."); len(owners) == 0 {
+					t.Fatalf("round %d: complete, but the Ingress is not in the index", round)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: not complete 10s after the Ingresses were allowed", round)
+			}
+		}
+		p.c.Stop()
 	}
 }

@@ -209,9 +209,12 @@ func (c *Controller) run() {
 				c.setUnread(w, err)
 				continue
 			}
+			// Started, and so registered with its synced function, before
+			// it stops counting as unread: Complete never sees a moment in
+			// which the kind is neither unread nor waiting for its sync.
+			c.startInformer(w, true)
 			c.setUnread(w, nil)
 			log.Infof("%s enabled", w.what())
-			c.startInformer(w, true)
 			running = append(running, w)
 		}
 		disabled = still
