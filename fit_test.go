@@ -133,3 +133,51 @@ func TestFitAdditionalLarge(t *testing.T) {
 		}
 	}
 }
+
+// TestFitAdditionalOptions: the room for addresses is the client's buffer
+// less the reply's OPT record, not the query's: a cookie or padding the
+// reply does not echo takes none, an ECS echo takes its own. The reply keeps
+// every address that fits (RFC 2181 §9), as BIND and Knot do.
+func TestFitAdditionalOptions(t *testing.T) {
+	g := fitGateway(t)
+	const size = 600
+	for _, c := range []struct {
+		name string
+		opts []dns.EDNS0
+	}{
+		{"none", nil},
+		{"cookie", []dns.EDNS0{&dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: "0102030405060708"}}},
+		{"padding", []dns.EDNS0{&dns.EDNS0_PADDING{Padding: make([]byte, 200)}}},
+		{"ecs", []dns.EDNS0{&dns.EDNS0_SUBNET{Code: dns.EDNS0SUBNET, Family: 1, SourceNetmask: 24, Address: []byte{192, 0, 2, 0}}}},
+	} {
+		m := new(dns.Msg).SetQuestion("_big._tcp.example.com.", dns.TypeSRV)
+		m.SetEdns0(size, false)
+		m.IsEdns0().Option = c.opts
+		r := fitServe(t, g, m, false)
+		opt := r.IsEdns0()
+		if r.Truncated || len(r.Answer) != 8 || opt == nil {
+			t.Fatalf("%s: TC %v, %d SRV records, OPT %v", c.name, r.Truncated, len(r.Answer), opt)
+		}
+		extra := withoutOPTRecords(r.Extra)
+		all := fitServe(t, g, m.Copy(), true)
+		if len(extra) >= len(withoutOPTRecords(all.Extra)) {
+			t.Fatalf("%s: all %d addresses kept in %d octets: the case tests nothing", c.name, len(extra), size)
+		}
+		more := r.Copy()
+		more.Compress = true
+		more.Extra = append(withoutOPTRecords(all.Extra)[:len(extra)+1], opt)
+		if r.Len() > size || more.Len() <= size {
+			t.Errorf("%s: %d addresses in %d octets, but %d would fit in %d", c.name, len(extra), r.Len(), len(extra)+1, size)
+		}
+	}
+}
+
+func withoutOPTRecords(rrs []dns.RR) []dns.RR {
+	var out []dns.RR
+	for _, rr := range rrs {
+		if rr.Header().Rrtype != dns.TypeOPT {
+			out = append(out, rr)
+		}
+	}
+	return out
+}

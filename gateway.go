@@ -286,10 +286,10 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 	if res == index.NameError {
 		m.Rcode = dns.RcodeNameError
 	}
-	if res == index.Success {
-		fitAdditional(&state, m)
-	}
 	echoSubnet(r, m, client.Located)
+	if res == index.Success {
+		fitAdditional(&state, m) // with the echo's OPT, when there is one
+	}
 	w.WriteMsg(m)
 	return dns.RcodeSuccess, nil
 }
