@@ -42,6 +42,9 @@ var diffFlagSets = []diffFlags{
 	{label: "rd", edns: true, size: 1232, rd: true},
 	{label: "cd", edns: true, size: 1232, cd: true},
 	{label: "edns512", edns: true, size: 512}, // the smallest payload: large answers truncate
+	// As dig asks: a client cookie (RFC 7873), which the plugin does not
+	// echo, so it takes no room from the reply.
+	{label: "cookie512", edns: true, size: 512, opts: []dns.EDNS0{&dns.EDNS0_COOKIE{Code: dns.EDNS0COOKIE, Cookie: "0123456789abcdef"}}},
 }
 
 // diffQuery is one request of the matrix.
