@@ -49,8 +49,8 @@ type qtTimer struct {
 	f  func()
 }
 
-// afterFunc implements Config.AfterFunc.
-func (c *qtClock) afterFunc(d time.Duration, f func()) Timer {
+// afterFunc implements Config.afterFunc.
+func (c *qtClock) afterFunc(d time.Duration, f func()) timer {
 	t := &qtTimer{c: c, at: c.now().Add(d), f: f}
 	c.mu.Lock()
 	c.timers = append(c.timers, t)

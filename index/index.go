@@ -25,8 +25,8 @@ type Listener interface {
 	Conflict(name, message string)
 }
 
-// Timer is a timer that the index armed.
-type Timer interface {
+// timer is a timer that the index armed.
+type timer interface {
 	// Stop prevents the timer from firing; see time.Timer.Stop.
 	Stop() bool
 }
@@ -43,9 +43,9 @@ type Config struct {
 	Listener Listener
 	// Now is the clock of the serials; time.Now when nil.
 	Now func() time.Time
-	// AfterFunc arms the timer that publishes the serial of changes made
+	// afterFunc (for tests) arms the timer that publishes the serial of changes made
 	// within a second that already has one; time.AfterFunc when nil.
-	AfterFunc func(d time.Duration, f func()) Timer
+	afterFunc func(d time.Duration, f func()) timer
 	// Policy decides which namespaces may publish at a name (Union when zero).
 	Policy Policy
 	// Domains are the domains delegated to each namespace by configuration
@@ -76,7 +76,7 @@ type Index struct {
 	listener   Listener
 	announceMu sync.Mutex // serializes SerialChanged calls
 	now        func() time.Time
-	afterFunc  func(d time.Duration, f func()) Timer
+	afterFunc  func(d time.Duration, f func()) timer
 
 	mu      sync.Mutex
 	live    bool                // publish on every change (set by Flush)
@@ -107,7 +107,7 @@ type Index struct {
 	serials     []uint32          // current serial per zone
 	pending     []bool            // zones whose data changed without a new serial
 	restored    []bool            // zones whose serial came from Config.Serials, until it changes
-	tick        Timer             // bumps pending serials on the next second
+	tick        timer             // bumps pending serials on the next second
 	conflicts   map[string]string // owner name → last logged conflict
 	cuts        int               // names below an apex with NS records
 
@@ -133,7 +133,7 @@ func New(cfg Config) *Index {
 		newSOA:    cfg.SOA,
 		listener:  cfg.Listener,
 		now:       cfg.Now,
-		afterFunc: cfg.AfterFunc,
+		afterFunc: cfg.afterFunc,
 		sh:        cfg.Shared,
 		shared:    map[string][]string{},
 		next:      map[string]view{},
@@ -156,7 +156,7 @@ func New(cfg Config) *Index {
 		ix.now = time.Now
 	}
 	if ix.afterFunc == nil {
-		ix.afterFunc = func(d time.Duration, f func()) Timer { return time.AfterFunc(d, f) }
+		ix.afterFunc = func(d time.Duration, f func()) timer { return time.AfterFunc(d, f) }
 	}
 	s := &Snapshot{names: newTable(), zoneNames: cfg.Zones, parents: parentZones(cfg.Zones), zones: make([]zoneState, len(cfg.Zones))}
 	ix.snap.Store(s) // empty: the writer reads the names it holds from it
@@ -200,8 +200,8 @@ func (ix *Index) Snapshot() *Snapshot { return ix.snap.Load() }
 // zoneOf returns the position of the most specific zone that contains name, or -1.
 func (ix *Index) zoneOf(name string) int { return ZoneOf(ix.zones, name) }
 
-// Pending reports whether a serial waits for the next second (see publishLocked).
-func (ix *Index) Pending() bool {
+// serialPending reports whether a serial waits for the next second (see publishLocked).
+func (ix *Index) serialPending() bool {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	return ix.tick != nil

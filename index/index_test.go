@@ -36,7 +36,7 @@ func newTestIndex(t testing.TB, zones ...string) (*Index, *qtClock) {
 	t.Helper()
 	clk := &qtClock{}
 	clk.set(time.Now().Truncate(time.Second))
-	ix := New(Config{Zones: zones, SOA: indexSOA, NS: indexNS, Now: clk.now, AfterFunc: clk.afterFunc})
+	ix := New(Config{Zones: zones, SOA: indexSOA, NS: indexNS, Now: clk.now, afterFunc: clk.afterFunc})
 	clk.add(10 * time.Second)
 	t.Cleanup(ix.Close)
 	return ix, clk

@@ -278,8 +278,8 @@ func (ix *Index) reportRejections(name string, rejected []Rejection) {
 	}
 }
 
-// Rejections returns the claims the policy currently rejects, ordered by name and key.
-func (ix *Index) Rejections() []Rejection {
+// rejectionsNow returns the claims the policy currently rejects, ordered by name and key.
+func (ix *Index) rejectionsNow() []Rejection {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	return ix.rejectionsLocked()

@@ -231,7 +231,7 @@ func TestIndexPolicy(t *testing.T) {
 				t.Errorf("reported %q, want %q", l.got, tt.events)
 			}
 			var now []string
-			for _, r := range ix.Rejections() {
+			for _, r := range ix.rejectionsNow() {
 				now = append(now, fmt.Sprintf("%s %s %s %s", r.Name, r.Key, r.Reason, r.Owner))
 			}
 			if !slices.Equal(now, tt.now) {

@@ -50,8 +50,8 @@ func TestIndexRestoredSerials(t *testing.T) {
 			if tc.restored != 0 && !SerialLess(tc.restored, ix.Snapshot().Serial(0)) {
 				t.Fatalf("serial %d not past the restored %d", ix.Snapshot().Serial(0), tc.restored)
 			}
-			if ix.Pending() != (tc.restored == 0) {
-				t.Fatalf("Pending() = %v", ix.Pending())
+			if ix.serialPending() != (tc.restored == 0) {
+				t.Fatalf("serialPending() = %v", ix.serialPending())
 			}
 			// Later changes in the same second follow the usual rule.
 			ix.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.2"))

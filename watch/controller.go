@@ -109,9 +109,9 @@ type watched struct {
 	// retired is set when a newer version's informer has replaced this one:
 	// its events are ignored from then on.
 	retired atomic.Bool
-	// Nameserver marks the informers of the nameservers' own Services, which
+	// nameserver marks the informers of the nameservers' own Services, which
 	// give the NS names and glue whatever the namespaces option says.
-	Nameserver bool
+	nameserver bool
 	// api is what the informer's guard (internal/informer) knows of the API server; set once started.
 	api *informer.State
 }

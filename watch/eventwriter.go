@@ -43,7 +43,7 @@ func (a apiEvents) uid(ctx context.Context, ref ObjectRef) string {
 }
 
 func (a apiEvents) create(ctx context.Context, ev *event) error {
-	return a.api.CreateEvent(ctx, ev.About.Namespace, ev.Object())
+	return a.api.CreateEvent(ctx, ev.about.Namespace, ev.Object())
 }
 
 func (a apiEvents) patch(ctx context.Context, namespace, name string, mergePatch []byte) error {
@@ -91,7 +91,7 @@ const eventWarning = "Warning"
 // event is an Event of the core API group, as the plugin writes it.
 type event struct {
 	name                  string
-	About                 ObjectRef
+	about                 ObjectRef
 	uid                   string // of the object about, if known
 	kind, reason, message string // kind is the Event's type: Warning or Normal
 	first, last           time.Time
@@ -99,7 +99,7 @@ type event struct {
 }
 
 func (ev *event) involvedObject() map[string]any {
-	o := map[string]any{"apiVersion": ev.About.ApiVersion, "kind": ev.About.Kind, "namespace": ev.About.Namespace, "name": ev.About.Name}
+	o := map[string]any{"apiVersion": ev.about.ApiVersion, "kind": ev.about.Kind, "namespace": ev.about.Namespace, "name": ev.about.Name}
 	if ev.uid != "" {
 		o["uid"] = ev.uid
 	}
@@ -111,7 +111,7 @@ func (ev *event) Object() map[string]any {
 	return map[string]any{
 		"apiVersion":         "v1",
 		"kind":               "Event",
-		"metadata":           map[string]any{"name": ev.name, "namespace": ev.About.Namespace},
+		"metadata":           map[string]any{"name": ev.name, "namespace": ev.about.Namespace},
 		"involvedObject":     ev.involvedObject(),
 		"type":               ev.kind,
 		"reason":             ev.reason,
@@ -221,7 +221,7 @@ func (w *eventWriter) create(ctx context.Context, p pendingEvent, s *sentEvent) 
 	if s.uid == "" {
 		s.uid = w.sink.uid(ctx, p.ref)
 	}
-	ev := &event{name: s.name, About: p.ref, uid: s.uid, kind: p.kind, reason: p.reason, message: p.message, first: s.first, last: p.at, count: s.count}
+	ev := &event{name: s.name, about: p.ref, uid: s.uid, kind: p.kind, reason: p.reason, message: p.message, first: s.first, last: p.at, count: s.count}
 	err := w.try(ctx, func(ctx context.Context) error { return w.sink.create(ctx, ev) })
 	if apierrors.IsAlreadyExists(err) {
 		err = nil

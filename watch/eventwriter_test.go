@@ -97,7 +97,7 @@ func TestEventWriterCountsRepeatsUp(t *testing.T) {
 		t.Fatalf("created %d Events, want 2 (one per message): %+v", len(sink.created), sink.created)
 	}
 	ev := sink.created[0]
-	if ev.About != thief || ev.kind != eventWarning || ev.reason != eventNameRejected || ev.message != "DNS name a" ||
+	if ev.about != thief || ev.kind != eventWarning || ev.reason != eventNameRejected || ev.message != "DNS name a" ||
 		ev.count != 1 || !ev.first.Equal(t0) || !ev.last.Equal(t0) || ev.name != fmt.Sprintf("thief.%x", t0.UnixNano()) ||
 		ev.uid != "uid-thief" || ev.involvedObject()["uid"] != "uid-thief" {
 		t.Errorf("first Event: %+v", ev)

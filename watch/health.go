@@ -155,9 +155,9 @@ const unhealthyPart = "#unhealthy"
 // (see source.IngressHealth), a route those that point only at Gateways not
 // Programmed (source.RouteDownRecords), under key+unhealthyPart.
 func (h *health) mark(w *watched, key string, obj any, claim *index.Claim, rrs []dns.RR) []dns.RR {
-	parted := !w.Nameserver && w.Kind.Backends != nil
+	parted := !w.nameserver && w.Kind.Backends != nil
 	var sick func(dns.RR) bool
-	if len(rrs) > 0 && !w.Nameserver && w.Version.Health != nil {
+	if len(rrs) > 0 && !w.nameserver && w.Version.Health != nil {
 		claim.Unhealthy, sick = w.Version.Health(obj, source.HealthContext{Context: h.ctx, Config: h.sources, Service: h.service})
 	}
 	var part []dns.RR

@@ -152,7 +152,7 @@ func TestHealthMark(t *testing.T) {
 		{"Service without slices: healthy", nil, &watched{Kind: svcKind, Version: svcKind}, svc, []dns.RR{a("web.example.com.", "192.0.2.1")}, false, 1, -1},
 		{"Service with a slice, none ready", []*source.EndpointSlice{source.NewEndpointSlice("apps", "web-1", "web", false)},
 			&watched{Kind: svcKind, Version: svcKind}, svc, []dns.RR{a("web.example.com.", "192.0.2.1")}, true, 1, -1},
-		{"nameserver Service: never marked", nil, &watched{Kind: svcKind, Version: svcKind, Nameserver: true}, svc, []dns.RR{a("web.example.com.", "192.0.2.1")}, false, 1, -1},
+		{"nameserver Service: never marked", nil, &watched{Kind: svcKind, Version: svcKind, nameserver: true}, svc, []dns.RR{a("web.example.com.", "192.0.2.1")}, false, 1, -1},
 		{"Ingress: the host of the unhealthy backend apart", nil, &watched{Kind: ingKind, Version: ingKind}, ingObj,
 			[]dns.RR{a("up.example.com.", "192.0.2.2"), a("down.example.com.", "192.0.2.2")}, false, 1, 1},
 	} {

@@ -70,7 +70,7 @@ func (c *Controller) startInformer(w *watched, register bool) cache.InformerSync
 	c.mu.Unlock()
 	w.informer = inf
 	w.stop = make(chan struct{})
-	if register && !w.Nameserver {
+	if register && !w.nameserver {
 		c.stores.register(w)
 	}
 	if w.Version != w.Kind || len(w.Kind.Older) > 0 {
@@ -80,7 +80,7 @@ func (c *Controller) startInformer(w *watched, register bool) cache.InformerSync
 	c.stores.setSynced(w, reg.HasSynced)
 	unsubscribe := state.Subscribe(c.guardChanged(w))
 	unregister := func() {}
-	if !w.Nameserver {
+	if !w.nameserver {
 		unregister = registerGuard(state, c.cfg.ZonesLabel, w.Kind.Name)
 	}
 	c.wg.Add(1)
@@ -112,7 +112,7 @@ func (c *Controller) guardChanged(w *watched) func(allowed bool, err error) {
 		} else {
 			log.Warningf("%s: the API server refuses it: %v; retrying", w.what(), err)
 		}
-		if !w.Nameserver {
+		if !w.nameserver {
 			setKindEnabled(zones, w, w.Version.GroupVersion, map[bool]float64{true: 1, false: 0}[allowed])
 		}
 	}
@@ -122,7 +122,7 @@ func (c *Controller) guardChanged(w *watched) func(allowed bool, err error) {
 // reads only one.
 func (w *watched) what() string {
 	switch {
-	case w.Namespace == "" || w.Nameserver:
+	case w.Namespace == "" || w.nameserver:
 		return w.Kind.Name
 	case w.Kind.Cluster:
 		return w.Kind.Name + " " + w.Namespace
@@ -213,7 +213,7 @@ func (c *Controller) watches() []*watched {
 				return c.cfg.Prefix + "Nameserver/" + o.GetNamespace() + "/" + o.GetName()
 			},
 			records:    func(obj any) source.Result { return source.NameserverRecords(obj.(*source.Service), &nsSources) },
-			Nameserver: true,
+			nameserver: true,
 		})
 	}
 	return ws

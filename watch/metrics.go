@@ -46,7 +46,7 @@ func setKindEnabled(zones string, w *watched, version string, v float64) {
 func setKindMetrics(zones string, running, disabled []*watched) {
 	set := func(w *watched, version string, v float64) {
 		// The nameservers' own Services are not the Service kind: leave them out.
-		if w.Nameserver {
+		if w.nameserver {
 			return
 		}
 		setKindEnabled(zones, w, version, v)

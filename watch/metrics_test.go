@@ -58,13 +58,13 @@ func TestKindMetrics(t *testing.T) {
 	}{
 		{
 			desc:     "kind enabled, nameserver watch disabled",
-			running:  [][]*watched{{{Kind: svc, Version: svc}, {Kind: svc, Version: svc, Nameserver: true}}},
-			disabled: [][]*watched{{{Kind: svc, Version: svc, Nameserver: true}}},
+			running:  [][]*watched{{{Kind: svc, Version: svc}, {Kind: svc, Version: svc, nameserver: true}}},
+			disabled: [][]*watched{{{Kind: svc, Version: svc, nameserver: true}}},
 			want:     map[string]float64{"Service v1": 1},
 		},
 		{
 			desc:     "kind disabled, nameserver watch enabled",
-			running:  [][]*watched{{{Kind: svc, Version: svc, Nameserver: true}}},
+			running:  [][]*watched{{{Kind: svc, Version: svc, nameserver: true}}},
 			disabled: [][]*watched{{{Kind: svc, Version: svc}}},
 			want:     map[string]float64{"Service ": 0},
 		},

@@ -76,7 +76,7 @@ func TestWatchesPerNamespace(t *testing.T) {
 			c.configure(&cfg)
 			var got []string
 			for _, w := range New(cfg, watchtest.API{Core: fake.NewSimpleClientset(), Gateway: watchtest.NewGatewayTracker()}, nil).watches() {
-				if !w.Nameserver {
+				if !w.nameserver {
 					got = append(got, w.Kind.Name+"/"+w.Namespace)
 				}
 			}

@@ -143,7 +143,7 @@ func (p *publisher) publish(w *watched, meta metav1.Object, obj any) {
 		return
 	}
 	key := w.key(meta)
-	if !w.Nameserver && !p.namespaceAllowed(meta.GetNamespace()) {
+	if !w.nameserver && !p.namespaceAllowed(meta.GetNamespace()) {
 		p.out.UpdateClaim(key, index.Claim{}, nil)
 		p.health.dropPart(w, key)
 		return
@@ -175,7 +175,7 @@ func (p *publisher) namespaceAllowed(ns string) bool {
 // "namespace/name") are the plugin's, under either informer.
 func claimOf(w *watched, meta metav1.Object, nameservers []string) index.Claim {
 	ns := meta.GetNamespace()
-	if w.Nameserver || w.Kind.Name == "Service" && slices.Contains(nameservers, ns+"/"+meta.GetName()) {
+	if w.nameserver || w.Kind.Name == "Service" && slices.Contains(nameservers, ns+"/"+meta.GetName()) {
 		return index.Claim{}
 	}
 	if ns == "" {

@@ -160,7 +160,7 @@ func TestClaimOf(t *testing.T) {
 	}{
 		// A route is checked against its own namespace, whichever Gateway it attaches to.
 		{"route through a shared Gateway", &watched{Kind: source.KindByName("HTTPRoute")}, route, index.Claim{Namespace: "team-b", Created: created.UnixNano()}},
-		{"nameserver Service", &watched{Kind: source.KindByName("Service"), Nameserver: true}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1"}, index.Claim{}},
+		{"nameserver Service", &watched{Kind: source.KindByName("Service"), nameserver: true}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1"}, index.Claim{}},
 		// Its hostnames through the Service informer, the nameserver name among them.
 		{"nameserver Service as a Service", &watched{Kind: source.KindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns1", CreationTimestamp: created}, index.Claim{}},
 		{"another Service of its namespace", &watched{Kind: source.KindByName("Service")}, &metav1.ObjectMeta{Namespace: "kube-system", Name: "dns2", CreationTimestamp: created}, index.Claim{Namespace: "kube-system", Created: created.UnixNano()}},

@@ -1,9 +1,10 @@
-// Command testexports lists the exported top-level identifiers of the given
-// packages (directories of this module) that no production file of another
-// package uses but some test does: names exported only for tests, which
-// should be unexported once the tests live beside their code. The types of
-// exported fields and signatures, and the constants of a group production
-// uses, count as used (see api).
+// Command testexports lists the exported identifiers of the given packages
+// (directories of this module) that no production file of another package
+// uses but some test does: names exported only for tests, which should be
+// unexported once the tests live beside their code. It checks top-level
+// names and the methods and fields of the packages' types (members.go). The
+// types of exported fields and signatures, and the constants of a group
+// production uses, count as used (see api).
 //
 // Usage: go run ./hack/testexports [-baseline FILE] DIR...
 // It exits 1 when it finds a name that the baseline file (one
@@ -45,24 +46,13 @@ func main() {
 		}
 		f.Close()
 	}
-	files := parseModule()
-	var found, unlisted []string
-	for _, dir := range flag.Args() {
-		dir = path.Clean(dir)
-		names := exported(files, dir)
-		prod, test := uses(files, dir)
-		api(files, dir, prod)
-		for _, n := range names {
-			if !prod[n] && test[n] {
-				id := dir + "." + n
-				found = append(found, id)
-				if !allowed[id] {
-					unlisted = append(unlisted, id)
-				}
-			}
+	found := find(parseModule(), flag.Args())
+	var unlisted []string
+	for _, id := range found {
+		if !allowed[id] {
+			unlisted = append(unlisted, id)
 		}
 	}
-	sort.Strings(found)
 	for _, id := range found {
 		fmt.Println(id)
 	}
@@ -70,6 +60,26 @@ func main() {
 		fmt.Fprintf(os.Stderr, "exported only for tests, not in the baseline (unexport them): %s\n", strings.Join(unlisted, " "))
 		os.Exit(1)
 	}
+}
+
+// find returns, sorted, the names of the packages in dirs that only tests
+// use: top-level names as "dir.Name", members as "dir.Type.Name".
+func find(files []file, dirs []string) []string {
+	var found []string
+	for _, dir := range dirs {
+		dir = path.Clean(dir)
+		names := exported(files, dir)
+		prod, test := uses(files, dir)
+		api(files, dir, prod)
+		for _, n := range names {
+			if !prod[n] && test[n] {
+				found = append(found, dir+"."+n)
+			}
+		}
+		found = append(found, testOnlyMembers(files, dir)...)
+	}
+	sort.Strings(found)
+	return found
 }
 
 type file struct {
