@@ -7,8 +7,8 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kwatch "k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 
@@ -27,7 +27,9 @@ func kindOf(name string) *source.Kind {
 // TestListDecoded: the fake's lists come in the types the informers decode
 // a real API server's into, narrowed as the informers narrow them.
 func TestListDecoded(t *testing.T) {
-	ns := func(name string) *corev1.Namespace { return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}} }
+	ns := func(name string) *corev1.Namespace {
+		return &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	}
 	api := API{Core: fake.NewSimpleClientset(
 		testutil.NamedService("apps", "web", "192.0.2.1"),
 		testutil.NamedIngress("apps", "site", []string{"www.example.com"}, "192.0.2.2"),
