@@ -4,18 +4,22 @@ package e2e
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/miekg/dns"
 )
 
-// The servers of TestDifferential and the tally of their differences.
+// The servers of the differential tests and the tally of their differences.
 
-// diffBINDConf runs named as a second secondary of the plugin (%[3]d) for
-// diffZone, on port %[2]d, in directory %[1]s: the second opinion on the
-// differences left (its answers are not compared).
+// diffBINDConf runs named as a second secondary of the plugin for the
+// zones of diffBINDZone that follow it, on port %[2]d, in directory %[1]s:
+// the second opinion on the differences left (its answers are not compared).
 const diffBINDConf = `options {
     directory "%[1]s";
     pid-file "%[1]s/named.pid";
@@ -30,32 +34,67 @@ const diffBINDConf = `options {
     minimal-responses no-auth;
 };
 controls { };
-zone "differential.test" {
+`
+
+// diffBINDZone is a zone (%[1]s) of diffBINDConf, from the plugin (%[2]d).
+const diffBINDZone = `zone "%[1]s" {
     type secondary;
-    primaries { 127.0.0.1 port %[3]d; };
-    file "differential.test.db";
+    primaries { 127.0.0.1 port %[2]d; };
+    file "%[1]sdb";
     masterfile-format text;
 };
 `
 
-// startDiffBIND starts named and waits until it serves serial; it returns
-// its port.
-func startDiffBIND(t *testing.T, pluginPort int, serial uint32) int {
+// startDiffSecondaries waits until the zones of the plugin at pluginPort are
+// stable, starts Knot and BIND as their secondaries, and checks that Knot's
+// transfers equal the plugin's. It returns the servers and the zones'
+// transfers, one after the other.
+func startDiffSecondaries(t *testing.T, pluginPort int, zones ...string) (*diffPeers, []dns.RR) {
 	t.Helper()
-	port, dir := freePort(t), t.TempDir()
-	conf := filepath.Join(dir, "named.conf")
-	if err := os.WriteFile(conf, []byte(fmt.Sprintf(diffBINDConf, dir, port, pluginPort)), 0o644); err != nil {
-		t.Fatal(err)
+	p := &diffPeers{plugin: pluginPort, zones: zones, rrsets: zoneRRsets{}}
+	serials := map[string]uint32{}
+	var all []dns.RR
+	transfers := map[string][]dns.RR{}
+	for _, z := range zones {
+		serials[z] = stableSerial(t, pluginPort, z)
+		axfr := transferZone(t, pluginPort, z)
+		transfers[z] = axfr
+		maps.Copy(p.rrsets, newZoneRRsets(axfr))
+		all = append(all, axfr...)
 	}
-	startDaemon(t, "bind", dir, port, sbin(t, "named"), "-g", "-4", "-n", "1", "-c", conf)
-	deadline := time.Now().Add(10 * time.Second)
-	for zoneSerialAt(port, diffZone) != serial {
-		if time.Now().After(deadline) {
-			t.Fatalf("bind does not serve serial %d after 10s", serial)
+	knotConf, bindConf := diffKnotConf, diffBINDConf
+	for _, z := range zones {
+		// Each stanza escaped for the Sprintf of start.
+		knotConf += strings.ReplaceAll(fmt.Sprintf(diffKnotZone, strings.TrimSuffix(z, ".")), "%", "%%")
+		bindConf += strings.ReplaceAll(fmt.Sprintf(diffBINDZone, z, pluginPort), "%", "%%")
+	}
+	start := func(name, bin, conf string, args ...string) int {
+		port, dir := freePort(t), t.TempDir()
+		file := filepath.Join(dir, name+".conf")
+		if err := os.WriteFile(file, []byte(fmt.Sprintf(conf, dir, port, pluginPort)), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		time.Sleep(20 * time.Millisecond)
+		startDaemon(t, name, dir, port, sbin(t, bin), append(args, "-c", file)...)
+		deadline := time.Now().Add(10 * time.Second)
+		for _, z := range zones {
+			for zoneSerialAt(port, z) != serials[z] {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s does not serve %s serial %d after 10s", name, z, serials[z])
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}
+		return port
 	}
-	return port
+	p.knot = start("knot", "knotd", knotConf)
+	for _, z := range zones {
+		if got := transferZone(t, p.knot, z); !slices.Equal(sortedRRs(got), sortedRRs(transfers[z])) {
+			t.Fatalf("knot's AXFR of %s differs from the plugin's:\n%s", z, diffReplies(sortedRRs(transfers[z]), sortedRRs(got)))
+		}
+	}
+	// -g: foreground, log to stderr; -n 1: one worker thread; -4: IPv4 only.
+	p.bind = start("bind", "named", bindConf, "-g", "-4", "-n", "1")
+	return p, all
 }
 
 // diffPeers are the servers of the comparison, by port, and the zone. BIND
@@ -63,13 +102,25 @@ func startDiffBIND(t *testing.T, pluginPort int, serial uint32) int {
 // opinion for whoever reads the report.
 type diffPeers struct {
 	plugin, knot, bind int
+	zones              []string // the plugin's, each absolute
 	rrsets             zoneRRsets
+}
+
+// zoneOf is the most specific zone of name, "" when none.
+func (p *diffPeers) zoneOf(name string) string {
+	best := ""
+	for _, z := range p.zones {
+		if dns.IsSubDomain(z, name) && len(z) > len(best) {
+			best = z
+		}
+	}
+	return best
 }
 
 // ask sends q to both servers. With lossy, a UDP request that gets no
 // reply is a nil reply, not an error.
 func (p *diffPeers) ask(q diffQuery, lossy bool) (diffCase, error) {
-	c := diffCase{q: q, zone: diffZone, rrsets: p.rrsets, peers: p}
+	c := diffCase{q: q, zone: p.zoneOf(q.name), rrsets: p.rrsets, peers: p}
 	var err error
 	if c.plugin, err = exchangeLossy(p.plugin, q.msg(), q.flags.tcp, lossy); err != nil {
 		return c, fmt.Errorf("%s: plugin: %v", q, err)

@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -47,9 +46,10 @@ const diffCorefile = `differential.test:{$K8S_GATEWAY_PORT} {
 }
 `
 
-// diffKnotConf runs knotd as a secondary of the plugin for diffZone,
-// allowing 127.0.0.1 to transfer the zone from it (to compare the AXFRs) but
-// to send no NOTIFY (the zone is complete before Knot starts).
+// diffKnotConf runs knotd as a secondary of the plugin for the zones of
+// diffKnotZone that follow it, allowing 127.0.0.1 to transfer them from it
+// (to compare the AXFRs) but to send no NOTIFY (the zones are complete before
+// Knot starts).
 const diffKnotConf = `server:
     rundir: "%[1]s"
     listen: 127.0.0.1@%[2]d
@@ -70,7 +70,10 @@ template:
     storage: "%[1]s"
     file: "%%s.zone"
 zone:
-  - domain: differential.test
+`
+
+// diffKnotZone is a zone of diffKnotConf.
+const diffKnotZone = `  - domain: %s
     master: plugin
     acl: transfer_to_test
 `
@@ -260,32 +263,13 @@ func TestDifferential(t *testing.T) {
 	s.eventually(t, 5*time.Second, "out."+diffZone, dns.TypeCNAME, positive("out."+diffZone+" 30 IN CNAME lb-1234.elb.example.net."))
 	s.eventually(t, 5*time.Second, "ptr."+diffZone, dns.TypePTR, positive("ptr."+diffZone+" 30 IN PTR www."+diffZone))
 	applyDiffMoreObjects(t, s, ns, zone)
-	serial := stableSerial(t, s.port, diffZone)
-	axfr := transferZone(t, s.port, diffZone)
-
-	// Knot transfers the zone at startup.
-	knotPort := freePort(t)
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "knot.conf")
-	if err := os.WriteFile(conf, []byte(fmt.Sprintf(diffKnotConf, dir, knotPort, s.port)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	knot := startDaemon(t, "knot", dir, knotPort, sbin(t, "knotd"), "-c", conf)
-	deadline := time.Now().Add(10 * time.Second)
-	for zoneSerialAt(knotPort, diffZone) != serial {
-		if time.Now().After(deadline) {
-			t.Fatalf("knot does not serve serial %d after 10s", serial)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	if got := transferZone(t, knotPort, diffZone); !slices.Equal(sortedRRs(got), sortedRRs(axfr)) {
-		t.Fatalf("knot's AXFR differs from the plugin's:\n%s", diffReplies(sortedRRs(axfr), sortedRRs(got)))
-	}
-	bindPort := startDiffBIND(t, s.port, serial)
+	peers, axfr := startDiffSecondaries(t, s.port, diffZone)
+	serial := axfr[0].(*dns.SOA).Serial
+	knotPort := peers.knot
+	knot := &daemon{name: "knot", server: &server{t: t, port: knotPort}}
 	t.Logf("zone %s serial %d: %d records; knot and bind have it %s after the test started", diffZone, serial, len(axfr)-1, time.Since(start).Round(time.Millisecond))
 
 	// The matrix.
-	rrsets := newZoneRRsets(axfr)
 	var queries []diffQuery
 	for _, rel := range slices.Concat(diffNames, diffMoreNames) {
 		for _, qtype := range diffTypes {
@@ -300,7 +284,6 @@ func TestDifferential(t *testing.T) {
 		}
 	}
 	compareStart := time.Now()
-	peers := &diffPeers{plugin: s.port, knot: knotPort, bind: bindPort, rrsets: rrsets}
 	var tally diffTally
 	for _, q := range queries {
 		c, err := peers.ask(q, false)
