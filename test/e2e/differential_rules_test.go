@@ -174,12 +174,15 @@ var answerAllowances = []allowance{
 			if c.peers == nil || len(c.peers.zones) < 2 || c.plugin.Truncated {
 				return false
 			}
-			n := len(c.plugin.Extra)
-			c.plugin.Extra = slices.DeleteFunc(slices.Clone(c.plugin.Extra), func(rr dns.RR) bool {
+			other := func(rr dns.RR) bool {
 				t := rr.Header().Rrtype
 				z := c.peers.zoneOf(rr.Header().Name)
 				return (t == dns.TypeA || t == dns.TypeAAAA) && z != "" && z != c.zone
-			})
+			}
+			n := len(c.plugin.Extra)
+			c.plugin.Extra = slices.DeleteFunc(slices.Clone(c.plugin.Extra), other)
+			// Knot's too, when an allowance gave it the plugin's (sameRoom).
+			c.knot.Extra = slices.DeleteFunc(slices.Clone(c.knot.Extra), other)
 			return len(c.plugin.Extra) != n
 		},
 	},
