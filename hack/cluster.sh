@@ -320,11 +320,17 @@ save_ports() {
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 # The controller manager's secure port: derived from the apiserver port
-# (+10000), moving up until a free one is found.
+# (+10000, or -10000 where that lands in the kernel's ephemeral range, in
+# which an outgoing connection may hold the port without listening on it, so
+# that the probe below finds it free and the bind fails), moving up until a
+# free one is found.
 pick_kcm_port() {
 	[[ -n $KCM_PORT ]] && return 0
-	local p=$((APISERVER_PORT + 10000)) i
-	((p < 65535)) || p=$((APISERVER_PORT - 10000))
+	local p=$((APISERVER_PORT + 10000)) i lo=32768 hi=60999
+	read -r lo hi </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || true
+	if ((p >= 65535 || p >= lo && p <= hi)) && ((APISERVER_PORT - 10000 >= 1024)); then
+		p=$((APISERVER_PORT - 10000))
+	fi
 	for ((i = 0; i < 100; i++, p++)); do
 		if ((p != ETCD_PORT && p != ETCD_PEER_PORT)) && ! port_in_use "$p"; then
 			KCM_PORT=$p
