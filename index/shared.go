@@ -70,11 +70,7 @@ func (s *Shared) holdObject(key string, c Claim) objectID {
 	defer s.mu.Unlock()
 	id, ok := s.ids[key]
 	if !ok {
-		if n := len(s.freeObjects); n > 0 {
-			id, s.freeObjects = s.freeObjects[n-1], s.freeObjects[:n-1]
-		} else {
-			id = objectID(len(s.ids))
-		}
+		id = reuse(&s.freeObjects, len(s.ids))
 		s.ids[key] = id
 		*s.objects.ensure(uint32(id)) = sharedObject{key: key, namespace: c.Namespace, created: c.Created}
 	}
@@ -196,11 +192,7 @@ func (s *Shared) holdName(h nameHash) nameID {
 	defer s.mu.Unlock()
 	id, ok := s.names[h]
 	if !ok {
-		if n := len(s.freeNames); n > 0 {
-			id, s.freeNames = s.freeNames[n-1], s.freeNames[:n-1]
-		} else {
-			id = nameID(len(s.names))
-		}
+		id = reuse(&s.freeNames, len(s.names))
 		s.names[h] = id
 	}
 	*s.nameRefs.ensure(uint32(id))++
@@ -297,4 +289,15 @@ func (p pages[T]) each(f func(i uint32, v *T)) {
 			f(uint32(pi)<<pageBits|uint32(j), &page[j])
 		}
 	}
+}
+
+// reuse returns the last number freed, or next when none is: numbers stay
+// dense, so that the views' slices indexed by them stay short.
+func reuse[ID ~uint32](free *[]ID, next int) ID {
+	if n := len(*free); n > 0 {
+		id := (*free)[n-1]
+		*free = (*free)[:n-1]
+		return id
+	}
+	return ID(next)
 }

@@ -60,6 +60,23 @@ func (p *publisher) handler(w *watched) cache.ResourceEventHandler {
 	}
 }
 
+// lock takes the lock that serializes an event of w's kind with the others
+// that publish its objects, and returns its unlock: the route graph's for
+// the kinds whose records depend on other objects (a Namespace included),
+// else, with the health option, health's, since a flip publishes an object
+// again from the store.
+func (p *publisher) lock(w *watched) (unlock func()) {
+	switch {
+	case p.routes.dependent(w.Kind):
+		p.routes.mu.Lock()
+		return p.routes.mu.Unlock
+	case p.cfg.Health:
+		p.health.mu.Lock()
+		return p.health.mu.Unlock
+	}
+	return func() {}
+}
+
 // update publishes the records of an added or changed object.
 func (p *publisher) update(w *watched, obj any) {
 	meta, ok := obj.(metav1.Object)
@@ -68,17 +85,9 @@ func (p *publisher) update(w *watched, obj any) {
 	}
 	defer p.observeProgramming(w.Kind.Name, time.Now())
 	p.counted(w)
-	if p.routes.dependent(w.Kind) {
-		p.routes.mu.Lock()
-		defer p.routes.mu.Unlock()
-	}
+	defer p.lock(w)()
 	if w.Kind == source.NamespaceKind {
 		p.delegate(meta, false)
-	}
-	if p.cfg.Health && !p.routes.dependent(w.Kind) {
-		// Serialized with health flips (see health.mu).
-		p.health.mu.Lock()
-		defer p.health.mu.Unlock()
 	}
 	p.publish(w, meta, obj)
 	p.routes.refreshDependents(w.Kind, meta)
@@ -95,14 +104,7 @@ func (p *publisher) remove(w *watched, obj any) {
 	}
 	defer p.observeProgramming(w.Kind.Name, time.Now())
 	p.counted(w)
-	if p.routes.dependent(w.Kind) {
-		p.routes.mu.Lock()
-		defer p.routes.mu.Unlock()
-	} else if p.cfg.Health {
-		// Not while a health flip publishes the object again from the store.
-		p.health.mu.Lock()
-		defer p.health.mu.Unlock()
-	}
+	defer p.lock(w)()
 	if w.records != nil {
 		key := w.key(meta)
 		p.logWarnings(key, nil)

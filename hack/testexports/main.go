@@ -118,37 +118,44 @@ func parseModule() []file {
 	return out
 }
 
+// prodDecls calls fn with every top-level declaration of the production
+// files of the package in dir.
+func prodDecls(files []file, dir string, fn func(ast.Decl)) {
+	for _, f := range files {
+		if f.dir == dir && !f.test {
+			for _, d := range f.ast.Decls {
+				fn(d)
+			}
+		}
+	}
+}
+
 // exported returns the exported top-level names of the package in dir.
 func exported(files []file, dir string) []string {
 	seen := map[string]bool{}
-	for _, f := range files {
-		if f.dir != dir || f.test {
-			continue
-		}
-		for _, d := range f.ast.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				if d.Recv == nil && d.Name.IsExported() {
-					seen[d.Name.Name] = true
-				}
-			case *ast.GenDecl:
-				for _, s := range d.Specs {
-					switch s := s.(type) {
-					case *ast.TypeSpec:
-						if s.Name.IsExported() {
-							seen[s.Name.Name] = true
-						}
-					case *ast.ValueSpec:
-						for _, n := range s.Names {
-							if n.IsExported() {
-								seen[n.Name] = true
-							}
+	prodDecls(files, dir, func(d ast.Decl) {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil && d.Name.IsExported() {
+				seen[d.Name.Name] = true
+			}
+		case *ast.GenDecl:
+			for _, s := range d.Specs {
+				switch s := s.(type) {
+				case *ast.TypeSpec:
+					if s.Name.IsExported() {
+						seen[s.Name.Name] = true
+					}
+				case *ast.ValueSpec:
+					for _, n := range s.Names {
+						if n.IsExported() {
+							seen[n.Name] = true
 						}
 					}
 				}
 			}
 		}
-	}
+	})
 	names := make([]string, 0, len(seen))
 	for n := range seen {
 		names = append(names, n)

@@ -30,47 +30,42 @@ func testOnlyMembers(files []file, dir string) []string {
 	// Fields declared in one line (Continent, Country, Region string) are
 	// one group, as the constants of one block are: one in use keeps all.
 	var groups [][]string
-	for _, f := range files {
-		if f.dir != dir || f.test {
-			continue
-		}
-		for _, d := range f.ast.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				if d.Recv != nil && d.Name.IsExported() && !interfaceMethods[d.Name.Name] {
-					if _, ok := members[d.Name.Name]; !ok {
-						members[d.Name.Name] = recvName(d.Recv.List[0].Type) + "." + d.Name.Name
-					}
+	prodDecls(files, dir, func(d ast.Decl) {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv != nil && d.Name.IsExported() && !interfaceMethods[d.Name.Name] {
+				if _, ok := members[d.Name.Name]; !ok {
+					members[d.Name.Name] = recvName(d.Recv.List[0].Type) + "." + d.Name.Name
 				}
-			case *ast.GenDecl:
-				for _, spec := range d.Specs {
-					ts, ok := spec.(*ast.TypeSpec)
-					if !ok {
-						continue
+			}
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				ts, ok := spec.(*ast.TypeSpec)
+				if !ok {
+					continue
+				}
+				st, ok := ts.Type.(*ast.StructType)
+				if !ok {
+					continue
+				}
+				for _, field := range st.Fields.List {
+					if field.Tag != nil {
+						continue // encoded by name
 					}
-					st, ok := ts.Type.(*ast.StructType)
-					if !ok {
-						continue
+					var group []string
+					for _, n := range field.Names {
+						if _, ok := members[n.Name]; n.IsExported() && !ok {
+							members[n.Name] = ts.Name.Name + "." + n.Name
+							group = append(group, n.Name)
+						}
 					}
-					for _, field := range st.Fields.List {
-						if field.Tag != nil {
-							continue // encoded by name
-						}
-						var group []string
-						for _, n := range field.Names {
-							if _, ok := members[n.Name]; n.IsExported() && !ok {
-								members[n.Name] = ts.Name.Name + "." + n.Name
-								group = append(group, n.Name)
-							}
-						}
-						if len(group) > 1 {
-							groups = append(groups, group)
-						}
+					if len(group) > 1 {
+						groups = append(groups, group)
 					}
 				}
 			}
 		}
-	}
+	})
 	prodOutside, test := map[string]bool{}, map[string]bool{}
 	for _, f := range files {
 		into := test
