@@ -14,6 +14,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/watch"
 	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 )
 
@@ -139,18 +140,7 @@ func TestFleetUnreachableCluster(t *testing.T) {
 func TestFleetPriorities(t *testing.T) {
 	ctx := context.Background()
 	a, b := fake.NewSimpleClientset(), fake.NewSimpleClientset()
-	tf := newTestFleet(t, "example.com.")
-	for i, client := range []*fake.Clientset{a, b} {
-		cfg := testConfig("example.com.")
-		cfg.Priority, cfg.Health = int32(i+1), true
-		tf.join([]string{"a", "b"}[i], watchtest.API{Core: client}, &cfg)
-	}
-	tf.start(t)
-	create(t, a, testutil.ClaimingService("apps", "web", 100, "web.example.com", "192.0.2.1"))
-	create(t, b, testutil.ClaimingService("apps", "web", 200, "web.example.com", "192.0.2.2"))
-	primary := watchtest.Expect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1"})
-	standby := watchtest.Expect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.2"})
-	tf.answers(t, "web.example.com.", dns.TypeA, primary)
+	tf, primary, standby := startPrimaryAndStandby(t, a, b, func(cfg *watch.Config) { cfg.Health = true })
 	if _, err := a.DiscoveryV1().EndpointSlices("apps").Create(ctx, testutil.EndpointSlice("apps", "web-1", "web", false), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}

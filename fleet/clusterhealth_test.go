@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+	"github.com/seed-e581d630/k8s_gateway/watch"
 	"github.com/seed-e581d630/k8s_gateway/watch/watchtest"
 )
 
@@ -32,18 +32,7 @@ func TestFailoverFromLastContact(t *testing.T) {
 		return false, nil, nil
 	})
 	const failover = time.Second
-	tf := newTestFleet(t, "example.com.")
-	for i, client := range []*fake.Clientset{a, b} {
-		cfg := testConfig("example.com.")
-		cfg.Priority, cfg.Failover = int32(i+1), failover
-		tf.join([]string{"a", "b"}[i], watchtest.API{Core: client}, &cfg)
-	}
-	tf.start(t)
-	create(t, a, testutil.ClaimingService("apps", "web", 100, "web.example.com", "192.0.2.1"))
-	create(t, b, testutil.ClaimingService("apps", "web", 200, "web.example.com", "192.0.2.2"))
-	primary := watchtest.Expect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1"})
-	standby := watchtest.Expect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.2"})
-	tf.answers(t, "web.example.com.", dns.TypeA, primary)
+	tf, primary, standby := startPrimaryAndStandby(t, a, b, func(cfg *watch.Config) { cfg.Failover = failover })
 
 	// Quiet but answering: still the primary after several failover times.
 	for end := time.Now().Add(3 * failover); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {

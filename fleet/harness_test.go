@@ -140,3 +140,26 @@ func gauge(t testing.TB, name, cluster string) float64 {
 	}
 	return m.GetGauge().GetValue()
 }
+
+// startPrimaryAndStandby starts a fleet of cluster a (priority 1) and
+// cluster b (priority 2), each configured further by configure, which both
+// publish web.example.com (a at 192.0.2.1, b at 192.0.2.2), and waits until
+// the primary answers. It returns the fleet and the primary's and the
+// standby's answers.
+func startPrimaryAndStandby(t testing.TB, a, b kubernetes.Interface, configure func(*watch.Config)) (tf *testFleet, primary, standby string) {
+	t.Helper()
+	tf = newTestFleet(t, "example.com.")
+	for i, client := range []kubernetes.Interface{a, b} {
+		cfg := testConfig("example.com.")
+		cfg.Priority = int32(i + 1)
+		configure(&cfg)
+		tf.join([]string{"a", "b"}[i], watchtest.API{Core: client}, &cfg)
+	}
+	tf.start(t)
+	create(t, a, testutil.ClaimingService("apps", "web", 100, "web.example.com", "192.0.2.1"))
+	create(t, b, testutil.ClaimingService("apps", "web", 200, "web.example.com", "192.0.2.2"))
+	primary = watchtest.Expect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.1"})
+	standby = watchtest.Expect(t, "NOERROR", []string{"web.example.com. 60 IN A 192.0.2.2"})
+	tf.answers(t, "web.example.com.", dns.TypeA, primary)
+	return tf, primary, standby
+}
