@@ -3,7 +3,7 @@
 # end-to-end tests (test/e2e/acme_*_test.go), from the Go module proxy only:
 #
 #   pebble  github.com/letsencrypt/pebble/v2/cmd/pebble   a small ACME CA
-#   acmeclient  hack/acmeclient: lego's library (github.com/go-acme/lego/v5)
+#   acmeclient  test/acmeclient: lego's library (github.com/go-acme/lego/v5)
 #           and its RFC 2136 (TSIG) DNS-01 provider behind a few flags
 #
 # Each is built in a module of its own (go install MODULE@VERSION), never
@@ -13,7 +13,7 @@
 # Usage: hack/acme.sh build|certmanager|path|certmanager-timing
 #   build               build what is missing; prints nothing on stdout
 #   path                print the directory holding the binaries
-#   certmanager         build cert-manager's controllers (hack/certmanager,
+#   certmanager         build cert-manager's controllers (test/certmanager,
 #                       cert-manager v1.21) and copy its CRDs: several minutes
 #   certmanager-timing  time a build of cert-manager's controller packages
 set -euo pipefail
@@ -74,29 +74,29 @@ pebble_certs() {
 	printf '%s' "$PEBBLE_VERSION" >"$BIN/pebble-certs/.version"
 }
 
-# build_acmeclient: hack/acmeclient (lego's library and RFC 2136 provider
+# build_acmeclient: test/acmeclient (lego's library and RFC 2136 provider
 # behind a few flags) from a wrapper module of its own. lego's command
 # itself does not build from the module proxy: the SDKs of some of its DNS
 # providers are refused (403).
 build_acmeclient() {
-	build_wrapper acmeclient "$HERE/acmeclient/main.go" github.com/go-acme/lego/v5 "$LEGO_VERSION" "the ACME client"
+	build_wrapper acmeclient "$HERE/../test/acmeclient/main.go" github.com/go-acme/lego/v5 "$LEGO_VERSION" "the ACME client"
 }
 
 # shellcheck source=hack/gowrapper.sh
 source "$HERE/gowrapper.sh"
 
-# build_certmanager: hack/certmanager (cert-manager's controllers, from its
+# build_certmanager: test/certmanager (cert-manager's controllers, from its
 # main module: its command is a module the proxy does not serve) and its CRDs
 # (deploy/crds of the module) into $BIN/cert-manager-crds.
 build_certmanager() {
-	local src stamp="cert-manager=$CERTMANAGER_VERSION $(sha256sum "$HERE/certmanager/main.go" | cut -c1-16)"
+	local src stamp="cert-manager=$CERTMANAGER_VERSION $(sha256sum "$HERE/../test/certmanager/main.go" | cut -c1-16)"
 	if [[ -x $BIN/certmanager && -f $BIN/.certmanager.version && "$(cat "$BIN/.certmanager.version")" == "$stamp" ]]; then
 		return 0
 	fi
 	src=$CACHE/src/certmanager
 	rm -rf "$src"
 	mkdir -p "$src" "$BIN/cert-manager-crds"
-	cp "$HERE/certmanager/main.go" "$src/"
+	cp "$HERE/../test/certmanager/main.go" "$src/"
 	local start dir
 	start=$(date +%s)
 	log "building cert-manager's controllers ($CERTMANAGER_VERSION, first time only: several minutes)"
