@@ -20,13 +20,13 @@ type ServiceHealth func(namespace, name string) (known, healthy bool)
 // backend).
 type hostBackend struct{ host, service string }
 
-// IngressHealth tells which names of an Ingress are unhealthy. all: no
+// unhealthyHosts tells which names of an Ingress are unhealthy. all: no
 // backend Service of the Ingress is healthy, every name is. Otherwise hosts
 // are the names (as published: lower case, fully qualified) of the hosts
 // whose backends (those of their rules, of rules without host, and the
 // default backend) are all unhealthy. A host without backend Services is
 // not unhealthy; neither is an Ingress without any.
-func IngressHealth(ing *Ingress, health ServiceHealth) (hosts []string, all bool) {
+func unhealthyHosts(ing *Ingress, health ServiceHealth) (hosts []string, all bool) {
 	if len(ing.backends) == 0 {
 		return nil, false
 	}
@@ -57,8 +57,12 @@ func IngressHealth(ing *Ingress, health ServiceHealth) (hosts []string, all bool
 	return hosts, false
 }
 
-// IngressBackends returns the backend Services of the Ingress, "namespace/name".
-func IngressBackends(ing *Ingress) []string {
+// ingressBackends returns the backend Services of an Ingress, "namespace/name".
+func ingressBackends(obj any) []string {
+	ing, ok := obj.(*Ingress)
+	if !ok {
+		return nil
+	}
 	var out []string
 	for _, b := range ing.backends {
 		out = append(out, b.service)
@@ -66,8 +70,8 @@ func IngressBackends(ing *Ingress) []string {
 	return sortedUnique(out)
 }
 
-// RouteBackends returns the backend Services of the route.
-func RouteBackends(obj any) []string { return asRoute(obj).backends }
+// routeBackends returns the backend Services of the route.
+func routeBackends(obj any) []string { return asRoute(obj).backends }
 
 // routeBackendsUnhealthy reports whether the route has backends and none is
 // healthy. With ResolvedRefs False, a Service without EndpointSlices does

@@ -14,10 +14,10 @@ import (
 // addresses unhealthy. These functions only read objects; the watch layer
 // keeps the EndpointSlice counts and marks the claims.
 
-// GatewayUnprogrammed reports whether the Gateway's Programmed condition is
+// gatewayUnprogrammed reports whether the Gateway's Programmed condition is
 // False: its addresses do not serve. No condition (a controller that has not
 // written one yet) is not False: unknown is not down.
-func GatewayUnprogrammed(gw *gwv1.Gateway) bool {
+func gatewayUnprogrammed(gw *gwv1.Gateway) bool {
 	return slices.ContainsFunc(gw.Status.Conditions, func(c metav1.Condition) bool {
 		return c.Type == string(gwv1.GatewayConditionProgrammed) && c.Status == metav1.ConditionFalse
 	})
@@ -33,12 +33,12 @@ func programmedCondition(cs []metav1.Condition) []metav1.Condition {
 	return nil
 }
 
-// RouteUnhealthy reports whether a route's addresses are unhealthy: no
+// routeUnhealthy reports whether a route's addresses are unhealthy: no
 // backend Service of it is healthy (see routeBackendsUnhealthy), or every
 // Gateway that it publishes through (directly or through a ListenerSet, of
 // the parents that accepted it) is not Programmed. A route with no such
 // Gateway and no backend Service is not unhealthy.
-func RouteUnhealthy(obj any, ctx Context, health ServiceHealth) bool {
+func routeUnhealthy(obj any, ctx Context, health ServiceHealth) bool {
 	rt := asRoute(obj)
 	if routeBackendsUnhealthy(rt, health) {
 		return true
@@ -52,7 +52,7 @@ func RouteUnhealthy(obj any, ctx Context, health ServiceHealth) bool {
 		if gw == nil {
 			continue
 		}
-		if !GatewayUnprogrammed(gw) {
+		if !gatewayUnprogrammed(gw) {
 			return false
 		}
 		gateways++
@@ -81,11 +81,11 @@ func routeGateway(rt *route, ref gwv1.ParentReference, ctx Context) *gwv1.Gatewa
 	return ctx.Gateway(ns, name)
 }
 
-// RouteDownRecords returns, for a route attached through several parents,
+// routeDownRecords returns, for a route attached through several parents,
 // what tells its records that point only at parents whose Gateway is not
 // Programmed (while others are): those records are unhealthy, the route's
 // others are not. Nil when no record is.
-func RouteDownRecords(obj any, ctx Context, c *Config) func(dns.RR) bool {
+func routeDownRecords(obj any, ctx Context, c *Config) func(dns.RR) bool {
 	rt := asRoute(obj)
 	var r Result // warnings were given when the records were made
 	var up, down targets
@@ -94,7 +94,7 @@ func RouteDownRecords(obj any, ctx Context, c *Config) func(dns.RR) bool {
 		if !ok {
 			continue
 		}
-		if gw := routeGateway(rt, ref, ctx); gw != nil && GatewayUnprogrammed(gw) {
+		if gw := routeGateway(rt, ref, ctx); gw != nil && gatewayUnprogrammed(gw) {
 			down.unite(p.targets)
 		} else {
 			up.unite(p.targets)
@@ -137,30 +137,22 @@ func serviceHealth(obj any, h HealthContext) (bool, func(dns.RR) bool) {
 }
 
 // ingressHealth: the records of the hosts whose backends are all unhealthy
-// are; the Ingress is when all its hosts are (see IngressHealth).
+// are; the Ingress is when all its hosts are (see unhealthyHosts).
 func ingressHealth(obj any, h HealthContext) (bool, func(dns.RR) bool) {
-	hosts, all := IngressHealth(obj.(*Ingress), h.Service)
+	hosts, all := unhealthyHosts(obj.(*Ingress), h.Service)
 	if len(hosts) == 0 {
 		return all, nil
 	}
 	return all, func(rr dns.RR) bool { return slices.Contains(hosts, strings.ToLower(rr.Header().Name)) }
 }
 
-// routeHealth: a route is unhealthy as RouteUnhealthy says; when it is not,
-// the records that point only at Gateways not Programmed are (RouteDownRecords).
+// routeHealth: a route is unhealthy as routeUnhealthy says; when it is not,
+// the records that point only at Gateways not Programmed are (routeDownRecords).
 func routeHealth(obj any, h HealthContext) (bool, func(dns.RR) bool) {
-	if RouteUnhealthy(obj, h.Context, h.Service) {
+	if routeUnhealthy(obj, h.Context, h.Service) {
 		return true, nil
 	}
-	return false, RouteDownRecords(obj, h.Context, h.Config)
-}
-
-func ingressBackends(obj any) []string {
-	ing, ok := obj.(*Ingress)
-	if !ok {
-		return nil
-	}
-	return IngressBackends(ing)
+	return false, routeDownRecords(obj, h.Context, h.Config)
 }
 
 // listenerSetParents: a ListenerSet hangs on its Gateway.

@@ -37,7 +37,7 @@ func TestGatewayAndRouteHealth(t *testing.T) {
 	}
 	ctx := gwtNewContext(gws, nil)
 	for _, gw := range gws {
-		if got, want := GatewayUnprogrammed(gw), gw.Name == "down" || gw.Name == "down2"; got != want {
+		if got, want := gatewayUnprogrammed(gw), gw.Name == "down" || gw.Name == "down2"; got != want {
 			t.Errorf("Gateway %s: unprogrammed %v", gw.Name, got)
 		}
 		if gw.Name == "down" && len(gw.Status.Conditions) != 1 {
@@ -64,7 +64,7 @@ func TestGatewayAndRouteHealth(t *testing.T) {
 		for _, p := range c.parents {
 			rt.parentRefs = append(rt.parentRefs, gwv1.ParentReference{Namespace: &ns, Name: gwv1.ObjectName(p)})
 		}
-		if got := RouteUnhealthy(rt, ctx, func(string, string) (bool, bool) { return false, true }); got != c.unhealthy {
+		if got := routeUnhealthy(rt, ctx, func(string, string) (bool, bool) { return false, true }); got != c.unhealthy {
 			t.Errorf("%s: unhealthy %v, want %v", c.desc, got, c.unhealthy)
 		}
 	}
@@ -111,7 +111,7 @@ func TestIngressBackendsAndHealth(t *testing.T) {
 	pb, js := decode(withDefault)
 	want := []string{"apps/api", "apps/def", "apps/shop", "apps/web"}
 	for form, in := range map[string]*Ingress{"protobuf": &pb, "json": &js} {
-		if got := IngressBackends(in); !slices.Equal(got, want) {
+		if got := ingressBackends(in); !slices.Equal(got, want) {
 			t.Errorf("%s: backends %q, want %q", form, got, want)
 		}
 		if !slices.Equal(in.backends, pb.backends) {
@@ -140,7 +140,7 @@ func TestIngressBackendsAndHealth(t *testing.T) {
 			}
 			return false, true
 		}
-		hosts, all := IngressHealth(c.ing, h)
+		hosts, all := unhealthyHosts(c.ing, h)
 		if !slices.Equal(hosts, c.hosts) || all != c.all {
 			t.Errorf("%s: hosts %q all %v, want %q %v", c.desc, hosts, all, c.hosts, c.all)
 		}
@@ -181,7 +181,7 @@ func TestRouteBackendsHealth(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := RouteBackends(obj); !slices.Equal(got, []string{"apps/web", "other/api"}) {
+		if got := routeBackends(obj); !slices.Equal(got, []string{"apps/web", "other/api"}) {
 			t.Fatalf("backends %q", got)
 		}
 		h := func(ns, name string) (bool, bool) {
@@ -191,7 +191,7 @@ func TestRouteBackendsHealth(t *testing.T) {
 			}
 			return v[0], v[1]
 		}
-		if got := RouteUnhealthy(obj, gwtNewContext(nil, nil), h); got != c.unhealthy {
+		if got := routeUnhealthy(obj, gwtNewContext(nil, nil), h); got != c.unhealthy {
 			t.Errorf("%s: unhealthy %v", c.desc, got)
 		}
 	}
@@ -227,7 +227,7 @@ func TestRouteHealthThroughListenerSet(t *testing.T) {
 			rt.parentRefs = append(rt.parentRefs, gwv1.ParentReference{Group: &g, Kind: &k, Name: gwv1.ObjectName(p)})
 			rt.accepted = append(rt.accepted, true)
 		}
-		if got := RouteUnhealthy(rt, ctx, func(string, string) (bool, bool) { return false, true }); got != c.unhealthy {
+		if got := routeUnhealthy(rt, ctx, func(string, string) (bool, bool) { return false, true }); got != c.unhealthy {
 			t.Errorf("parents %q: unhealthy %v, want %v", c.parents, got, c.unhealthy)
 		}
 	}
@@ -259,7 +259,7 @@ func TestRouteDownRecords(t *testing.T) {
 		}
 		cfg := gwtConfig()
 		res := routeRecords(rt, ctx, cfg)
-		down := RouteDownRecords(rt, ctx, cfg)
+		down := routeDownRecords(rt, ctx, cfg)
 		var got []string
 		for _, rr := range res.RRs {
 			if down != nil && down(rr) {

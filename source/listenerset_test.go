@@ -298,7 +298,7 @@ func TestRouteListenerSets(t *testing.T) {
 	r := testutil.NewRoute("HTTPRoute", nil,
 		testutil.ListenerSetRef("infra", "shared"), testutil.RefGK(testutil.Ref("mine"), gwv1.GroupName, "ListenerSet"), testutil.Ref("gw"),
 		testutil.RefGK(testutil.Ref("x"), experimentalGroup, "XListenerSet"), testutil.RefGK(testutil.Ref("other"), "example.com", "ListenerSet")).InNS("apps")
-	got := RouteListenerSets(gwtConvert(t, r.Object()))
+	got := routeListenerSets(gwtConvert(t, r.Object()))
 	want := []string{"infra/shared", "apps/mine", "apps/x"}
 	if len(got) != len(want) {
 		t.Fatalf("routeListenerSets = %q, want %q", got, want)

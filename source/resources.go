@@ -106,7 +106,7 @@ var (
 		Object: &gwv1.Gateway{}, List: &gwv1.GatewayList{},
 		Transform: slimGateway,
 		Health: func(obj any, _ HealthContext) (bool, func(dns.RR) bool) {
-			return GatewayUnprogrammed(obj.(*gwv1.Gateway)), nil
+			return gatewayUnprogrammed(obj.(*gwv1.Gateway)), nil
 		},
 		Records: func(obj any, c *Config, _ Context) Result { return gatewayRecords(obj.(*gwv1.Gateway), c) },
 	}

@@ -236,13 +236,13 @@ func resolveParent(r *Result, rt *route, ref gwv1.ParentReference, accepted bool
 	return parent{}, false // e.g. a Service parent (GAMMA): no external address
 }
 
-// RouteGateways returns the namespace/name keys of the Gateways a route names as parents.
-func RouteGateways(rt *route) []string {
+// routeGateways returns the namespace/name keys of the Gateways a route names as parents.
+func routeGateways(rt *route) []string {
 	return routeParents(rt, isGatewayRef)
 }
 
-// RouteListenerSets returns the namespace/name keys of the ListenerSets a route names as parents.
-func RouteListenerSets(rt *route) []string {
+// routeListenerSets returns the namespace/name keys of the ListenerSets a route names as parents.
+func routeListenerSets(rt *route) []string {
 	return routeParents(rt, isListenerSetRef)
 }
 

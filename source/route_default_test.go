@@ -114,8 +114,8 @@ func TestRouteDefaultParents(t *testing.T) {
 		testutil.Parent(testutil.Ref("local"), metav1.ConditionTrue),
 	)
 	rt := gwtConvert(t, r.Object())
-	if got, want := RouteGateways(rt), []string{"default/own", "infra/edge", "default/local"}; !slices.Equal(got, want) {
-		t.Errorf("RouteGateways = %q, want %q", got, want)
+	if got, want := routeGateways(rt), []string{"default/own", "infra/edge", "default/local"}; !slices.Equal(got, want) {
+		t.Errorf("routeGateways = %q, want %q", got, want)
 	}
 	if rt.defaults != 2 || rt.defaultScope != gwv1.GatewayDefaultScopeAll || !slices.Equal(rt.accepted, []bool{true, true, true}) {
 		t.Errorf("defaults %d scope %q accepted %v, want 2 All [true true true]", rt.defaults, rt.defaultScope, rt.accepted)

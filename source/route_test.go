@@ -754,7 +754,7 @@ func TestRouteGateways(t *testing.T) {
 	r := testutil.NewRoute("HTTPRoute", nil,
 		testutil.RefNS(testutil.Ref("shared"), "infra"), testutil.Ref("local"), testutil.RefGK(testutil.Ref("mesh"), "", "Service"),
 		testutil.RefSection(testutil.RefNS(testutil.Ref("local"), ""), "web")).InNS("apps")
-	got := RouteGateways(gwtConvert(t, r.Object()))
+	got := routeGateways(gwtConvert(t, r.Object()))
 	want := []string{"infra/shared", "apps/local", "apps/local"}
 	if !slices.Equal(got, want) {
 		t.Errorf("routeGateways = %q, want %q", got, want)

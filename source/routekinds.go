@@ -88,9 +88,9 @@ func routeKind[T any](name, resource string, list runtime.Object, read func(*T) 
 		Records: func(obj any, c *Config, ctx Context) Result { return routeRecords(asRoute(obj), ctx, c) },
 		Parents: func(obj any) ([]string, []string) {
 			rt := asRoute(obj)
-			return RouteGateways(rt), RouteListenerSets(rt)
+			return routeGateways(rt), routeListenerSets(rt)
 		},
-		Backends: RouteBackends,
+		Backends: routeBackends,
 		Health:   routeHealth,
 	}
 	k.Transform = routeTransform(name, read, nil)

@@ -151,9 +151,9 @@ func (h *health) note(key string, unhealthy, removed bool) {
 const unhealthyPart = "#unhealthy"
 
 // mark sets claim.Unhealthy for the records rrs of obj, and returns those
-// left for key. An Ingress puts the records of its unhealthy hosts
-// (see source.IngressHealth), a route those that point only at Gateways not
-// Programmed (source.RouteDownRecords), under key+unhealthyPart.
+// left for key. An Ingress puts the records of its unhealthy hosts, a route
+// those that point only at Gateways not Programmed (the kinds' Health in
+// source), under key+unhealthyPart.
 func (h *health) mark(w *watched, key string, obj any, claim *index.Claim, rrs []dns.RR) []dns.RR {
 	parted := !w.nameserver && w.Kind.Backends != nil
 	var sick func(dns.RR) bool

@@ -75,7 +75,7 @@ type State struct {
 	subscribers map[*func(bool, error)]struct{}
 }
 
-func NewState(onChange func(allowed bool, err error)) *State {
+func newState(onChange func(allowed bool, err error)) *State {
 	now := time.Now()
 	return &State{allowed: true, lastContact: now, heard: now, onChange: onChange}
 }

@@ -75,7 +75,7 @@ func TestGuardListRetries(t *testing.T) {
 					}
 					return &corev1.ServiceList{}, nil
 				},
-				state: NewState(func(allowed bool, _ error) {
+				state: newState(func(allowed bool, _ error) {
 					if allowed {
 						ons++
 					} else {
@@ -101,7 +101,7 @@ func TestGuardListHonoursContext(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	g := &Guard{
-		kind: "Service", timing: testTiming, state: NewState(nil),
+		kind: "Service", timing: testTiming, state: newState(nil),
 		list: func(context.Context, metav1.ListOptions) (runtime.Object, error) { return nil, syscall.ECONNREFUSED },
 	}
 	if _, err := g.List(ctx, metav1.ListOptions{}); err == nil {
@@ -117,7 +117,7 @@ func TestGuardWatchRelistsOnExpiry(t *testing.T) {
 	watches := []*watch.FakeWatcher{first, second}
 	var watchRVs []string
 	g := &Guard{
-		kind: "Service", timing: testTiming, state: NewState(nil),
+		kind: "Service", timing: testTiming, state: newState(nil),
 		newObject: func() runtime.Object { return &corev1.Service{} },
 		list: func(_ context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			if o.LabelSelector != "app=web" {
@@ -182,7 +182,7 @@ func TestGuardRelistWithTransform(t *testing.T) {
 	expiring, next := watch.NewFake(), watch.NewFake()
 	watches := []*watch.FakeWatcher{expiring, next}
 	g := &Guard{
-		kind: "Service", timing: testTiming, state: NewState(nil),
+		kind: "Service", timing: testTiming, state: newState(nil),
 		newObject: func() runtime.Object { return &corev1.Service{} },
 		list: func(context.Context, metav1.ListOptions) (runtime.Object, error) {
 			lists++
@@ -239,7 +239,7 @@ func TestGuardWatchRetries(t *testing.T) {
 	states := []bool{}
 	g := &Guard{
 		kind: "Service", timing: testTiming,
-		state: NewState(func(allowed bool, _ error) { states = append(states, allowed) }),
+		state: newState(func(allowed bool, _ error) { states = append(states, allowed) }),
 		watch: func(context.Context, metav1.ListOptions) (watch.Interface, error) {
 			if len(errs) > 0 {
 				err := errs[0]
@@ -275,7 +275,7 @@ func asInformedAny(obj any) (any, error) {
 
 // TestStateContact: the contact age is 0 while a watch is open, then grows.
 func TestStateContact(t *testing.T) {
-	open, closed := NewState(nil), NewState(nil)
+	open, closed := newState(nil), newState(nil)
 	open.success(true)
 	closed.success(true)
 	closed.watchEnded()

@@ -66,7 +66,7 @@ type Config struct {
 func New(c Config) (cache.SharedIndexInformer, *Guard) {
 	state := c.State
 	if state == nil {
-		state = NewState(nil)
+		state = newState(nil)
 	}
 	empty := c.Object
 	g := &Guard{

@@ -9,8 +9,8 @@ package plog
 
 import clog "github.com/coredns/coredns/plugin/pkg/log"
 
-// Name is the plugin's name, as it stands in the Corefile and in the prefix.
-const Name = "k8s_gateway"
+// name is the plugin's name, as it stands in the Corefile and in the prefix.
+const name = "k8s_gateway"
 
 // Log is the plugin's logger.
-var Log = clog.NewWithPlugin(Name)
+var Log = clog.NewWithPlugin(name)

@@ -31,7 +31,7 @@ func TestPrefix(t *testing.T) {
 		out.Reset()
 		tc.log("listing %s: retrying", "Service")
 		line := strings.TrimSpace(out.String())
-		if want := tc.level + " plugin/" + Name + ": listing Service: retrying"; !strings.HasSuffix(line, want) || strings.Count(line, "\n") != 0 {
+		if want := tc.level + " plugin/" + name + ": listing Service: retrying"; !strings.HasSuffix(line, want) || strings.Count(line, "\n") != 0 {
 			t.Errorf("%s: got %q, want one line ending in %q", tc.level, line, want)
 		}
 	}
