@@ -1,14 +1,19 @@
-// Command testexports lists the exported identifiers of the given packages
-// (directories of this module) that no production file of another package
-// uses but some test does: names exported only for tests, which should be
-// unexported once the tests live beside their code. It checks top-level
-// names and the methods and fields of the packages' types (members.go). The
-// types of exported fields and signatures, and the constants of a group
-// production uses, count as used (see api).
+// Command testexports lists the exported identifiers of the module's packages
+// that no production file of another package uses but some test does: names
+// exported only for tests, which should be unexported once the tests live
+// beside their code. It checks top-level names and the methods and fields of
+// the packages' types (members.go). The types of exported fields and
+// signatures, and the constants of a group production uses, count as used
+// (see api).
 //
-// Usage: go run ./hack/testexports [-baseline FILE] DIR...
-// It exits 1 when it finds a name that the baseline file (one
-// "dir.Name" a line) does not list, so that the list only shrinks.
+// It checks every package of the module but those under cmd/, test/ and
+// hack/ and the test support packages (named *test or *testutil, like
+// net/http/httptest), or the directories given. The baseline file lists,
+// one "dir.Name" a line (the root package as "(root)"), the names still
+// allowed; it may only shrink: a name it does not list fails, and so does a
+// line that names no test-only export any more (-prune removes those).
+//
+// Usage: go run ./hack/testexports [-baseline FILE [-prune]] [-list] [DIR...]
 package main
 
 import (
@@ -22,6 +27,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,39 +37,136 @@ const module = "github.com/seed-e581d630/k8s_gateway"
 
 func main() {
 	baseline := flag.String("baseline", "", "file of the names still allowed, one dir.Name a line")
+	prune := flag.Bool("prune", false, "remove the baseline's lines that name no test-only export any more")
+	list := flag.Bool("list", false, "print every test-only export found")
 	flag.Parse()
-	allowed := map[string]bool{}
-	if *baseline != "" {
-		f, err := os.Open(*baseline)
-		if err != nil {
+	files := parseModule()
+	dirs := flag.Args()
+	if len(dirs) == 0 {
+		dirs = packages(files)
+	}
+	found := find(files, dirs)
+	if *list {
+		for _, id := range found {
+			fmt.Println(id)
+		}
+	}
+	if *baseline == "" {
+		if len(found) > 0 {
+			fmt.Fprintf(os.Stderr, "exported only for tests (unexport them): %s\n", strings.Join(found, " "))
+			os.Exit(1)
+		}
+		return
+	}
+	text, err := os.ReadFile(*baseline)
+	if err != nil {
+		fatal(err)
+	}
+	unlisted, stale := compare(found, baselineNames(string(text)))
+	if *prune && len(stale) > 0 {
+		if err := os.WriteFile(*baseline, []byte(without(string(text), stale)), 0o644); err != nil {
 			fatal(err)
 		}
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
-				allowed[l] = true
-			}
-		}
-		f.Close()
-	}
-	found := find(parseModule(), flag.Args())
-	var unlisted []string
-	for _, id := range found {
-		if !allowed[id] {
-			unlisted = append(unlisted, id)
-		}
-	}
-	for _, id := range found {
-		fmt.Println(id)
+		fmt.Fprintf(os.Stderr, "testexports: removed from %s: %s\n", *baseline, strings.Join(stale, " "))
+		stale = nil
 	}
 	if len(unlisted) > 0 {
-		fmt.Fprintf(os.Stderr, "exported only for tests, not in the baseline (unexport them): %s\n", strings.Join(unlisted, " "))
+		fmt.Fprintf(os.Stderr, "testexports: exported only for tests (unexport them; the baseline %s may only shrink): %s\n", *baseline, strings.Join(unlisted, " "))
+	}
+	if len(stale) > 0 {
+		fmt.Fprintf(os.Stderr, "testexports: %s lists names that are no longer test-only exports (remove them, or run go run ./hack/testexports -baseline %[1]s -prune): %s\n", *baseline, strings.Join(stale, " "))
+	}
+	if len(unlisted) > 0 || len(stale) > 0 {
 		os.Exit(1)
 	}
 }
 
+// baselineNames returns the names a baseline file lists: its lines but
+// blank ones and # comments.
+func baselineNames(text string) []string {
+	var names []string
+	sc := bufio.NewScanner(strings.NewReader(text))
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" && !strings.HasPrefix(l, "#") {
+			names = append(names, l)
+		}
+	}
+	return names
+}
+
+// without returns the baseline text without the lines naming names.
+func without(text string, names []string) string {
+	var out []string
+	for _, l := range strings.SplitAfter(text, "\n") {
+		if !slices.Contains(names, strings.TrimSpace(l)) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "")
+}
+
+// compare returns the names found that the baseline does not list, and the
+// baseline's names that were not found, both sorted.
+func compare(found, baseline []string) (unlisted, stale []string) {
+	for _, id := range found {
+		if !slices.Contains(baseline, id) {
+			unlisted = append(unlisted, id)
+		}
+	}
+	for _, id := range baseline {
+		if !slices.Contains(found, id) {
+			stale = append(stale, id)
+		}
+	}
+	sort.Strings(stale)
+	return unlisted, stale
+}
+
+// packages returns the directories of the packages to check: every package
+// of the module with a production file, but those under cmd/ (test/ and
+// hack/ are not parsed) and the test support packages, named *test or
+// *testutil, whose exports exist for tests.
+func packages(files []file) []string {
+	seen := map[string]bool{}
+	for _, f := range files {
+		name := f.ast.Name.Name
+		if f.test || f.dir == "cmd" || strings.HasPrefix(f.dir, "cmd"+string(filepath.Separator)) ||
+			name == "main" || strings.HasSuffix(name, "test") || strings.HasSuffix(name, "testutil") {
+			continue
+		}
+		seen[filepath.ToSlash(f.dir)] = true
+	}
+	dirs := make([]string, 0, len(seen))
+	for d := range seen {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	return dirs
+}
+
+// public are the names exported for programs outside the module: the
+// plugin's handler, exported as CoreDNS's plugins export theirs
+// (file.File, kubernetes.Kubernetes).
+var public = map[string]bool{"(root).Gateway": true}
+
+// label is how dir's names are written: "dir.Name", the root's "(root).Name".
+func label(dir string) string {
+	if dir == "." {
+		return "(root)"
+	}
+	return dir
+}
+
+// importPath is the import path of the package in dir.
+func importPath(dir string) string {
+	if dir == "." {
+		return module
+	}
+	return module + "/" + filepath.ToSlash(dir)
+}
+
 // find returns, sorted, the names of the packages in dirs that only tests
-// use: top-level names as "dir.Name", members as "dir.Type.Name".
+// use: top-level names as "dir.Name", members as "dir.Type.Name" (see label).
 func find(files []file, dirs []string) []string {
 	var found []string
 	for _, dir := range dirs {
@@ -72,8 +175,8 @@ func find(files []file, dirs []string) []string {
 		prod, test := uses(files, dir)
 		api(files, dir, prod)
 		for _, n := range names {
-			if !prod[n] && test[n] {
-				found = append(found, dir+"."+n)
+			if id := label(dir) + "." + n; !prod[n] && test[n] && !public[id] {
+				found = append(found, id)
 			}
 		}
 		found = append(found, testOnlyMembers(files, dir)...)
@@ -88,7 +191,8 @@ type file struct {
 	ast  *ast.File
 }
 
-// parseModule parses every Go file of the module but those under test/ and hack/.
+// parseModule parses every Go file of the module but those under test/ and
+// hack/ (and testdata, as the go command skips it).
 func parseModule() []file {
 	var out []file
 	fset := token.NewFileSet()
@@ -97,7 +201,8 @@ func parseModule() []file {
 			return err
 		}
 		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(d.Name(), ".") || p == "test" || p == "hack" || p == "charts" || p == "docs") {
+			if p != "." && (strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_") || d.Name() == "testdata" ||
+				p == "test" || p == "hack" || p == "charts" || p == "docs") {
 				return filepath.SkipDir
 			}
 			return nil
@@ -169,10 +274,10 @@ func exported(files []file, dir string) []string {
 // other packages' tests through the import.
 func uses(files []file, dir string) (prod, test map[string]bool) {
 	prod, test = map[string]bool{}, map[string]bool{}
-	importPath := module + "/" + filepath.ToSlash(dir)
+	importPath := importPath(dir)
 	for _, f := range files {
 		if f.dir == dir {
-			if f.test && f.ast.Name.Name == path.Base(dir) {
+			if f.test && !strings.HasSuffix(f.ast.Name.Name, "_test") {
 				ast.Inspect(f.ast, func(n ast.Node) bool {
 					if id, ok := n.(*ast.Ident); ok {
 						test[id.Name] = true

@@ -41,3 +41,6 @@ func Choose(o *Option) {}
 
 // Option is named only by tests, but Choose's signature exports it.
 type Option struct{}
+
+// UsedByCommand is used by a command in production.
+func UsedByCommand() {}

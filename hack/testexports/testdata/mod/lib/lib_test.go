@@ -7,3 +7,5 @@ func use() {
 	_ = LevelHigh
 	Choose(&Option{})
 }
+
+func useMore() { UsedByCommand() }

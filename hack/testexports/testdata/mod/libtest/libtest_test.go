@@ -1,0 +1,3 @@
+package libtest
+
+func use() { Fake() }

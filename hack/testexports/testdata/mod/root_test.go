@@ -1,0 +1,8 @@
+package fixture
+
+func use() {
+	g := Gateway{Fall: true}
+	_ = g
+	OnlyOwnTests()
+	_ = writer{}.WriteMsg()
+}
