@@ -132,10 +132,9 @@ type Gateway struct {
 	cds    atomic.Pointer[cdsSets]
 	// parentOpt: the parent option (parent.go); nil without.
 	parentOpt *parentOption
-	// sharedKey: the cluster whose index.Shared the block's indexes use,
-	// while sharedHeld (shared_index.go).
-	sharedKey  string
-	sharedHeld bool
+	// releaseShared ends the block's use of its cluster's index.Shared
+	// (index.AcquireShared); nil before buildIndex.
+	releaseShared func()
 }
 
 // newGateway returns a Gateway with the defaults of the original plugin.
@@ -157,8 +156,13 @@ func (g *Gateway) buildIndex() {
 		zc, serials = g.loadCopies(g.persistDir)
 		g.copies.Store(zc)
 	}
+	// The blocks that read one cluster (the views of a split horizon) share
+	// what their indexes can; the cluster is the kubeconfig and context as
+	// written (the in-cluster account when empty).
+	shared, release := index.AcquireShared(g.kubeconfig + "\x00" + g.kubecontext)
+	g.releaseShared = release
 	g.index = index.New(index.Config{
-		Shared:   g.acquireShared(),
+		Shared:   shared,
 		Zones:    g.Zones,
 		SOA:      g.newSOA,
 		NS:       g.nsRecords,

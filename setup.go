@@ -94,7 +94,7 @@ func setup(c *caddy.Controller) error {
 	c.OnShutdown(func() error {
 		g.stop()
 		g.index.Close()
-		g.releaseShared()
+		g.releaseShared() // the indexes are closed: they gave their objects back
 		return nil
 	})
 	dnsserver.GetConfig(c).AddPlugin(func(next plugin.Handler) plugin.Handler {
