@@ -12,10 +12,10 @@ import (
 	"github.com/coredns/caddy"
 	"github.com/miekg/dns"
 
-	"github.com/seed-e581d630/k8s_gateway/acmeupdate"
 	"github.com/seed-e581d630/k8s_gateway/delegation"
 	"github.com/seed-e581d630/k8s_gateway/index"
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
+	"github.com/seed-e581d630/k8s_gateway/internal/tsig"
 )
 
 // parentOption is the parent option: the zones' delegations (NS and glue)
@@ -46,16 +46,16 @@ func parseParent(c *caddy.Controller, g *Gateway, args []string) error {
 	if _, err := netip.ParseAddr(host); err != nil {
 		return c.Errf("parent: %q is not an IP address (a name would need a lookup)", args[0])
 	}
-	alg, err := acmeupdate.ParseAlgorithm(args[3])
+	secret, err := tsig.ReadSecretFile(args[4])
 	if err != nil {
 		return c.Errf("parent: %v", err)
 	}
-	secret, err := acmeupdate.ReadSecretFile(args[4])
+	key, err := tsig.New(args[2], args[3], secret)
 	if err != nil {
 		return c.Errf("parent: %v", err)
 	}
 	o := &parentOption{
-		parent: delegation.Parent{Addr: addr, Key: delegation.Key{Name: dns.CanonicalName(args[2]), Algorithm: alg, Secret: secret}},
+		parent: delegation.Parent{Addr: addr, Key: key},
 		kick:   make(chan struct{}, 1),
 		resync: 5 * time.Minute,
 	}

@@ -1,15 +1,11 @@
 package acmeupdate
 
 import (
-	"encoding/base64"
 	"errors"
 	"fmt"
-	"os"
-	"regexp"
-	"strings"
 	"sync"
 
-	"github.com/miekg/dns"
+	"github.com/seed-e581d630/k8s_gateway/internal/tsig"
 )
 
 // Key is a TSIG key bound to the namespace whose names it may update.
@@ -26,63 +22,16 @@ type Key struct {
 	Source string
 }
 
-// algorithms are the accepted TSIG algorithms (RFC 8945 §6: SHA-256 is
-// mandatory; SHA-1 and MD5 are not accepted).
-var algorithms = map[string]bool{dns.HmacSHA256: true, dns.HmacSHA384: true, dns.HmacSHA512: true}
-
-// ParseAlgorithm returns the canonical name of a TSIG algorithm: hmac-sha256,
-// hmac-sha384 or hmac-sha512, with or without the trailing dot.
-func ParseAlgorithm(s string) (string, error) {
-	a := canonical(s)
-	if !algorithms[a] {
-		return "", fmt.Errorf("unsupported TSIG algorithm %q (supported: hmac-sha256, hmac-sha384, hmac-sha512)", s)
-	}
-	return a, nil
-}
-
-// NewKey checks and returns a key.
+// NewKey checks and returns a key (tsig.New), bound to namespace.
 func NewKey(name, algorithm, secret, namespace, source string) (Key, error) {
-	n := canonical(name)
-	if _, ok := dns.IsDomainName(n); !ok || n == "." {
-		return Key{}, fmt.Errorf("invalid key name %q", name)
-	}
-	a, err := ParseAlgorithm(algorithm)
+	k, err := tsig.New(name, algorithm, secret)
 	if err != nil {
 		return Key{}, err
 	}
-	secret = strings.TrimSpace(secret)
-	raw, err := base64.StdEncoding.DecodeString(secret)
-	if err != nil {
-		return Key{}, fmt.Errorf("key %s: the secret is not base64: %v", n, err)
-	}
-	if len(raw) < 16 {
-		return Key{}, fmt.Errorf("key %s: the secret has %d bytes; at least 16 are needed", n, len(raw))
-	}
 	if namespace == "" {
-		return Key{}, errors.New("key " + n + ": no namespace")
+		return Key{}, errors.New("key " + k.Name + ": no namespace")
 	}
-	return Key{Name: n, Algorithm: a, Secret: secret, Namespace: namespace, Source: source}, nil
-}
-
-// bindSecret finds the secret of a BIND key file (tsig-keygen's output).
-var bindSecret = regexp.MustCompile(`secret\s+"([^"]+)"`)
-
-// ReadSecretFile reads a key's secret from a file: either the base64 secret
-// alone, or a BIND key file ("key NAME { algorithm A; secret "S"; };") as
-// tsig-keygen writes it.
-func ReadSecretFile(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", err
-	}
-	if m := bindSecret.FindSubmatch(b); m != nil {
-		return string(m[1]), nil
-	}
-	s := strings.TrimSpace(string(b))
-	if s == "" || strings.ContainsAny(s, " \t\n{};") {
-		return "", fmt.Errorf("%s: neither a base64 secret nor a BIND key file", path)
-	}
-	return s, nil
+	return Key{Name: k.Name, Algorithm: k.Algorithm, Secret: k.Secret, Namespace: namespace, Source: source}, nil
 }
 
 // Keyring holds the keys: those of the Corefile, which never change, and

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/tsig"
 )
 
 // Options are those of the Corefile's updates block:
@@ -74,7 +76,7 @@ func (o *Options) Set(opt string, args []string) error {
 		if len(args) != 4 {
 			return fmt.Errorf("key: want key NAME ALGORITHM FILE NAMESPACE, got %d argument(s)", len(args))
 		}
-		secret, err := ReadSecretFile(args[2])
+		secret, err := tsig.ReadSecretFile(args[2])
 		if err != nil {
 			return fmt.Errorf("key %s: %v", args[0], err)
 		}

@@ -7,19 +7,14 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
-)
 
-// Key is a TSIG key shared with the parent.
-type Key struct {
-	Name      string // fully qualified
-	Algorithm string // dns.HmacSHA256, dns.HmacSHA384, dns.HmacSHA512
-	Secret    string // base64
-}
+	"github.com/seed-e581d630/k8s_gateway/internal/tsig"
+)
 
 // Parent is a parent server that takes signed updates of delegations.
 type Parent struct {
-	Addr    string // host:port
-	Key     Key
+	Addr    string        // host:port
+	Key     tsig.Key      // shared with the parent
 	Timeout time.Duration // per exchange; 5 s when 0
 }
 
