@@ -24,9 +24,9 @@ type Key struct {
 // mandatory; SHA-1 and MD5 are not accepted).
 var algorithms = map[string]bool{dns.HmacSHA256: true, dns.HmacSHA384: true, dns.HmacSHA512: true}
 
-// Algorithm returns the canonical name of a TSIG algorithm: hmac-sha256,
+// parseAlgorithm returns the canonical name of a TSIG algorithm: hmac-sha256,
 // hmac-sha384 or hmac-sha512, with or without the trailing dot.
-func Algorithm(s string) (string, error) {
+func parseAlgorithm(s string) (string, error) {
 	a := canonical(s)
 	if !algorithms[a] {
 		return "", fmt.Errorf("unsupported TSIG algorithm %q (supported: hmac-sha256, hmac-sha384, hmac-sha512)", s)
@@ -35,13 +35,13 @@ func Algorithm(s string) (string, error) {
 }
 
 // New checks and returns a key: name a domain name other than the root,
-// algorithm one of Algorithm's, secret a base64 secret of at least 16 bytes.
+// algorithm one of parseAlgorithm's, secret a base64 secret of at least 16 bytes.
 func New(name, algorithm, secret string) (Key, error) {
 	n := canonical(name)
 	if _, ok := dns.IsDomainName(n); !ok || n == "." {
 		return Key{}, fmt.Errorf("invalid key name %q", name)
 	}
-	a, err := Algorithm(algorithm)
+	a, err := parseAlgorithm(algorithm)
 	if err != nil {
 		return Key{}, err
 	}
