@@ -149,7 +149,7 @@ func New(cfg Config) *Index {
 		rejections:    map[string][]Rejection{},
 	}
 	if ix.given = ix.sh != nil; !ix.given {
-		ix.sh = NewShared()
+		ix.sh = newShared()
 	}
 	ix.health, ix.zoneHealth = map[string]nameHealth{}, make([]ZoneHealth, len(cfg.Zones))
 	if ix.now == nil {

@@ -31,7 +31,7 @@ func AcquireShared(key string) (s *Shared, release func()) {
 	defer registry.mu.Unlock()
 	r := registry.m[key]
 	if r == nil {
-		r = &registered{shared: NewShared()}
+		r = &registered{shared: newShared()}
 		registry.m[key] = r
 	}
 	r.users++

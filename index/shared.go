@@ -46,8 +46,8 @@ type sharedObject struct {
 	refs    int32 // indexes holding the object
 }
 
-// NewShared returns an empty Shared.
-func NewShared() *Shared {
+// newShared returns an empty Shared.
+func newShared() *Shared {
 	return &Shared{
 		ids:   map[string]objectID{},
 		names: map[nameHash]nameID{},

@@ -18,7 +18,7 @@ import (
 func TestSharedViews(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 33))
 	zones := []string{"example.com.", "sub.example.com."}
-	sh := NewShared()
+	sh := newShared()
 	const views = 3
 	var shared, own [views]*Index
 	for v := range views {
@@ -84,7 +84,7 @@ func TestSharedViews(t *testing.T) {
 // records differ keeps its own, and each keeps what it stored when the
 // others change.
 func TestSharedWire(t *testing.T) {
-	sh := NewShared()
+	sh := newShared()
 	a := New(Config{Zones: []string{"example.com."}, SOA: indexSOA, Shared: sh})
 	b := New(Config{Zones: []string{"example.com."}, SOA: indexSOA, Shared: sh})
 	c := New(Config{Zones: []string{"example.com."}, SOA: indexSOA, Shared: sh})
@@ -122,7 +122,7 @@ func TestSharedWire(t *testing.T) {
 // the controllers of several blocks do), each on its own goroutine, and
 // when all are closed the Shared holds nothing. Run with -race.
 func TestSharedConcurrentViews(t *testing.T) {
-	sh := NewShared()
+	sh := newShared()
 	var wg sync.WaitGroup
 	for v := range 4 {
 		wg.Go(func() {

@@ -29,7 +29,7 @@ func BenchmarkViewsSync(b *testing.B) {
 					runtime.ReadMemStats(&before)
 					b.StartTimer()
 					ixs := make([]*Index, views)
-					sh := NewShared()
+					sh := newShared()
 					for v := range ixs {
 						ixs[v] = New(Config{Zones: []string{"example.com."}, SOA: indexSOA, Shared: sh})
 					}
