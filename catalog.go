@@ -3,9 +3,6 @@ package gateway
 import (
 	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/coredns/caddy"
 	"github.com/coredns/coredns/plugin"
@@ -13,7 +10,6 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/seed-e581d630/k8s_gateway/catalog"
-	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
 // catalogOption is the catalog option: the block also serves an RFC 9432
@@ -94,27 +90,6 @@ func (g *Gateway) checkCatalog() error {
 	return nil
 }
 
-// catalogSerials are the last serials given to each catalog zone in this
-// process, so that a reload within the same second still moves the serial.
-var catalogSerials sync.Map // name → *atomic.Uint32
-
-// nextCatalogSerial returns serial, or one more than the last serial of the
-// catalog name when that is not older (RFC 1982 arithmetic).
-func nextCatalogSerial(name string, serial uint32) uint32 {
-	v, _ := catalogSerials.LoadOrStore(name, new(atomic.Uint32))
-	last := v.(*atomic.Uint32)
-	for {
-		old := last.Load()
-		next := serial
-		if old != 0 && !index.SerialLess(old, serial) {
-			next = old + 1
-		}
-		if last.CompareAndSwap(old, next) {
-			return next
-		}
-	}
-}
-
 // buildCatalog builds the catalog zone, with a serial of at least serial
 // (the time of the start) and above that of the catalog this block replaces:
 // one member per zone of the block.
@@ -123,7 +98,7 @@ func (g *Gateway) buildCatalog(serial uint32) {
 	if o == nil {
 		return
 	}
-	serial = nextCatalogSerial(o.name, serial)
+	serial = catalog.NextSerial(o.name, serial)
 	members := make([]catalog.Member, 0, len(g.Zones))
 	for _, z := range g.Zones {
 		members = append(members, catalog.Member{Zone: z, Group: o.group, COO: o.coo})
@@ -158,49 +133,4 @@ func (g *Gateway) serveCatalogQuery(w dns.ResponseWriter, r *dns.Msg, state *req
 	}
 	w.WriteMsg(m)
 	return dns.RcodeSuccess, nil
-}
-
-// transferCatalog streams the catalog zone for AXFR, or its SOA alone for an
-// IXFR that is current.
-func (g *Gateway) transferCatalog(serial uint32) <-chan []dns.RR {
-	z := g.catalog
-	ch := make(chan []dns.RR, 3)
-	soa := []dns.RR{z.SOA()}
-	if serial != 0 && !index.SerialLess(serial, z.SOA().Serial) {
-		ch <- soa
-		close(ch)
-		return ch
-	}
-	ch <- soa
-	ch <- z.Records()
-	ch <- soa
-	close(ch)
-	return ch
-}
-
-// startNotifyAfter are the delays after the start at which NOTIFY goes out
-// again for every zone and the catalog. OnStartup runs before the new
-// instance listens, so a secondary that asks for the SOA on the first NOTIFY
-// of a reload still gets the old instance's serial (or no answer) and keeps
-// its copy: zones and catalog members may have changed with the reload. The
-// second NOTIFY covers a slow start.
-var startNotifyAfter = []time.Duration{time.Second, 5 * time.Second}
-
-// notifyAfterStart sends NOTIFY for every zone and the catalog after the
-// start, until stop.
-func (g *Gateway) notifyAfterStart(stop <-chan struct{}) {
-	start := time.Now()
-	for _, d := range startNotifyAfter {
-		select {
-		case <-stop:
-			return
-		case <-time.After(time.Until(start.Add(d))):
-			for _, z := range g.Zones {
-				g.notify(z)
-			}
-			if g.catalog != nil {
-				g.notify(g.catalog.Name())
-			}
-		}
-	}
 }

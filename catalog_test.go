@@ -2,10 +2,8 @@ package gateway
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/coredns/caddy"
 	"github.com/coredns/coredns/plugin/pkg/dnstest"
@@ -132,22 +130,5 @@ func TestCatalogTransfer(t *testing.T) {
 	}
 	if _, err := g.Transfer("other.invalid.", 0); err == nil {
 		t.Error("transfer of a zone not served: no error")
-	}
-}
-
-func TestCatalogSerialMoves(t *testing.T) {
-	// A name of this run's own: the last serials are kept per process.
-	name := fmt.Sprintf("serial-test-%d.invalid.", time.Now().UnixNano())
-	if got := nextCatalogSerial(name, 100); got != 100 {
-		t.Errorf("first serial %d, want 100", got)
-	}
-	if got := nextCatalogSerial(name, 100); got != 101 {
-		t.Errorf("a reload in the same second: serial %d, want 101", got)
-	}
-	if got := nextCatalogSerial(name, 500); got != 500 {
-		t.Errorf("a later reload: serial %d, want 500", got)
-	}
-	if got := nextCatalogSerial(name, 200); got != 501 {
-		t.Errorf("a clock that went back: serial %d, want 501", got)
 	}
 }

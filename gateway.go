@@ -13,7 +13,6 @@ import (
 
 	"github.com/coredns/coredns/plugin"
 	"github.com/coredns/coredns/plugin/pkg/fall"
-	"github.com/coredns/coredns/plugin/transfer"
 	"github.com/coredns/coredns/request"
 	"github.com/miekg/dns"
 
@@ -25,6 +24,7 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/persist"
 	"github.com/seed-e581d630/k8s_gateway/source"
 	"github.com/seed-e581d630/k8s_gateway/watch"
+	"github.com/seed-e581d630/k8s_gateway/xfr"
 )
 
 // timing is how long the plugin and its controllers wait. Tests shorten it.
@@ -100,9 +100,9 @@ type Gateway struct {
 	noStartupWait bool
 	wg            sync.WaitGroup
 	ready         atomic.Bool
-	now           func() time.Time                  // the clock of the zones' serials; time.Now when nil
-	xfer          atomic.Pointer[transfer.Transfer] // the server's transfer plugin, for NOTIFY
-	ixfr          ixfrHistories                     // what transfers served, for incremental IXFR (ixfr.go)
+	now           func() time.Time // the clock of the zones' serials; time.Now when nil
+	notifier      xfr.Notifier     // NOTIFY through the server's transfer plugin
+	ixfr          xfr.Histories    // what transfers served, for incremental IXFR
 	// copies are the zones read from persistDir, answered until the informers sync.
 	copies atomic.Pointer[zoneCopies]
 	// copyWritten is, per zone, the Unix time its copy on disk was written

@@ -13,13 +13,16 @@ import (
 // stands beside source and may import only index.
 var layers = map[string]int{
 	"index": 0,
-	// catalog: RFC 9432 catalog zones, built from zone names alone.
-	"catalog": 0,
 	// delegation: RFC 2136 updates of a zone's NS and glue in its parent.
 	"delegation": 0,
 	"source":     1,
 	"persist":    1,
-	"watch":      2,
+	// xfr: zone transfers of index snapshots, and NOTIFY.
+	"xfr": 1,
+	// catalog: RFC 9432 catalog zones, built from zone names alone, and
+	// transferred through xfr.
+	"catalog": 2,
+	"watch":   2,
 	// acmeupdate: RFC 2136 updates of ACME challenges, stored through one
 	// cluster's API; beside watch, it imports only index.
 	"acmeupdate": 2,

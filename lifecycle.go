@@ -94,12 +94,16 @@ func (g *Gateway) start() error {
 		g.discovery.Start()
 		waits = append(waits, syncWait{"(Cluster API)", g.discovery.Synced(), func() int { return 2 }})
 	}
-	if g.xfer.Load() != nil || g.catalog != nil {
-		stop := g.stopCh
+	if g.notifier.Configured() || g.catalog != nil {
+		zones := slices.Clone(g.Zones)
+		if g.catalog != nil {
+			zones = append(zones, g.catalog.Name())
+		}
+		stop, run := g.stopCh, g.notifier.AfterStart(zones)
 		g.wg.Add(1)
 		go func() {
 			defer g.wg.Done()
-			g.notifyAfterStart(stop)
+			run(stop)
 		}()
 	}
 	if g.parentOpt != nil {

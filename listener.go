@@ -12,7 +12,7 @@ import (
 type indexListener struct{ g *Gateway }
 
 func (l indexListener) SerialChanged(zone string, serial uint32) {
-	l.g.notify(zone)
+	l.g.notifier.Notify(zone)
 	l.g.kickParent()
 }
 

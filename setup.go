@@ -83,7 +83,7 @@ func setup(c *caddy.Controller) error {
 		g.view = dnsserver.GetConfig(c).ViewName // known once every block is set up
 		// With the transfer plugin in the server block, changes send NOTIFY.
 		if t, ok := dnsserver.GetConfig(c).Handler("transfer").(*transfer.Transfer); ok {
-			g.xfer.Store(t)
+			g.notifier.Use(t)
 		}
 		if err := g.startCDS(dnsserver.GetConfig(c).Handler("dnssec")); err != nil {
 			return plugin.Error(metrics.Plugin, err)

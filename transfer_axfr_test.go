@@ -12,6 +12,7 @@ import (
 	"github.com/miekg/dns"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 func TestTransferAXFR(t *testing.T) {
@@ -152,8 +153,8 @@ func TestTransferConsistentSnapshot(t *testing.T) {
 					// An IXFR from the serial just seen is the single SOA,
 					// the differences from the zone just seen, or the full zone.
 					var ixfr []dns.RR
-					if ixfr, err = xtCollect(g, "example.com.", lastSerial); err == nil && xtIncremental(ixfr) {
-						if ixfr, err = xtApplyIXFR(rrs, ixfr); err == nil {
+					if ixfr, err = xtCollect(g, "example.com.", lastSerial); err == nil && testutil.IncrementalIXFR(ixfr) {
+						if ixfr, err = testutil.ApplyIXFR(rrs, ixfr); err == nil {
 							err = xtCheckPairs(ixfr, &lastSerial)
 						}
 					} else if err == nil && len(ixfr) > 1 {

@@ -2,7 +2,7 @@
 // plugin reads its certificate once, so a renewed one (a Secret that
 // cert-manager rewrote, mounted in the pod) would be served only after a
 // restart. A Reloader reads CERT and KEY again at a handshake, at most every
-// CheckEvery, and serves a new pair once it loads; a pair that does not load
+// ten seconds, and serves a new pair once it loads; a pair that does not load
 // (a half-written file) is logged and the last good one kept.
 //
 // In: the paths of a certificate and its key. Out: a

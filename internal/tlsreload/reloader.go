@@ -14,8 +14,8 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/internal/plog"
 )
 
-// CheckEvery is how often a handshake reads the files again.
-const CheckEvery = 10 * time.Second
+// checkEvery is how often a handshake reads the files again.
+const checkEvery = 10 * time.Second
 
 // Reloader serves the certificate of one CERT and KEY pair.
 type Reloader struct {
@@ -81,9 +81,9 @@ func (r *Reloader) reload() (bool, error) {
 }
 
 // GetCertificate is the tls.Config's GetCertificate: the served pair,
-// read again first when the last read is older than CheckEvery.
+// read again first when the last read is older than checkEvery.
 func (r *Reloader) GetCertificate(*tls.ClientHelloInfo) (*tls.Certificate, error) {
-	if r.now().UnixNano()-r.checkedAt.Load() >= int64(CheckEvery) {
+	if r.now().UnixNano()-r.checkedAt.Load() >= int64(checkEvery) {
 		changed, err := r.reload()
 		switch {
 		case err != nil:

@@ -12,7 +12,7 @@ import (
 )
 
 // TestCertReloader: the served certificate follows the files, read again
-// at a handshake once CheckEvery has passed; a pair that does not load
+// at a handshake once checkEvery has passed; a pair that does not load
 // leaves the last good one served.
 func TestCertReloader(t *testing.T) {
 	dir := t.TempDir()
@@ -38,17 +38,17 @@ func TestCertReloader(t *testing.T) {
 
 	renewed := testutil.WriteCert(t, "one.example.com", certFile, keyFile)
 	if !bytes.Equal(served(), first) {
-		t.Error("the files were read again before CheckEvery")
+		t.Error("the files were read again before checkEvery")
 	}
-	now = now.Add(CheckEvery)
+	now = now.Add(checkEvery)
 	if !bytes.Equal(served(), renewed) {
-		t.Error("the renewed certificate is not served after CheckEvery")
+		t.Error("the renewed certificate is not served after checkEvery")
 	}
 
 	if err := os.WriteFile(certFile, []byte("half-written"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	now = now.Add(CheckEvery)
+	now = now.Add(checkEvery)
 	if !bytes.Equal(served(), renewed) {
 		t.Error("a pair that does not load replaced the served one")
 	}

@@ -1,49 +1,15 @@
-package gateway
+package testutil
 
 import (
 	"fmt"
 	"slices"
-	"strings"
-	"testing"
 
 	"github.com/miekg/dns"
 )
 
-func TestTransferIXFR(t *testing.T) {
-	g := xtGateway(t, xtZones, xtZone)
-	s := g.index.Snapshot()
-	serial := s.Serial(0)
-	soa := s.SOA(0)[0]
-	full := xtStrings(xtTransfer(t, g, "example.com.", 0))
-	for _, tc := range []struct {
-		name   string
-		serial uint32
-		full   bool
-	}{
-		{"current", serial, false},
-		{"newer", serial + 1, false},
-		{"much newer", serial + 1<<31 - 1, false},
-		{"older", serial - 1, true},
-		{"much older", serial - 1<<31 + 1, true},
-		// Serial arithmetic (RFC 1982): 2^31+1 ahead is behind.
-		{"wrapped", serial + 1<<31 + 1, true},
-	} {
-		got := xtTransfer(t, g, "example.com.", tc.serial)
-		if tc.full {
-			if !slices.Equal(xtStrings(got), full) {
-				t.Errorf("%s (%d): not the full zone:\n%s", tc.name, tc.serial, strings.Join(xtStrings(got), "\n"))
-			}
-			continue
-		}
-		if len(got) != 1 || got[0].String() != soa.String() {
-			t.Errorf("%s (%d): got %q, want the single SOA %s", tc.name, tc.serial, xtStrings(got), soa)
-		}
-	}
-}
-
-// xtIncremental reports whether a transfer is an incremental IXFR: a second
+// IncrementalIXFR reports whether a transfer is an incremental IXFR: a second
 // SOA right after the first (RFC 1995 §4).
-func xtIncremental(rrs []dns.RR) bool {
+func IncrementalIXFR(rrs []dns.RR) bool {
 	if len(rrs) < 3 {
 		return false
 	}
@@ -51,17 +17,17 @@ func xtIncremental(rrs []dns.RR) bool {
 	return ok
 }
 
-// xtApplyIXFR applies the incremental IXFR ixfr to the full transfer base and
+// ApplyIXFR applies the incremental IXFR ixfr to the full transfer base and
 // returns the full transfer it leads to (the new SOA, the records, the new
 // SOA). It fails unless ixfr starts from base's serial, deletes only records
 // base has and adds only records it lacks (RFC 1995 §4).
-func xtApplyIXFR(base, ixfr []dns.RR) ([]dns.RR, error) {
-	if !xtIncremental(ixfr) || len(base) < 2 {
-		return nil, fmt.Errorf("not an incremental IXFR: %q", xtStrings(ixfr))
+func ApplyIXFR(base, ixfr []dns.RR) ([]dns.RR, error) {
+	if !IncrementalIXFR(ixfr) || len(base) < 2 {
+		return nil, fmt.Errorf("not an incremental IXFR: %q", inOrder(ixfr))
 	}
 	newSOA, fromSOA := ixfr[0].(*dns.SOA), ixfr[1].(*dns.SOA)
 	if last, ok := ixfr[len(ixfr)-1].(*dns.SOA); !ok || last.Serial != newSOA.Serial {
-		return nil, fmt.Errorf("IXFR not ended by its SOA: %q", xtStrings(ixfr))
+		return nil, fmt.Errorf("IXFR not ended by its SOA: %q", inOrder(ixfr))
 	}
 	if fromSOA.Serial != base[0].(*dns.SOA).Serial {
 		return nil, fmt.Errorf("IXFR from serial %d applied to serial %d", fromSOA.Serial, base[0].(*dns.SOA).Serial)
@@ -93,7 +59,7 @@ func xtApplyIXFR(base, ixfr []dns.RR) ([]dns.RR, error) {
 		}
 	}
 	if !adding {
-		return nil, fmt.Errorf("IXFR without its additions: %q", xtStrings(ixfr))
+		return nil, fmt.Errorf("IXFR without its additions: %q", inOrder(ixfr))
 	}
 	keys := make([]string, 0, len(have))
 	for k := range have {
@@ -105,4 +71,13 @@ func xtApplyIXFR(base, ixfr []dns.RR) ([]dns.RR, error) {
 		out = append(out, have[k])
 	}
 	return append(out, newSOA), nil
+}
+
+// inOrder returns the presentation form of rrs, in their order.
+func inOrder(rrs []dns.RR) []string {
+	out := make([]string, len(rrs))
+	for i, rr := range rrs {
+		out[i] = rr.String()
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package gateway
+package xfr
 
 import (
 	"slices"
@@ -21,33 +21,34 @@ import (
 // back to the whole zone, as RFC 1995 §4 allows.
 
 const (
-	// ixfrMaxVersions bounds the versions kept per zone; the oldest go first.
-	ixfrMaxVersions = 128
-	// ixfrMinKept: the differences kept may hold this many records even when
+	// maxVersions bounds the versions kept per zone; the oldest go first.
+	maxVersions = 128
+	// minKept: the differences kept may hold this many records even when
 	// the zone is smaller (RFC 1995 §5 purges past the zone's size).
-	ixfrMinKept = 256
+	minKept = 256
 )
 
-// ixfrHistories holds the history of each zone of a Gateway.
-type ixfrHistories struct {
+// Histories holds the history of each zone of a block. The zero value is
+// ready to use.
+type Histories struct {
 	mu    sync.Mutex
-	zones map[string]*ixfrHistory
+	zones map[string]*history
 }
 
-// ixfrVersion is one content served: its SOA, and the records deleted and
+// version is one content served: its SOA, and the records deleted and
 // added since the version before it (none for the first).
-type ixfrVersion struct {
+type version struct {
 	soa      dns.RR
 	del, add []dns.RR
 }
 
-func (v ixfrVersion) serial() uint32 { return v.soa.(*dns.SOA).Serial }
+func (v version) serial() uint32 { return v.soa.(*dns.SOA).Serial }
 
-// ixfrHistory is one zone's. last is the content of the newest version (keyed
+// history is one zone's. last is the content of the newest version (keyed
 // by presentation form), snap the snapshot it was read from.
-type ixfrHistory struct {
+type history struct {
 	mu       sync.Mutex
-	versions []ixfrVersion
+	versions []version
 	kept     int // records in the differences of versions
 	last     map[string]dns.RR
 	body     []dns.RR // the records of last, in transfer order
@@ -60,15 +61,15 @@ type ixfrHistory struct {
 }
 
 // zone returns the history of zone, made on first use.
-func (h *ixfrHistories) zone(zone string) *ixfrHistory {
+func (h *Histories) zone(zone string) *history {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.zones == nil {
-		h.zones = map[string]*ixfrHistory{}
+		h.zones = map[string]*history{}
 	}
 	z := h.zones[zone]
 	if z == nil {
-		z = &ixfrHistory{}
+		z = &history{}
 		h.zones[zone] = z
 	}
 	return z
@@ -87,7 +88,7 @@ func zoneBody(s *index.Snapshot, zi int) []dns.RR {
 // the second of the serial is served by transfers once its own serial comes
 // (at most a second later, with its NOTIFY), so that one serial is always
 // one content, and every IXFR from a serial served can be incremental.
-func (z *ixfrHistory) record(s *index.Snapshot, zi int) []dns.RR {
+func (z *history) record(s *index.Snapshot, zi int) []dns.RR {
 	if n := len(z.versions); s == z.snap || n > 0 && z.versions[n-1].serial() == s.Serial(zi) {
 		return z.body
 	}
@@ -104,11 +105,11 @@ func (z *ixfrHistory) record(s *index.Snapshot, zi int) []dns.RR {
 		// index): start again, and never vouch for a serial up to the
 		// newest served before, whose content may come again under it.
 		z.purged, z.hasPurged = z.versions[n-1].serial(), true
-		z.versions, z.kept = []ixfrVersion{{soa: soa}}, 0
+		z.versions, z.kept = []version{{soa: soa}}, 0
 	case n == 0:
-		z.versions = append(z.versions, ixfrVersion{soa: soa})
+		z.versions = append(z.versions, version{soa: soa})
 	default:
-		v := ixfrVersion{soa: soa}
+		v := version{soa: soa}
 		for k, rr := range z.last {
 			if _, ok := cur[k]; !ok {
 				v.del = append(v.del, rr)
@@ -127,11 +128,11 @@ func (z *ixfrHistory) record(s *index.Snapshot, zi int) []dns.RR {
 	return body
 }
 
-// purge drops the oldest versions past ixfrMaxVersions or while the
-// differences kept hold more records than the zone (and ixfrMinKept).
-func (z *ixfrHistory) purge(zoneLen int) {
+// purge drops the oldest versions past maxVersions or while the
+// differences kept hold more records than the zone (and minKept).
+func (z *history) purge(zoneLen int) {
 	drop := 0
-	for len(z.versions)-drop > 1 && (len(z.versions)-drop > ixfrMaxVersions || z.kept > max(zoneLen, ixfrMinKept)) {
+	for len(z.versions)-drop > 1 && (len(z.versions)-drop > maxVersions || z.kept > max(zoneLen, minKept)) {
 		drop++
 		// The differences of the new first version lead from a version
 		// no longer kept: they are no use any more.
@@ -139,7 +140,7 @@ func (z *ixfrHistory) purge(zoneLen int) {
 		z.purged, z.hasPurged = z.versions[drop-1].serial(), true
 	}
 	if drop > 0 {
-		z.versions = append([]ixfrVersion(nil), z.versions[drop:]...)
+		z.versions = append([]version(nil), z.versions[drop:]...)
 		z.versions[0].del, z.versions[0].add = nil, nil
 	}
 }
@@ -147,7 +148,7 @@ func (z *ixfrHistory) purge(zoneLen int) {
 // since returns the records deleted and added from the version of serial to
 // the newest one, and the SOA of that version; ok is false unless exactly one
 // version kept (and none dropped) had serial.
-func (z *ixfrHistory) since(serial uint32) (soa dns.RR, del, add []dns.RR, ok bool) {
+func (z *history) since(serial uint32) (soa dns.RR, del, add []dns.RR, ok bool) {
 	from := -1
 	for i, v := range z.versions {
 		if v.serial() != serial {
@@ -165,24 +166,23 @@ func (z *ixfrHistory) since(serial uint32) (soa dns.RR, del, add []dns.RR, ok bo
 	// deleted is neither, one deleted and then added again is neither.
 	dels, adds := map[string]dns.RR{}, map[string]dns.RR{}
 	for _, v := range z.versions[from+1:] {
-		for _, rr := range v.del {
-			k := rr.String()
-			if _, ok := adds[k]; ok {
-				delete(adds, k)
-			} else {
-				dels[k] = rr
-			}
-		}
-		for _, rr := range v.add {
-			k := rr.String()
-			if _, ok := dels[k]; ok {
-				delete(dels, k)
-			} else {
-				adds[k] = rr
-			}
-		}
+		condense(v.del, dels, adds)
+		condense(v.add, adds, dels)
 	}
 	return z.versions[from].soa, sortedValues(dels), sortedValues(adds), true
+}
+
+// condense notes the records rrs in changes, unless each cancels a change
+// of the other direction in undone.
+func condense(rrs []dns.RR, changes, undone map[string]dns.RR) {
+	for _, rr := range rrs {
+		k := rr.String()
+		if _, ok := undone[k]; ok {
+			delete(undone, k)
+		} else {
+			changes[k] = rr
+		}
+	}
 }
 
 // sortedValues returns the records of m ordered by presentation form, so a transfer is reproducible.
