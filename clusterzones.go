@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/coredns/caddy"
-	"github.com/miekg/dns"
 
 	"github.com/seed-e581d630/k8s_gateway/source"
 )
@@ -63,15 +62,4 @@ func (g *Gateway) blockZones() []string {
 		return g.Zones
 	}
 	return g.Zones[:g.ownZones]
-}
-
-// nestedZone reports whether zone lies below another zone of the block,
-// which then holds its delegation.
-func (g *Gateway) nestedZone(zone string) bool {
-	for _, z := range g.Zones {
-		if z != zone && dns.IsSubDomain(z, zone) {
-			return true
-		}
-	}
-	return false
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/seed-e581d630/k8s_gateway/acmeupdate"
 	"github.com/seed-e581d630/k8s_gateway/catalog"
+	"github.com/seed-e581d630/k8s_gateway/delegation"
 	"github.com/seed-e581d630/k8s_gateway/fleet"
 	"github.com/seed-e581d630/k8s_gateway/index"
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
@@ -129,9 +130,10 @@ type Gateway struct {
 	catalog    *catalog.Zone
 	// cdsOpt, cds: the cds option (cds.go); nil without.
 	cdsOpt *cdsOption
-	cds    atomic.Pointer[cdsSets]
-	// parentOpt: the parent option (parent.go); nil without.
+	cds    atomic.Pointer[delegation.CDS]
+	// parentOpt, parent: the parent option (parent.go); nil without.
 	parentOpt *parentOption
+	parent    *delegation.Syncer
 	// releaseShared ends the block's use of its cluster's index.Shared
 	// (index.AcquireShared); nil before buildIndex.
 	releaseShared func()
@@ -175,6 +177,9 @@ func (g *Gateway) buildIndex() {
 	// The catalog's serial is the time of the start: a reload that changes
 	// the members gives a larger one.
 	g.buildCatalog(uint32(g.clock().Unix()))
+	if g.parentOpt != nil {
+		g.parent = g.newParentSyncer()
+	}
 }
 
 // clock returns the time of the plugin's clock.
@@ -254,7 +259,7 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 	if c := state.QClass(); c != dns.ClassINET && c != dns.ClassANY {
 		return dns.RcodeRefused, nil
 	}
-	if rrs := g.cdsAnswer(zi, qname, qtype); rrs != nil {
+	if rrs := g.cds.Load().Answer(zi, qname, qtype); rrs != nil {
 		m := new(dns.Msg)
 		m.SetReply(r)
 		m.Authoritative = true

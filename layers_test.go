@@ -12,11 +12,12 @@ import (
 // packages of the layers below its own (and internal helpers); persist
 // stands beside source and may import only index.
 var layers = map[string]int{
-	"index": 0,
-	// delegation: RFC 2136 updates of a zone's NS and glue in its parent.
-	"delegation": 0,
-	"source":     1,
-	"persist":    1,
+	"index":   0,
+	"source":  1,
+	"persist": 1,
+	// delegation: the zones' NS and glue in the parent (RFC 2136), as
+	// their snapshots answer them; their CDS and CDNSKEY records.
+	"delegation": 1,
 	// xfr: zone transfers of index snapshots, and NOTIFY.
 	"xfr": 1,
 	// catalog: RFC 9432 catalog zones, built from zone names alone, and

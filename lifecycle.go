@@ -106,12 +106,12 @@ func (g *Gateway) start() error {
 			run(stop)
 		}()
 	}
-	if g.parentOpt != nil {
+	if g.parent != nil {
 		stop := g.stopCh
 		g.wg.Add(1)
 		go func() {
 			defer g.wg.Done()
-			g.runParent(stop)
+			g.parent.Run(stop)
 		}()
 	}
 	published := make(chan struct{})

@@ -13,7 +13,9 @@ type indexListener struct{ g *Gateway }
 
 func (l indexListener) SerialChanged(zone string, serial uint32) {
 	l.g.notifier.Notify(zone)
-	l.g.kickParent()
+	if l.g.parent != nil {
+		l.g.parent.Kick()
+	}
 }
 
 func (l indexListener) Conflict(name, msg string) {

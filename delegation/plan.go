@@ -12,34 +12,34 @@ import (
 // the plugin wrote into the parent are listed.
 const registryLabel = "_k8s-gateway-delegation"
 
-// Want is the delegation of one zone: its nameservers and the addresses of
+// zoneCut is the delegation of one zone: its nameservers and the addresses of
 // those below the zone cut (the glue).
-type Want struct {
-	Zone        string // fully qualified
-	Nameservers []string
-	Glue        map[string][]netip.Addr // nameserver name → its addresses
-	TTL         uint32
+type zoneCut struct {
+	zone        string // fully qualified
+	nameservers []string
+	glue        map[string][]netip.Addr // nameserver name → its addresses
+	ttl         uint32
 }
 
 // records returns the NS and glue records of w, in a stable order. Glue is
 // given only for nameserver names at or below the zone (RFC 9471: glue for
 // names below the cut is required, and the parent holds no other).
-func (w Want) records() []dns.RR {
-	zone := dns.CanonicalName(w.Zone)
+func (w zoneCut) records() []dns.RR {
+	zone := dns.CanonicalName(w.zone)
 	var out []dns.RR
-	for _, ns := range w.Nameservers {
-		out = append(out, &dns.NS{Hdr: hdr(zone, dns.TypeNS, w.TTL), Ns: dns.CanonicalName(ns)})
+	for _, ns := range w.nameservers {
+		out = append(out, &dns.NS{Hdr: hdr(zone, dns.TypeNS, w.ttl), Ns: dns.CanonicalName(ns)})
 	}
-	for name, addrs := range w.Glue {
+	for name, addrs := range w.glue {
 		name = dns.CanonicalName(name)
 		if !dns.IsSubDomain(zone, name) {
 			continue
 		}
 		for _, a := range addrs {
 			if a.Is4() {
-				out = append(out, &dns.A{Hdr: hdr(name, dns.TypeA, w.TTL), A: a.AsSlice()})
+				out = append(out, &dns.A{Hdr: hdr(name, dns.TypeA, w.ttl), A: a.AsSlice()})
 			} else if a.Is6() && !a.Is4In6() {
-				out = append(out, &dns.AAAA{Hdr: hdr(name, dns.TypeAAAA, w.TTL), AAAA: a.AsSlice()})
+				out = append(out, &dns.AAAA{Hdr: hdr(name, dns.TypeAAAA, w.ttl), AAAA: a.AsSlice()})
 			}
 		}
 	}

@@ -17,14 +17,14 @@ func strs(rrs []dns.RR) string {
 }
 
 func TestWantRecords(t *testing.T) {
-	w := Want{
-		Zone:        "K8s.Example.",
-		Nameservers: []string{"ns1.k8s.example.", "ns.other.example."},
-		Glue: map[string][]netip.Addr{
+	w := zoneCut{
+		zone:        "K8s.Example.",
+		nameservers: []string{"ns1.k8s.example.", "ns.other.example."},
+		glue: map[string][]netip.Addr{
 			"ns1.k8s.example.":  {netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("2001:db8::1")},
 			"ns.other.example.": {netip.MustParseAddr("192.0.2.9")}, // not below the cut: no glue
 		},
-		TTL: 300,
+		ttl: 300,
 	}
 	got := strs(w.records())
 	for _, want := range []string{"k8s.example.\t0\tin\tns\tns1.k8s.example.", "k8s.example.\t0\tin\tns\tns.other.example.",
@@ -69,8 +69,8 @@ func TestPlan(t *testing.T) {
 }
 
 func TestRegistryRoundTrip(t *testing.T) {
-	w := Want{Zone: "k8s.example.", Nameservers: []string{"ns1.k8s.example."},
-		Glue: map[string][]netip.Addr{"ns1.k8s.example.": {netip.MustParseAddr("2001:db8::5")}}, TTL: 60}
+	w := zoneCut{zone: "k8s.example.", nameservers: []string{"ns1.k8s.example."},
+		glue: map[string][]netip.Addr{"ns1.k8s.example.": {netip.MustParseAddr("2001:db8::5")}}, ttl: 60}
 	rrs := w.records()
 	back := decodeRegistry("k8s.example.", encodeRegistry(rrs))
 	if strs(back) != strs(rrs) {

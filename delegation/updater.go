@@ -18,36 +18,36 @@ type Parent struct {
 	Timeout time.Duration // per exchange; 5 s when 0
 }
 
-// ErrRace is returned when the registry changed between the read and the
-// update (another replica wrote it): Sync may be called again at once.
-var ErrRace = errors.New("delegation: the registry changed under the update")
+// errRace is returned when the registry changed between the read and the
+// update (another replica wrote it): sync may be called again at once.
+var errRace = errors.New("delegation: the registry changed under the update")
 
-// Result says what a Sync changed.
-type Result struct {
+// syncResult says what a sync changed.
+type syncResult struct {
 	Added, Removed int
 }
 
-// Sync makes the parent hold the delegation w: it reads the registry, adds
+// sync makes the parent hold the delegation w: it reads the registry, adds
 // the wanted records that are missing from it, removes the owned records
 // that are not wanted, and rewrites the registry, in one signed UPDATE
 // guarded by the registry's old content. Nothing is sent when the registry
 // already lists exactly w.
-func (p *Parent) Sync(ctx context.Context, w Want) (Result, error) {
-	zone := dns.CanonicalName(w.Zone)
+func (p *Parent) sync(ctx context.Context, w zoneCut) (syncResult, error) {
+	zone := dns.CanonicalName(w.zone)
 	parentZone, err := p.parentZone(ctx, zone)
 	if err != nil {
-		return Result{}, err
+		return syncResult{}, err
 	}
 	reg := registryName(zone, parentZone)
 	regTXT, err := p.registry(ctx, reg)
 	if err != nil {
-		return Result{}, err
+		return syncResult{}, err
 	}
 	owned := decodeRegistry(zone, regTXT)
 	want := w.records()
 	add, remove := plan(want, owned)
 	if len(add) == 0 && len(remove) == 0 && len(regTXT) == len(want) {
-		return Result{}, nil
+		return syncResult{}, nil
 	}
 
 	m := new(dns.Msg)
@@ -66,19 +66,19 @@ func (p *Parent) Sync(ctx context.Context, w Want) (Result, error) {
 	}
 	m.RemoveRRset([]dns.RR{&dns.TXT{Hdr: hdr(reg, dns.TypeTXT, 0)}})
 	if len(want) > 0 {
-		m.Insert([]dns.RR{&dns.TXT{Hdr: hdr(reg, dns.TypeTXT, w.TTL), Txt: encodeRegistry(want)}})
+		m.Insert([]dns.RR{&dns.TXT{Hdr: hdr(reg, dns.TypeTXT, w.ttl), Txt: encodeRegistry(want)}})
 	}
 	r, err := p.exchange(ctx, m)
 	if err != nil {
-		return Result{}, err
+		return syncResult{}, err
 	}
 	switch r.Rcode {
 	case dns.RcodeSuccess:
-		return Result{Added: len(add), Removed: len(remove)}, nil
+		return syncResult{Added: len(add), Removed: len(remove)}, nil
 	case dns.RcodeNXRrset, dns.RcodeYXDomain:
-		return Result{}, ErrRace
+		return syncResult{}, errRace
 	default:
-		return Result{}, fmt.Errorf("delegation: parent %s answered the update of %s in %s with %s", p.Addr, zone, parentZone, dns.RcodeToString[r.Rcode])
+		return syncResult{}, fmt.Errorf("delegation: parent %s answered the update of %s in %s with %s", p.Addr, zone, parentZone, dns.RcodeToString[r.Rcode])
 	}
 }
 
