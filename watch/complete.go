@@ -67,8 +67,9 @@ func (c *Controller) Complete(within time.Duration) (bool, string) {
 
 // SinceContact is how long ago the controller last heard from the API
 // server: an event or a bookmark of any informer, a successful list or
-// watch, or a Ping; false before any informer runs. An open watch on a
-// silent connection does not count.
+// watch, or a Ping, its own or one of another controller sharing its
+// informers (the instance a reload replaces); false before any informer
+// runs. An open watch on a silent connection does not count.
 func (c *Controller) SinceContact() (time.Duration, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -80,15 +81,15 @@ func (c *Controller) SinceContact() (time.Duration, bool) {
 			least, ok = d, true
 		}
 	}
-	if p := c.pinged.Load(); ok && p != 0 {
-		least = min(least, time.Since(time.Unix(0, p)))
-	}
 	return least, ok
 }
 
 // Ping lists one object of a running informer's kind and, when the API
-// server answers, counts it as contact (SinceContact): it tells a quiet API
-// server from one that has gone silent without closing its connections.
+// server answers, counts it as contact (SinceContact) in the state of every
+// informer the controller uses: it tells a quiet API server from one that
+// has gone silent without closing its connections. The informers' state is
+// shared, so the blocks of a reloaded Corefile, which join the informers of
+// the instance they replace, know of its pings from their first look.
 func (c *Controller) Ping(ctx context.Context) error {
 	ws := c.stores.running(func(*watched) bool { return true })
 	if len(ws) == 0 {
@@ -101,6 +102,10 @@ func (c *Controller) Ping(ctx context.Context) error {
 	if _, err := list(ctx, opts); err != nil {
 		return err
 	}
-	c.pinged.Store(time.Now().UnixNano())
+	c.mu.Lock()
+	for _, s := range c.states {
+		s.Heard()
+	}
+	c.mu.Unlock()
 	return nil
 }

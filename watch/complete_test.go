@@ -79,6 +79,27 @@ func TestControllerContact(t *testing.T) {
 	}
 }
 
+// TestControllerContactShared: a controller that joins the informers of
+// another (the blocks of a reloaded Corefile join those of the instance they
+// replace) knows of that one's pings: a quiet cluster that answered a ping
+// of the old instance has not been silent since its last event.
+func TestControllerContactShared(t *testing.T) {
+	client := fake.NewSimpleClientset(testutil.NamedService("apps", "web", "192.0.2.1"))
+	api := watchtest.API{Core: client, Share: "cluster-1"}
+	old := newPipeline(t, testConfig("example.com."), api)
+	old.start(t)
+	reloaded := newPipeline(t, testConfig("example.com."), api)
+	reloaded.start(t)
+	time.Sleep(10 * time.Millisecond) // the informer's last list is older than the ping
+	before := time.Now()
+	if err := old.c.Ping(context.Background()); err != nil {
+		t.Fatalf("Ping: %v", err)
+	}
+	if d, ok := reloaded.c.SinceContact(); !ok || d > time.Since(before) {
+		t.Errorf("SinceContact of the block that joined, after the other's Ping: %v %v, want at most %v", d, ok, time.Since(before))
+	}
+}
+
 // TestControllerCompleteAfterEnable: a kind refused at the start and allowed
 // later is complete only once its objects are in the sink. Complete is
 // polled as fast as it answers while the kind is enabled, in several rounds,

@@ -77,7 +77,6 @@ type Controller struct {
 
 	mu       sync.Mutex
 	states   []*informer.State  // of every informer started, for the cluster's health
-	pinged   atomic.Int64       // Unix nanoseconds of the last Ping answered, 0 before
 	unread   map[*watched]error // the kinds not read, and why (complete.go)
 	stopCh   chan struct{}
 	wg       sync.WaitGroup

@@ -160,6 +160,16 @@ func (s *State) touch() {
 	s.mu.Unlock()
 }
 
+// Heard records an answer of the API server to a call made beside the
+// informer (a ping of a quiet cluster): every controller that shares the
+// informer, such as the blocks of a reloaded Corefile that joined it, counts
+// it as contact (SinceHeard).
+func (s *State) Heard() {
+	s.mu.Lock()
+	s.heard = time.Now()
+	s.mu.Unlock()
+}
+
 // SinceHeard is the time since the API server last answered a call or sent
 // an event or a bookmark, open watch or not: a watch on a connection that
 // neither answers nor closes stays open for a long time (until client-go's

@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"strconv"
+	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -61,4 +63,59 @@ endpoints: [{addresses: ["10.1.0.1"], conditions: {ready: ` + strconv.FormatBool
 	start()
 	d = s.eventually(t, 30*time.Second, app+".", dns.TypeA, one)
 	t.Logf("API server back → cluster one answers after %s", d)
+}
+
+// TestFleetReloadFailover: two real API servers, failover configured, whose
+// objects do not change. Reload after reload of the Corefile, each after
+// more than the silence that is reported (10 s) without an event, the
+// primary answers throughout and no cluster is logged as silent: the new
+// instance counts the old one's last contact.
+func TestFleetReloadFailover(t *testing.T) {
+	kc2 := secondCluster(t)
+	s := startServer(t, "test/e2e/testdata/Corefile.failover", kubeconfig,
+		"KUBECONFIG2="+kc2, "K8S_GATEWAY_METRICS_PORT="+strconv.Itoa(freePort(t)))
+	ns := fleetNamespace(t, kubeconfig, kc2)
+	app := "app." + ns + ".example.com"
+	lbServiceAt(t, kubeconfig, ns, "web", app, "192.0.2.63")
+	lbServiceAt(t, kc2, ns, "web", app, "192.0.2.64")
+	one := positive(app + ". 30 IN A 192.0.2.63")
+	s.eventually(t, 10*time.Second, app+".", dns.TypeA, one)
+	// other counts the answers that are not the primary's, over d.
+	other := func(d time.Duration) (n int, last string) {
+		for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+			r, err := s.query(app+".", dns.TypeA)
+			if err == nil {
+				err = one.check(r)
+			}
+			if err != nil {
+				n, last = n+1, err.Error()
+			}
+		}
+		return n, last
+	}
+	const reloads = 4
+	for i := 1; i <= reloads; i++ {
+		// Quiet for longer than a silence is reported after, then the
+		// reload and the seconds after it.
+		if n, last := other(12 * time.Second); n > 0 {
+			t.Errorf("before reload %d: %d answers not the primary's, the last: %s", i, n, last)
+		}
+		if err := s.proc.Cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+			t.Fatal(err)
+		}
+		synced := time.Now().Add(30 * time.Second)
+		for strings.Count(s.output(), "cluster two: synced") <= i {
+			if time.Now().After(synced) {
+				t.Fatalf("reload %d: the new instance has not synced after 30s", i)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		// Past the new instance's first health checks (every 2 s).
+		if n, last := other(5 * time.Second); n > 0 {
+			t.Errorf("after reload %d: %d answers not the primary's, the last: %s", i, n, last)
+		}
+	}
+	if n := strings.Count(s.output(), "has not answered"); n > 0 {
+		t.Errorf("%d lines calling a quiet cluster silent over %d reloads:\n%s", n, reloads, s.output())
+	}
 }
