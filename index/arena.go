@@ -1,8 +1,29 @@
 package index
 
-// ref is the position of a node in an arena: its chunk in the high 32 bits,
-// its offset in the low ones.
+// ref is where a node lies in an arena, and which views hold it there: its
+// chunk and its offset in the chunk in the low bits, a bit per view of the
+// table (see tables.go) in the high ones.
 type ref uint64
+
+const (
+	offsetBits = 18 // chunkSize is 1<<offsetBits
+	chunkBits  = 30
+	posBits    = offsetBits + chunkBits
+	// maxViews is the number of views one table serves.
+	maxViews = 64 - posBits
+)
+
+// A node never starts past the first chunkSize bytes of its chunk.
+var _ [1<<offsetBits - chunkSize]struct{}
+
+func (r ref) chunk() int  { return int(r >> offsetBits & (1<<chunkBits - 1)) }
+func (r ref) offset() int { return int(r & (1<<offsetBits - 1)) }
+
+// views returns the bits of the views that hold the node.
+func (r ref) views() ref { return r >> posBits << posBits }
+
+// viewBit returns the bit of view i (0 ≤ i < maxViews) in a ref.
+func viewBit(i int) ref { return 1 << (posBits + i) }
 
 // arena holds the nodes of a table. Its chunks are written once, by the
 // writer, and only where no published node lies: a snapshot reads its nodes
@@ -25,7 +46,7 @@ func newArena() arena { return arena{w: &arenaWriter{}} }
 
 // view returns the node at r.
 func (a *arena) view(r ref) view {
-	return view(a.chunks[r>>32][uint32(r):])
+	return view(a.chunks[r.chunk()][r.offset():])
 }
 
 // put appends the packed node v and returns its position and the arena the
@@ -42,7 +63,7 @@ func (w *arenaWriter) place(b []byte) ref {
 		w.chunks = append(w.chunks, make([]byte, max(chunkSize, len(b))))
 		w.used = 0
 	}
-	r := ref(len(w.chunks)-1)<<32 | ref(w.used)
+	r := ref(len(w.chunks)-1)<<offsetBits | ref(w.used)
 	copy(w.chunks[len(w.chunks)-1][w.used:], b)
 	w.used += len(b)
 	w.live += len(b)

@@ -59,9 +59,9 @@ type nameHealth struct {
 // chooseHealthy returns the contributions of cs that answer at name, and
 // records the decision. cs itself is returned when every contribution
 // answers (the common case, without allocating).
-func (ix *Index) chooseHealthy(name string, zi int, cs []contribution) []contribution {
-	out, st := chooseContributions(cs, ix.down)
-	ix.setHealth(name, zi, st)
+func (r *rules) chooseHealthy(name string, zi int, cs []contribution) []contribution {
+	out, st := chooseContributions(cs, r.down)
+	r.setHealth(name, zi, st)
 	return out
 }
 
@@ -220,40 +220,28 @@ func keepTargets(rrs []dns.RR, keep uint8) []dns.RR {
 
 // setHealth records the decision st at name and tells the listener of what
 // changed.
-func (ix *Index) setHealth(name string, zi int, st nameHealth) {
-	old := ix.health[name]
+func (r *rules) setHealth(name string, zi int, st nameHealth) {
+	old := r.health[name]
 	if old == st {
 		return
 	}
 	if st == (nameHealth{}) {
-		delete(ix.health, name)
+		delete(r.health, name)
 	} else {
-		ix.health[name] = st
+		r.health[name] = st
 	}
-	zh := &ix.zoneHealth[zi]
+	zh := &r.zoneHealth[zi]
 	zh.Unhealthy += st.unhealthy - old.unhealthy
 	zh.FailOpen += b2i(st.failOpen) - b2i(old.failOpen)
 	zh.Standby += b2i(st.standby) - b2i(old.standby)
-	hl, ok := ix.listener.(HealthListener)
+	hl, ok := r.listener.(HealthListener)
 	if !ok {
 		return
 	}
 	if st.failOpen != old.failOpen {
-		hl.FailOpen(ix.zones[zi], name, st.failOpen)
+		hl.FailOpen(r.zones[zi], name, st.failOpen)
 	}
-	hl.HealthChanged(ix.zones[zi], *zh)
-}
-
-// Health returns the counts of zone (see ZoneHealth).
-func (ix *Index) Health(zone string) ZoneHealth {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	for zi, z := range ix.zones {
-		if z == zone {
-			return ix.zoneHealth[zi]
-		}
-	}
-	return ZoneHealth{}
+	hl.HealthChanged(r.zones[zi], *zh)
 }
 
 func b2i(b bool) int {
@@ -263,33 +251,36 @@ func b2i(b bool) int {
 	return 0
 }
 
+// setDown marks the key prefix as down or no longer, and reports whether
+// that changed.
+func (r *rules) setDown(prefix string, down bool) bool {
+	i := slices.Index(r.down, prefix)
+	if down == (i >= 0) {
+		return false
+	}
+	if down {
+		r.down = append(r.down, prefix)
+	} else {
+		r.down = slices.Delete(r.down, i, i+1)
+	}
+	return true
+}
+
+// Health returns the counts of zone (see ZoneHealth).
+func (ix *Index) Health(zone string) ZoneHealth {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if zi := slices.Index(ix.zones, zone); zi >= 0 {
+		return ix.rules.zoneHealth[zi]
+	}
+	return ZoneHealth{}
+}
+
 // SetDown marks the objects whose keys start with prefix (a cluster's) as
 // unhealthy, or no longer, whatever their claims say, and rebuilds their
 // names: a cluster whose API server has been silent too long (fleet's
 // failover) stops answering where another has a healthy target.
 func (ix *Index) SetDown(prefix string, down bool) {
-	ix.mu.Lock()
-	i := slices.Index(ix.down, prefix)
-	if down == (i >= 0) {
-		ix.mu.Unlock()
-		return
-	}
-	if down {
-		ix.down = append(ix.down, prefix)
-	} else {
-		ix.down = slices.Delete(ix.down, i, i+1)
-	}
-	var names []string
-	ix.eachObject(func(id objectID, wire []byte) {
-		if strings.HasPrefix(ix.sh.key(id), prefix) {
-			forWireNames(wire, func(name string) { names = append(names, name) })
-		}
-	})
-	slices.Sort(names)
-	for _, name := range slices.Compact(names) {
-		ix.rebuild(name)
-	}
-	notify := ix.publishLocked(false)
-	ix.mu.Unlock()
-	ix.announce(notify)
+	ix.rebuildWhere(func() bool { return ix.rules.setDown(prefix, down) },
+		func(id objectID) bool { return strings.HasPrefix(ix.objects.key(id), prefix) })
 }

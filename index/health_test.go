@@ -85,7 +85,7 @@ func TestChooseHealthy(t *testing.T) {
 		t.Run(c.desc, func(t *testing.T) {
 			ix, _ := newTestIndex(t, "example.com.")
 			var l healthLog
-			ix.listener = &l
+			ix.setListener(&l)
 			ix.Flush()
 			for _, o := range c.objs {
 				ix.UpdateClaim("Service/ns/"+o.key, Claim{Namespace: "ns", Unhealthy: o.unhealthy, Priority: o.priority},
@@ -114,7 +114,7 @@ func TestChooseHealthy(t *testing.T) {
 func TestHealthFlip(t *testing.T) {
 	ix, _ := newTestIndex(t, "example.com.")
 	var l healthLog
-	ix.listener = &l
+	ix.setListener(&l)
 	ix.Flush()
 	rr := func(a string) string { return "www.example.com. 60 IN A " + a }
 	ix.UpdateClaim("Service/ns/a", Claim{Namespace: "ns"}, qtRRs(rr("192.0.2.1")))
@@ -145,7 +145,7 @@ func TestHealthFlip(t *testing.T) {
 func TestSetDown(t *testing.T) {
 	ix, _ := newTestIndex(t, "example.com.")
 	var l healthLog
-	ix.listener = &l
+	ix.setListener(&l)
 	ix.Flush()
 	rr := func(a string) string { return "www.example.com. 60 IN A " + a }
 	ix.UpdateClaim("one/Service/ns/a", Claim{Namespace: "one/ns", Priority: 1}, qtRRs(rr("192.0.2.1"), "only.example.com. 60 IN A 192.0.2.1"))

@@ -80,7 +80,7 @@ func TestHealthPerType(t *testing.T) {
 		t.Run(c.desc, func(t *testing.T) {
 			ix, _ := newTestIndex(t, "example.com.")
 			var l healthLog
-			ix.listener = &l
+			ix.setListener(&l)
 			ix.Flush()
 			for _, o := range c.objs {
 				ix.UpdateClaim("Service/ns/"+o.key, Claim{Namespace: "ns", Unhealthy: o.unhealthy, Priority: o.priority}, qtRRs(o.rrs...))

@@ -125,21 +125,51 @@ func randomName(r *rand.Rand, labels, suffixes []string) func() string {
 // key; the caller holds ix.mu.
 func (ix *Index) heldObjects() (map[string][]dns.RR, map[string]Claim) {
 	records, claims := map[string][]dns.RR{}, map[string]Claim{}
-	ix.eachObject(func(id objectID, wire []byte) {
-		key := ix.sh.key(id)
-		records[key], claims[key] = unpackRecords(wire), ix.claimOf(id)
+	ix.objects.each(func(id objectID, wire []byte) {
+		key := ix.objects.key(id)
+		records[key], claims[key] = unpackRecords(wire), ix.objects.claim(id)
 	})
 	return records, claims
 }
 
-// namesUsed returns the names whose slots ix uses, by number; the caller
-// holds ix.mu.
-func (ix *Index) namesUsed() map[uint32]nameSlot {
-	used := map[uint32]nameSlot{}
-	ix.names.each(func(i uint32, s *nameSlot) {
-		if s.used() {
-			used[i] = *s
-		}
-	})
+// namesUsed returns the numbers of the names whose slots ix uses, with
+// their owner and children; the caller holds ix.mu.
+func (ix *Index) namesUsed() map[uint32][2]int64 {
+	used := map[uint32][2]int64{}
+	for i, v := range ix.owners.one.used() {
+		used[i] = [2]int64{int64(v), used[i][1]}
+	}
+	for i, v := range ix.nodes.children.used() {
+		used[i] = [2]int64{used[i][0], int64(v)}
+	}
 	return used
 }
+
+// used returns the values that are not zero, by number.
+func (s *slots[T]) used() map[uint32]T {
+	var zero T
+	out := map[uint32]T{}
+	s.p.each(func(i uint32, v *T) {
+		if *v != zero {
+			out[i] = *v
+		}
+	})
+	return out
+}
+
+// rejectionsNow returns the claims the policy currently rejects.
+func (ix *Index) rejectionsNow() []Rejection {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.rules.rejectionsNow()
+}
+
+// serialPending reports whether a serial waits for the next second.
+func (ix *Index) serialPending() bool {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.serials.tick != nil
+}
+
+// setListener makes l the listener of ix.
+func (ix *Index) setListener(l Listener) { ix.listener, ix.rules.listener = l, l }

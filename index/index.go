@@ -3,9 +3,7 @@ package index
 import (
 	"bytes"
 	"slices"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/miekg/dns"
@@ -69,125 +67,62 @@ type Config struct {
 // merges them (see mergeSets) and keeps each object's contribution apart, so
 // that deleting one object removes exactly its data. Writers serialize on a
 // mutex; readers load the current snapshot atomically.
+//
+// An Index composes one type per job (see doc.go) and runs the pipeline
+// from an object's records to its names' nodes (rebuild).
 type Index struct {
-	zones []string // lower-cased and fully qualified, as configured
+	zones    []string // lower-cased and fully qualified, as configured
+	sh       *Shared
+	given    bool // sh is Config.Shared, not the index's own
+	listener Listener
 
-	newSOA     func(zone string, serial uint32) *dns.SOA
-	listener   Listener
-	announceMu sync.Mutex // serializes SerialChanged calls
-	now        func() time.Time
-	afterFunc  func(d time.Duration, f func()) timer
-
-	mu      sync.Mutex
-	live    bool                // publish on every change (set by Flush)
-	sh      *Shared             // the numbers of objects and names, shared with other views
-	given   bool                // sh is Config.Shared, not the index's own
-	objs    pages[uint32]       // by object number: how the index holds it (see objects.go)
-	own     pages[object]       // the objects whose records or claim are not the Shared's
-	ownLen  uint32              // places made in own
-	ownFree []uint32            // places of own no object uses, as objs values
-	held    int                 // objects held
-	names   pages[nameSlot]     // by name number: the object publishing there, the names below
-	shared  map[string][]string // owner name → the objects publishing there, by key, when several
-	// updating is the object UpdateClaim is rebuilding the names of, with
-	// its records as given (see contribution).
-	updating struct {
-		id  objectID
-		rrs []dns.RR
-	}
-	wildName []byte          // where hasWildcard writes "*.<name>"
-	next     map[string]view // names changed since the last publish: their node, packed, or nil when gone
-	scratch  []byte          // where setNode packs a node
-	full     bool            // the next publish builds the table anew instead of copying leaves
-	// building holds the names of the initial sync folded out of next in
-	// batches (see setNext), when set; it is published at the first Flush.
-	building    table
-	hasBuilding bool
-	changed     []bool            // zones changed since the last publish
-	serials     []uint32          // current serial per zone
-	pending     []bool            // zones whose data changed without a new serial
-	restored    []bool            // zones whose serial came from Config.Serials, until it changes
-	tick        timer             // bumps pending serials on the next second
-	conflicts   map[string]string // owner name → last logged conflict
-	cuts        int               // names below an apex with NS records
-
-	// Health and priority (health.go).
-	health     map[string]nameHealth // owner name → its health decision, when not the zero one
-	zoneHealth []ZoneHealth          // per zone: the sums of health
-	down       []string              // key prefixes of the objects counted unhealthy (SetDown)
-
-	policy        Policy
-	nsNames       []string               // the nameserver names, reserved to the plugin
-	staticDomains map[string][]string    // namespace → domains from the configuration
-	domains       map[string][]string    // namespace → domains set at run time
-	rejections    map[string][]Rejection // owner name → claims rejected there
-
-	snap atomic.Pointer[Snapshot]
+	mu       sync.Mutex // the writer's: every job below is under it
+	closed   bool
+	objects  objects  // objects.go
+	owners   owners   // owners.go, below.go
+	rules    rules    // policy.go, health.go
+	nodes    nodes    // nodes.go, into tables.go
+	serials  serials  // serial.go
+	updating updating // the object UpdateClaim rebuilds the names of
 }
 
 // New returns an empty index. The serial of every zone starts at the current
 // time (Unix seconds), so it increases across restarts.
 func New(cfg Config) *Index {
-	ix := &Index{
-		zones:     cfg.Zones,
-		newSOA:    cfg.SOA,
-		listener:  cfg.Listener,
-		now:       cfg.Now,
-		afterFunc: cfg.afterFunc,
-		sh:        cfg.Shared,
-		shared:    map[string][]string{},
-		next:      map[string]view{},
-		changed:   make([]bool, len(cfg.Zones)),
-		serials:   make([]uint32, len(cfg.Zones)),
-		pending:   make([]bool, len(cfg.Zones)),
-		restored:  make([]bool, len(cfg.Zones)),
-		conflicts: map[string]string{},
-
-		policy:        cfg.Policy,
-		staticDomains: cfg.Domains,
-		domains:       map[string][]string{},
-		rejections:    map[string][]Rejection{},
-	}
+	ix := &Index{zones: cfg.Zones, sh: cfg.Shared, listener: cfg.Listener}
 	if ix.given = ix.sh != nil; !ix.given {
 		ix.sh = newShared()
 	}
-	ix.health, ix.zoneHealth = map[string]nameHealth{}, make([]ZoneHealth, len(cfg.Zones))
-	if ix.now == nil {
-		ix.now = time.Now
-	}
-	if ix.afterFunc == nil {
-		ix.afterFunc = func(d time.Duration, f func()) timer { return time.AfterFunc(d, f) }
-	}
-	s := &Snapshot{names: newTable(), zoneNames: cfg.Zones, parents: parentZones(cfg.Zones), zones: make([]zoneState, len(cfg.Zones))}
-	ix.snap.Store(s) // empty: the writer reads the names it holds from it
-	now := uint32(ix.now().Unix())
+	ns := make([][]dns.RR, len(cfg.Zones))
 	for i, z := range cfg.Zones {
-		ix.serials[i] = now
-		if i < len(cfg.Serials) && cfg.Serials[i] != 0 {
-			ix.serials[i], ix.restored[i] = cfg.Serials[i], true
+		if cfg.NS != nil {
+			ns[i] = cfg.NS(z)
 		}
-		ix.setNode(&node{name: z})
+	}
+	ix.objects = objects{sh: ix.sh}
+	ix.owners = newOwners(ix.sh)
+	ix.owners.below.on = cfg.Policy != Union
+	ix.rules = newRules(cfg, ns)
+	ix.nodes = newNodes(cfg.Zones, ix.sh)
+	ix.serials.init(cfg)
+	ix.serials.onTick = ix.tick
+	s := &Snapshot{zoneNames: cfg.Zones, parents: parentZones(cfg.Zones), zones: make([]zoneState, len(cfg.Zones))}
+	for i, z := range cfg.Zones {
+		ix.nodes.refresh(z, i, nil, nil, true)
 		// A nested zone makes the names between its apex and its parent's
 		// empty non-terminals of the parent, for good.
 		if p := s.parents[i]; p >= 0 {
-			ix.forAncestors(z, cfg.Zones[p], func(a string) {
-				ix.addChildren(a, 1)
-				ix.setNode(&node{name: a})
+			forAncestors(z, cfg.Zones[p], func(a string) {
+				ix.nodes.addChildren(a, 1)
+				ix.nodes.refresh(a, p, nil, nil, true)
 			})
 		}
-		var ns []dns.RR
-		if cfg.NS != nil {
-			ns = cfg.NS(z)
-		}
-		for _, rr := range ns {
-			if n, ok := rr.(*dns.NS); ok && !slices.Contains(ix.nsNames, strings.ToLower(n.Ns)) {
-				ix.nsNames = append(ix.nsNames, strings.ToLower(n.Ns))
-			}
-		}
-		s.zones[i] = zoneState{name: z, serial: ix.serials[i], soa: []dns.RR{cfg.SOA(z, ix.serials[i])}, ns: ns[:len(ns):len(ns)]}
+		serial := ix.serials.current[i]
+		s.zones[i] = zoneState{name: z, serial: serial, soa: []dns.RR{cfg.SOA(z, serial)}, ns: ns[i][:len(ns[i]):len(ns[i])]}
 	}
-	s.names = s.names.overlaid(ix.next)
-	ix.next, ix.full = map[string]view{}, false
+	ix.nodes.full = true
+	ix.nodes.publish(s)
+	clear(ix.nodes.changed)
 	return ix
 }
 
@@ -195,17 +130,7 @@ func New(cfg Config) *Index {
 func (ix *Index) Shared() *Shared { return ix.sh }
 
 // Snapshot returns the current immutable view of the zones.
-func (ix *Index) Snapshot() *Snapshot { return ix.snap.Load() }
-
-// zoneOf returns the position of the most specific zone that contains name, or -1.
-func (ix *Index) zoneOf(name string) int { return ZoneOf(ix.zones, name) }
-
-// serialPending reports whether a serial waits for the next second (see publishLocked).
-func (ix *Index) serialPending() bool {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	return ix.tick != nil
-}
+func (ix *Index) Snapshot() *Snapshot { return ix.nodes.pub.snap.Load() }
 
 // Update replaces the records that the object key publishes as the plugin's
 // own (the zero Claim). See UpdateClaim.
@@ -217,37 +142,49 @@ func (ix *Index) Update(key string, rrs []dns.RR) { ix.UpdateClaim(key, Claim{},
 // and rewrite owner names to their canonical form, so the caller must not
 // use them afterwards.
 func (ix *Index) UpdateClaim(key string, claim Claim, rrs []dns.RR) {
-	rrs = ix.inZones(rrs)
+	rrs = inZones(ix.zones, rrs)
 	sortRRs(rrs)
 
 	wire := packRecords(rrs)
 
 	ix.mu.Lock()
-	id, prev, had := ix.object(key)
-	if !had && len(wire) == 0 || had && bytes.Equal(prev, wire) && ix.claimOf(id) == claim {
+	id, prev, had := ix.objects.find(key)
+	if ix.closed || !had && len(wire) == 0 || had && bytes.Equal(prev, wire) && ix.objects.claim(id) == claim {
 		ix.mu.Unlock()
 		return
 	}
 	var old []string
 	if had {
-		forWireNames(prev, func(name string) {
-			old = append(old, name)
-			ix.removeOwner(name, id, key)
-		})
-	}
-	if len(wire) == 0 {
-		ix.deleteObject(id)
-	} else {
-		id = ix.storeObject(key, id, had, claim, wire)
-		forOwnerNames(rrs, func(name string) { ix.addOwner(name, id, key) })
+		forWireNames(prev, func(name string) { old = append(old, name) })
 	}
 	// Rebuild in a fixed order so that logs and conflict choices are reproducible.
-	ix.updating.id, ix.updating.rrs = id, rrs
-	for _, name := range ownerNames(old, rrs) {
-		ix.rebuild(name)
+	names := ownerNames(old, rrs)
+	var was [][]string // what the policy admitted at each name (see below.go)
+	if ix.owners.below.on {
+		was = make([][]string, len(names))
+		for i, name := range names {
+			was[i] = ix.admittedAt(name)
+		}
 	}
-	ix.updating.rrs = nil
-	notify := ix.publishLocked(false)
+	for _, name := range old {
+		ix.owners.remove(name, id, key, &ix.objects)
+	}
+	if len(wire) == 0 {
+		ix.objects.remove(id)
+	} else {
+		id = ix.objects.store(key, id, had, claim, wire)
+		forOwnerNames(rrs, func(name string) { ix.owners.add(name, id, key, &ix.objects) })
+	}
+	ix.updating = updating{id, rrs}
+	for i, name := range names {
+		var w []string
+		if was != nil {
+			w = was[i]
+		}
+		ix.rebuild(name, w)
+	}
+	ix.updating = updating{}
+	notify := ix.publish(false)
 	ix.mu.Unlock()
 	ix.announce(notify)
 }
@@ -261,6 +198,77 @@ func ownerNames(old []string, rrs []dns.RR) []string {
 	return slices.Compact(names)
 }
 
+// rebuild recomputes the node of name from the objects publishing there;
+// was is what admittedAt said before they changed.
+func (ix *Index) rebuild(name string, was []string) {
+	zi := ZoneOf(ix.zones, name)
+	if zi < 0 {
+		return
+	}
+	cs := ix.owners.contributions(name, &ix.objects, ix.updating)
+	admitted := ix.rules.admit(name, zi, cs, ix.nodes.live)
+	if ix.owners.below.on {
+		is := make([]string, len(admitted))
+		for i, c := range admitted {
+			is[i] = c.claim.Namespace
+		}
+		ix.owners.below.change(name, was, is)
+	}
+	answer := ix.rules.chooseHealthy(name, zi, admitted)
+	sets, conflict := mergeSets(name, answer, name == ix.zones[zi])
+	ix.rules.reportConflict(name, conflict, answer)
+	ix.nodes.set(name, zi, sets, buildSteer(answer, sets))
+}
+
+// rebuildWhere rebuilds the names of the objects that match, when change
+// (run under the lock) reports that their names may change, and publishes.
+func (ix *Index) rebuildWhere(change func() bool, match func(id objectID) bool) {
+	ix.mu.Lock()
+	if ix.closed || !change() {
+		ix.mu.Unlock()
+		return
+	}
+	var names []string
+	ix.objects.each(func(id objectID, wire []byte) {
+		if match(id) {
+			forWireNames(wire, func(name string) { names = append(names, name) })
+		}
+	})
+	slices.Sort(names)
+	for _, name := range slices.Compact(names) {
+		ix.rebuild(name, ix.admittedAt(name))
+	}
+	notify := ix.publish(false)
+	ix.mu.Unlock()
+	ix.announce(notify)
+}
+
+// publish stores a new snapshot holding the changed names and serials (see
+// serials.next) when the index is live, and returns the zones whose
+// serial changed.
+func (ix *Index) publish(force bool) []int {
+	if !ix.nodes.live {
+		return nil
+	}
+	old := ix.Snapshot()
+	zones, notify := ix.serials.next(old.zones, ix.nodes.changed, force)
+	ix.nodes.publish(&Snapshot{zoneNames: old.zoneNames, parents: old.parents, zones: zones})
+	return notify
+}
+
+// tick publishes the serials that waited for the next second.
+func (ix *Index) tick() {
+	ix.mu.Lock()
+	ix.serials.due(ix.nodes.changed)
+	notify := ix.publish(true)
+	ix.mu.Unlock()
+	ix.announce(notify)
+}
+
+// announce tells the listener of the new serials of zones; it runs after
+// ix.mu is released.
+func (ix *Index) announce(zones []int) { ix.serials.announce(ix.listener, ix.Snapshot, zones) }
+
 // Flush publishes everything applied so far and from then on publishes every
 // change at once. Until the first Flush, updates only build up the next
 // snapshot, which makes the initial sync of many objects cheap.
@@ -270,16 +278,16 @@ func ownerNames(old []string, rrs []dns.RR) []string {
 func (ix *Index) Flush() {
 	ix.mu.Lock()
 	var rejected []Rejection
-	if !ix.live {
-		for zi := range ix.changed {
-			ix.changed[zi] = true
+	if !ix.nodes.live {
+		for zi := range ix.nodes.changed {
+			ix.nodes.changed[zi] = true
 		}
 		// Rejections during the initial sync may be passing (a Namespace's
 		// domains not yet seen): report only those that remain.
-		rejected = ix.rejectionsLocked()
+		rejected = ix.rules.rejectionsNow()
 	}
-	ix.live = true
-	notify := ix.publishLocked(false)
+	ix.nodes.live = !ix.closed
+	notify := ix.publish(false)
 	ix.mu.Unlock()
 	if rl, ok := ix.listener.(RejectionListener); ok {
 		for _, r := range rejected {
@@ -295,8 +303,12 @@ func (ix *Index) Flush() {
 func (ix *Index) Seal() {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.snap.Store(ix.nextSnapshotLocked())
-	clear(ix.changed)
+	if ix.closed {
+		return
+	}
+	old := ix.Snapshot()
+	ix.nodes.publish(&Snapshot{zoneNames: old.zoneNames, parents: old.parents, zones: old.zones})
+	clear(ix.nodes.changed)
 }
 
 // Close stops the serial timer. An index given a Shared gives its objects
@@ -304,23 +316,51 @@ func (ix *Index) Seal() {
 func (ix *Index) Close() {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	ix.live = false
-	if ix.tick != nil {
-		ix.tick.Stop()
-		ix.tick = nil
+	ix.nodes.live = false
+	ix.serials.stop()
+	if !ix.given || ix.closed {
+		return
 	}
-	if ix.given {
-		ix.release()
-	}
+	ix.closed = true
+	names := ix.usedNames()
+	ix.objects.release()
+	ix.owners.release(names)
+	ix.nodes.release(names)
 }
 
-func (ix *Index) inZones(rrs []dns.RR) []dns.RR {
-	if !slices.ContainsFunc(rrs, func(rr dns.RR) bool { return ix.zoneOf(rr.Header().Name) < 0 }) {
+// usedNames returns every name whose number the index may hold: the owner
+// names of its objects, the names between them and their zones' apexes,
+// and the apexes and the names between nested zones.
+func (ix *Index) usedNames() []string {
+	var names []string
+	ix.objects.each(func(_ objectID, wire []byte) {
+		forWireNames(wire, func(name string) {
+			names = append(names, name)
+			if zi := ZoneOf(ix.zones, name); zi >= 0 {
+				forAncestors(name, ix.zones[zi], func(a string) { names = append(names, a) })
+			}
+		})
+	})
+	for _, z := range ix.zones {
+		names = append(names, z)
+		for _, p := range ix.zones {
+			if z != p && dns.IsSubDomain(p, z) {
+				forAncestors(z, p, func(a string) { names = append(names, a) })
+			}
+		}
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// inZones returns the records of rrs inside one of zones.
+func inZones(zones []string, rrs []dns.RR) []dns.RR {
+	if !slices.ContainsFunc(rrs, func(rr dns.RR) bool { return ZoneOf(zones, rr.Header().Name) < 0 }) {
 		return rrs[:len(rrs):len(rrs)] // the common case: keep the caller's slice
 	}
 	out := rrs[:0:0]
 	for _, rr := range rrs {
-		if ix.zoneOf(rr.Header().Name) >= 0 {
+		if ZoneOf(zones, rr.Header().Name) >= 0 {
 			out = append(out, rr)
 		}
 	}

@@ -65,7 +65,7 @@ func dumpNode(n *node) string {
 // dumpSnapshot renders every node of s, sorted by name.
 func dumpSnapshot(s *Snapshot) []string {
 	var out []string
-	s.names.each(func(v view) { out = append(out, dumpNode(v.node())) })
+	s.names.each(s.bit, func(v view) { out = append(out, dumpNode(v.node())) })
 	slices.Sort(out)
 	return out
 }
@@ -82,13 +82,19 @@ func checkIndexInvariants(t *testing.T, ix *Index) {
 	s := ix.Snapshot()
 	withData := map[string]bool{}
 	count := 0
-	spans := map[ref][][2]int{} // per chunk, the bytes of each node
+	spans := map[int][][2]int{} // per chunk, the bytes of each node
 	for bi, b := range s.names.top {
 		if b == nil {
 			continue
 		}
 		for li, l := range *b {
 			for i, e := range l {
+				if e.ref.views() == 0 {
+					t.Errorf("an entry of no view in leaf %d/%d", bi, li)
+				}
+				if e.ref&s.bit == 0 {
+					continue
+				}
 				count++
 				v := s.names.arena.view(e.ref)
 				name := string(v.name())
@@ -101,11 +107,7 @@ func checkIndexInvariants(t *testing.T, ix *Index) {
 				if i > 0 && l[i-1].hash > e.hash {
 					t.Errorf("leaf %d/%d out of order at %q", bi, li, name)
 				}
-				if prev, ok := spans[e.ref>>32]; ok {
-					spans[e.ref>>32] = append(prev, [2]int{int(uint32(e.ref)), int(uint32(e.ref)) + v.size()})
-				} else {
-					spans[e.ref>>32] = [][2]int{{int(uint32(e.ref)), int(uint32(e.ref)) + v.size()}}
-				}
+				spans[e.ref.chunk()] = append(spans[e.ref.chunk()], [2]int{e.ref.offset(), e.ref.offset() + v.size()})
 			}
 		}
 	}
@@ -145,7 +147,7 @@ func checkIndexInvariants(t *testing.T, ix *Index) {
 			cuts = true
 		}
 	}
-	if ix.Snapshot() == s && s.cuts != cuts && ix.live {
+	if ix.Snapshot() == s && s.cuts != cuts && ix.nodes.live {
 		t.Errorf("snapshot cuts %v, delegations present %v", s.cuts, cuts)
 	}
 	// Every name with data makes its ancestors up to its apex exist.
@@ -154,7 +156,7 @@ func checkIndexInvariants(t *testing.T, ix *Index) {
 		need[z] = true
 		// So does a nested zone's apex, up to its parent's.
 		if p := s.parents[zi]; p >= 0 {
-			ix.forAncestors(z, ix.zones[p], func(a string) { need[a] = true })
+			forAncestors(z, ix.zones[p], func(a string) { need[a] = true })
 		}
 	}
 	for name := range withData {
@@ -164,7 +166,7 @@ func checkIndexInvariants(t *testing.T, ix *Index) {
 			continue
 		}
 		need[name] = true
-		ix.forAncestors(name, ix.zones[zi], func(a string) { need[a] = true })
+		forAncestors(name, ix.zones[zi], func(a string) { need[a] = true })
 	}
 	for name := range snapshotNodes(s) {
 		if !need[name] {
@@ -178,8 +180,8 @@ func checkIndexInvariants(t *testing.T, ix *Index) {
 	}
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if ix.live && (len(ix.next) > 0 || ix.full) {
-		t.Errorf("a live index holds %d unpublished names (full rebuild pending: %v)", len(ix.next), ix.full)
+	if ix.nodes.live && (len(ix.nodes.next) > 0 || ix.nodes.full) {
+		t.Errorf("a live index holds %d unpublished names (full rebuild pending: %v)", len(ix.nodes.next), ix.nodes.full)
 	}
 }
 
@@ -209,7 +211,7 @@ func checkSameAsFresh(t *testing.T, ix *Index) {
 
 func snapshotNames(s *Snapshot) []string {
 	var out []string
-	s.names.each(func(v view) { out = append(out, string(v.name())) })
+	s.names.each(s.bit, func(v view) { out = append(out, string(v.name())) })
 	slices.Sort(out)
 	return out
 }
@@ -217,7 +219,7 @@ func snapshotNames(s *Snapshot) []string {
 // snapshotNodes returns every node of s by name.
 func snapshotNodes(s *Snapshot) map[string]*node {
 	out := map[string]*node{}
-	s.names.each(func(v view) { out[string(v.name())] = v.node() })
+	s.names.each(s.bit, func(v view) { out[string(v.name())] = v.node() })
 	return out
 }
 
@@ -278,8 +280,8 @@ func TestIndexUpdateReplacesAndRemoves(t *testing.T) {
 	}
 	ix.Update("Ingress/ns/web", nil)
 	ix.Update("Ingress/ns/never", nil)
-	if objects, _ := ix.heldObjects(); ix.held != 0 || len(objects) != 0 || len(ix.namesUsed()) != 0 || len(ix.sh.ids) != 0 || len(ix.sh.names) != 0 || len(ix.conflicts) != 0 {
-		t.Errorf("state left behind: objects %v names %v conflicts %v", objects, ix.namesUsed(), ix.conflicts)
+	if objects, _ := ix.heldObjects(); ix.objects.held != 0 || len(objects) != 0 || len(ix.namesUsed()) != 0 || len(ix.sh.ids) != 0 || len(ix.sh.names) != 0 || len(ix.rules.conflicts) != 0 {
+		t.Errorf("state left behind: objects %v names %v conflicts %v", objects, ix.namesUsed(), ix.rules.conflicts)
 	}
 	checkIndexInvariants(t, ix)
 }
@@ -371,7 +373,7 @@ func TestIndexWildcardLinks(t *testing.T) {
 	if !parent2.wildcard || dumpNode(w2) != "*.w.example.com. [A 60:192.0.2.2]" {
 		t.Fatalf("after change: parent %v, wildcard %v", parent2, w2)
 	}
-	if v1, _ := before.names.get("w.example.com."); &v1[0] != &mustView(t, ix.Snapshot(), "w.example.com.")[0] {
+	if v1, _ := before.names.get("w.example.com.", before.bit); &v1[0] != &mustView(t, ix.Snapshot(), "w.example.com.")[0] {
 		t.Error("the parent was published again for its wildcard's new data")
 	}
 	// The parent gets data of its own: it still knows of the wildcard.
@@ -425,7 +427,7 @@ func TestIndexWildcardLinks(t *testing.T) {
 // mustView returns the packed node of name in s.
 func mustView(t *testing.T, s *Snapshot, name string) view {
 	t.Helper()
-	v, ok := s.names.get(name)
+	v, ok := s.names.get(name, s.bit)
 	if !ok {
 		t.Fatalf("%s not in the snapshot", name)
 	}
@@ -433,7 +435,7 @@ func mustView(t *testing.T, s *Snapshot, name string) view {
 }
 
 // TestIndexSyncInBatches: an initial sync that folds its changes into the
-// waiting table in batches (of 7 names here) publishes the same snapshot at
+// view's table in batches (of 7 names here) publishes the same snapshot at
 // the first Flush as an index built in one go, with names replaced and
 // removed across batches, wildcards, empty non-terminals and a delegation.
 func TestIndexSyncInBatches(t *testing.T) {
@@ -468,7 +470,7 @@ func TestIndexSyncInBatches(t *testing.T) {
 		folded, initial := false, ix.Snapshot()
 		for _, u := range updates {
 			ix.Update(u.key, slices.Clone(u.rrs))
-			folded = folded || ix.hasBuilding
+			folded = folded || ix.nodes.pub.ahead
 			if ix.Snapshot() != initial {
 				t.Fatalf("batch %d: names published before the first Flush", batch)
 			}

@@ -140,7 +140,7 @@ func owns(chain []dns.RR, name string) bool {
 // the longest ancestor of qname that exists; an existing name or empty
 // non-terminal is never answered from a wildcard.
 func (s *Snapshot) find(qname, zone string) (n view, found bool) {
-	if n, ok := s.names.get(qname); ok {
+	if n, ok := s.names.get(qname, s.bit); ok {
 		return n, true
 	}
 	for off, end := dns.NextLabel(qname, 0); !end; off, end = dns.NextLabel(qname, off) {
@@ -148,7 +148,7 @@ func (s *Snapshot) find(qname, zone string) (n view, found bool) {
 		if len(ce) < len(zone) {
 			break
 		}
-		if n, ok := s.names.get(ce); ok {
+		if n, ok := s.names.get(ce, s.bit); ok {
 			if n.wildcard() {
 				return s.wildcard(ce)
 			}
@@ -163,17 +163,17 @@ func (s *Snapshot) find(qname, zone string) (n view, found bool) {
 func (s *Snapshot) wildcard(name string) (view, bool) {
 	var buf [256]byte
 	if len(name)+2 > len(buf) {
-		return s.names.get("*." + name)
+		return s.names.get("*."+name, s.bit)
 	}
 	b := append(append(buf[:0], '*', '.'), name...)
-	return s.names.getBytes(b)
+	return s.names.getBytes(b, s.bit)
 }
 
 // cut returns the highest node between the zone apex (exclusive) and qname
 // (inclusive) that has NS records, and its name; nil when there is none.
 func (s *Snapshot) cut(qname, zone string) (cut view, at string) {
 	for name, off, end := qname, 0, false; len(name) > len(zone); {
-		if n, ok := s.names.get(name); ok && n.has(dns.TypeNS) {
+		if n, ok := s.names.get(name, s.bit); ok && n.has(dns.TypeNS) {
 			cut, at = n, name
 		}
 		if off, end = dns.NextLabel(qname, off); end {
@@ -216,7 +216,7 @@ func (s *Snapshot) addresses(rrs []dns.RR) []dns.RR {
 			continue
 		}
 		seen = append(seen, target)
-		if n, ok := s.names.get(target); ok {
+		if n, ok := s.names.get(target, s.bit); ok {
 			extra = append(extra, n.rrs(dns.TypeA, target)...)
 			extra = append(extra, n.rrs(dns.TypeAAAA, target)...)
 		}

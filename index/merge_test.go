@@ -186,7 +186,7 @@ func (l *conflictLog) take() []string { got := *l; *l = nil; return got }
 func TestIndexMergeUnion(t *testing.T) {
 	ix, _ := newTestIndex(t, "example.com.")
 	var log conflictLog
-	ix.listener = testListener{conflict: log.on}
+	ix.setListener(testListener{conflict: log.on})
 	ix.Flush()
 	www := func() string { return dumpNode(ix.Snapshot().get("www.example.com.")) }
 
@@ -220,7 +220,7 @@ func TestIndexMergeUnion(t *testing.T) {
 func TestIndexMergeCNAMEConflicts(t *testing.T) {
 	ix, _ := newTestIndex(t, "example.com.")
 	var log conflictLog
-	ix.listener = testListener{conflict: log.on}
+	ix.setListener(testListener{conflict: log.on})
 	ix.Flush()
 	x := func() string { return dumpNode(ix.Snapshot().get("x.example.com.")) }
 
@@ -246,8 +246,8 @@ func TestIndexMergeCNAMEConflicts(t *testing.T) {
 	if got := x(); got != "x.example.com. [CNAME 60:y.example.com.]" {
 		t.Errorf("after the addresses left: %s", got)
 	}
-	if len(ix.conflicts) != 0 {
-		t.Errorf("conflicts kept: %v", ix.conflicts)
+	if len(ix.rules.conflicts) != 0 {
+		t.Errorf("conflicts kept: %v", ix.rules.conflicts)
 	}
 	// ... and when it comes back, it is reported again.
 	ix.Update("Service/ns/b", qtRRs("x.example.com. 60 IN A 192.0.2.1"))

@@ -7,25 +7,44 @@ import (
 	"github.com/miekg/dns"
 )
 
-// rebuild recomputes the node of name from its contributors.
-func (ix *Index) rebuild(name string) {
-	zi := ix.zoneOf(name)
-	if zi < 0 {
-		return
-	}
-	accepted, rejected := ix.admitted(name, zi, ix.contributions(name))
-	ix.reportRejections(name, rejected)
-	accepted = ix.chooseHealthy(name, zi, accepted)
-	sets, conflict := mergeSets(name, accepted, name == ix.zones[zi])
-	ix.reportConflict(name, conflict, accepted)
-	steer := buildSteer(accepted, sets)
+// nodes is the writer's copy of the names of an index: each name's node,
+// packed (packed.go), with the names changed since they were last folded
+// into the view's table apart (next); how many names with data lie below
+// each name, which makes the empty non-terminals; whether a wildcard lies
+// below a name; and the delegations. It folds and publishes the names
+// into the view's place in the Shared's tables (tables.go).
+type nodes struct {
+	zones    []string
+	live     bool         // publish every change (set by Flush)
+	children slots[int32] // names with data below a name
+	pub      *tableView
+	next     map[string]view // names changed since the last fold: their node, packed, or nil when gone
+	full     bool            // the next fold builds the table anew instead of copying leaves
+	changed  []bool          // per zone: a name changed since the last publish
+	cuts     int             // names below an apex with NS records
+	scratch  []byte          // where a node is packed
+	wildName []byte          // where hasWildcard writes "*.<name>"
+}
 
-	old, had := ix.view(name)
+func newNodes(zones []string, sh *Shared) nodes {
+	return nodes{
+		zones:    zones,
+		children: slots[int32]{sh: sh},
+		pub:      sh.joinTables(),
+		next:     map[string]view{},
+		changed:  make([]bool, len(zones)),
+	}
+}
+
+// set makes the node of name in zone zi hold sets and steer, and the names
+// above it follow.
+func (ns *nodes) set(name string, zi int, sets []rrset, steer []steerTarget) {
+	old, had := ns.view(name)
 	hadData := had && !old.empty()
 	if had {
 		// Unchanged data: compared packed, as the node lies.
-		ix.scratch = appendNode(ix.scratch[:0], &node{name: name, sets: sets, steer: steer, wildcard: old.wildcard()})
-		if bytes.Equal(old[:old.size()], ix.scratch) {
+		ns.scratch = appendNode(ns.scratch[:0], &node{name: name, sets: sets, steer: steer, wildcard: old.wildcard()})
+		if bytes.Equal(old[:old.size()], ns.scratch) {
 			return
 		}
 	}
@@ -34,141 +53,131 @@ func (ix *Index) rebuild(name string) {
 		if hadData {
 			delta = -1
 		}
-		ix.forAncestors(name, ix.zones[zi], func(a string) { ix.addChildren(a, delta) })
+		forAncestors(name, ns.zones[zi], func(a string) { ns.addChildren(a, delta) })
 		// Ancestors may have appeared as, or stopped being, empty non-terminals.
-		ix.forAncestors(name, ix.zones[zi], func(a string) { ix.refresh(a, zi, nil, nil, false) })
+		forAncestors(name, ns.zones[zi], func(a string) { ns.refresh(a, zi, nil, nil, false) })
 	}
-	ix.refresh(name, zi, sets, steer, true)
+	ns.refresh(name, zi, sets, steer, true)
+}
+
+// addChildren adds delta to the count of names with data below name.
+func (ns *nodes) addChildren(name string, delta int32) {
+	ns.children.update(name, func(c *int32) { *c = max(*c+delta, 0) })
 }
 
 // refresh replaces the node of name. With setData false it keeps the node's
 // current data and only re-evaluates its existence and whether a wildcard
 // is below it.
-func (ix *Index) refresh(name string, zi int, sets []rrset, steer []steerTarget, setData bool) {
-	old, had := ix.view(name)
+func (ns *nodes) refresh(name string, zi int, sets []rrset, steer []steerTarget, setData bool) {
+	old, had := ns.view(name)
 	hasData := len(sets) > 0
 	if !setData && had {
 		hasData = !old.empty()
 	}
-	exists := hasData || ix.slot(name).children > 0 || name == ix.zones[zi]
+	exists := hasData || ns.children.get(name) > 0 || name == ns.zones[zi]
 	switch {
 	case exists && !setData && had:
 		// The same data: only the wildcard flag may change.
-		wildcard := ix.hasWildcard(name)
+		wildcard := ns.hasWildcard(name)
 		if old.wildcard() == wildcard {
 			return
 		}
-		ix.scratch = append(ix.scratch[:0], old[:old.size()]...)
-		view(ix.scratch).setWildcard(wildcard)
-		ix.setPacked(name, ix.scratch)
+		ns.scratch = append(ns.scratch[:0], old[:old.size()]...)
+		view(ns.scratch).setWildcard(wildcard)
+		ns.setPacked(name, ns.scratch)
 	case exists:
-		ix.scratch = appendNode(ix.scratch[:0], &node{name: name, sets: sets, steer: steer, wildcard: ix.hasWildcard(name)})
-		if had && bytes.Equal(old[:old.size()], ix.scratch) {
+		ns.scratch = appendNode(ns.scratch[:0], &node{name: name, sets: sets, steer: steer, wildcard: ns.hasWildcard(name)})
+		if had && bytes.Equal(old[:old.size()], ns.scratch) {
 			return
 		}
-		ix.setPacked(name, ix.scratch)
+		ns.setPacked(name, ns.scratch)
 	case had:
-		ix.deleteNode(name)
+		ns.countCut(name, -1)
+		ns.setNext(name, nil)
 	default:
 		return
 	}
-	ix.changed[zi] = true
+	ns.changed[zi] = true
 	// The parent of a wildcard knows whether it exists.
 	if isWildcard(name) {
-		ix.refresh(name[2:], zi, nil, nil, false)
+		ns.refresh(name[2:], zi, nil, nil, false)
 	}
 }
 
 // hasWildcard reports whether the writer holds "*.<name>".
-func (ix *Index) hasWildcard(name string) bool {
-	ix.wildName = append(append(ix.wildName[:0], "*."...), name...)
-	if v, ok := ix.next[string(ix.wildName)]; ok {
+func (ns *nodes) hasWildcard(name string) bool {
+	ns.wildName = append(append(ns.wildName[:0], "*."...), name...)
+	if v, ok := ns.next[string(ns.wildName)]; ok {
 		return v != nil
 	}
-	if ix.hasBuilding {
-		_, ok := ix.building.getBytes(ix.wildName)
-		return ok
-	}
-	_, ok := ix.snap.Load().names.getBytes(ix.wildName)
+	_, ok := ns.pub.getBytes(ns.wildName)
 	return ok
 }
 
-// node returns the writer's node of name: the one changed since the last
-// publish, else the published one; nil when the name does not exist.
-func (ix *Index) node(name string) *node {
-	if v, ok := ix.view(name); ok {
-		return v.node()
-	}
-	return nil
-}
-
-// view returns the packed node of name as node does.
-func (ix *Index) view(name string) (view, bool) {
-	if v, ok := ix.next[name]; ok {
+// view returns the writer's node of name, packed: the one changed since
+// the last fold, else the one in the view's table.
+func (ns *nodes) view(name string) (view, bool) {
+	if v, ok := ns.next[name]; ok {
 		return v, v != nil
 	}
-	if ix.hasBuilding {
-		return ix.building.get(name)
-	}
-	return ix.snap.Load().names.get(name)
-}
-
-// exists reports whether the writer holds name.
-func (ix *Index) exists(name string) bool {
-	_, ok := ix.view(name)
-	return ok
-}
-
-func (ix *Index) setNode(n *node) {
-	ix.scratch = appendNode(ix.scratch[:0], n)
-	ix.setPacked(n.name, ix.scratch)
+	return ns.pub.get(name)
 }
 
 // setPacked sets the node of name to a copy of the packed node b.
-func (ix *Index) setPacked(name string, b []byte) {
-	ix.countCut(name, -1)
-	ix.setNext(name, view(bytes.Clone(b)))
-	ix.countCut(name, +1)
-}
-
-func (ix *Index) deleteNode(name string) {
-	ix.countCut(name, -1)
-	ix.setNext(name, nil)
+func (ns *nodes) setPacked(name string, b []byte) {
+	ns.countCut(name, -1)
+	ns.setNext(name, view(bytes.Clone(b)))
+	ns.countCut(name, +1)
 }
 
 // setNext notes the next node of name, packed, or nil when it goes. Until
 // the first Flush (or Seal) nothing is published: the first publish builds
 // the table anew from every name instead of copying leaves one name at a
-// time, and every syncBatch names the changes are folded into a table that
-// waits for it, so that the initial sync never holds a million names in a
-// map. Changed nodes wait packed, not as objects of pointers.
-func (ix *Index) setNext(name string, v view) {
-	ix.next[name] = v
-	if ix.live {
+// time, and every syncBatch names the changes are folded into the table,
+// so that the initial sync never holds a million names in a map. Changed
+// nodes wait packed, not as objects of pointers.
+func (ns *nodes) setNext(name string, v view) {
+	ns.next[name] = v
+	if ns.live {
 		return
 	}
-	ix.full = true
-	if len(ix.next) >= syncBatch {
-		if ix.hasBuilding {
-			ix.building = ix.building.with(ix.next)
-		} else {
-			old := ix.snap.Load()
-			ix.building, ix.hasBuilding = old.names.overlaid(ix.next), true
-		}
-		ix.next = map[string]view{}
+	ns.full = true
+	if len(ns.next) >= syncBatch {
+		ns.pub.fold(ns.next, true)
+		ns.next = map[string]view{}
 	}
 }
 
 // syncBatch is the number of changed names the initial sync folds into the
-// waiting table at once (see setNext).
+// table at once (see setNext).
 var syncBatch = 1 << 16
+
+// publish folds the changed names into the view's table and stores s, with
+// them, as the view's snapshot.
+func (ns *nodes) publish(s *Snapshot) {
+	s.cuts = ns.cuts > 0
+	ns.pub.publish(ns.next, ns.full, s)
+	ns.full = false
+	if len(ns.next) > 0 {
+		// A new map, not a cleared one: after the initial sync this one
+		// holds every name, and a map never shrinks.
+		ns.next = map[string]view{}
+	}
+}
 
 // countCut keeps count of the delegations (NS records below an apex),
 // adding delta when the writer's node of name is one.
-func (ix *Index) countCut(name string, delta int) {
-	if v, ok := ix.view(name); ok && v.has(dns.TypeNS) && !slices.Contains(ix.zones, name) {
-		ix.cuts += delta
+func (ns *nodes) countCut(name string, delta int) {
+	if v, ok := ns.view(name); ok && v.has(dns.TypeNS) && !slices.Contains(ns.zones, name) {
+		ns.cuts += delta
 	}
+}
+
+// release forgets the counts of names (every name the index uses) and
+// leaves the view's table; the last snapshot stays.
+func (ns *nodes) release(names []string) {
+	ns.children.release(names)
+	ns.pub.leave()
 }
 
 // parentZones returns, for every zone, the position of the most specific
@@ -187,35 +196,13 @@ func parentZones(zones []string) []int {
 }
 
 // forAncestors calls f for every name strictly between name and its zone apex.
-func (ix *Index) forAncestors(name, zone string, f func(string)) {
+func forAncestors(name, zone string, f func(string)) {
 	for off, end := dns.NextLabel(name, 0); !end; off, end = dns.NextLabel(name, off) {
 		a := name[off:]
 		if len(a) <= len(zone) {
 			return
 		}
 		f(a)
-	}
-}
-
-func (ix *Index) reportConflict(name, conflict string, contributors []contribution) {
-	if conflict == "" {
-		delete(ix.conflicts, name)
-		return
-	}
-	if ix.conflicts[name] == conflict {
-		return
-	}
-	ix.conflicts[name] = conflict
-	if ix.listener != nil {
-		ix.listener.Conflict(name, conflict)
-	}
-	if cl, ok := ix.listener.(ConflictListener); ok {
-		c := Conflict{Name: name, Message: conflict}
-		for _, ct := range contributors {
-			c.Keys = append(c.Keys, ct.key)
-			c.Namespaces = append(c.Namespaces, ct.claim.Namespace)
-		}
-		cl.Conflicted(c)
 	}
 }
 

@@ -8,81 +8,50 @@ import (
 	"github.com/miekg/dns"
 )
 
-// The index keeps, per owner name, only the objects publishing there: the
-// records themselves are in the objects (see objects.go). Most names have
-// one object, kept in the name's slot, by the name's number in the Shared
-// (8 bytes a name, with the count of names below it); the few names with
-// several keep a sorted list of keys apart.
-
-// nameSlot is what an index keeps of a name, at its number in the Shared.
-// A slot in use holds a reference to the number (see useName).
-type nameSlot struct {
-	owner    uint32 // the one object publishing there, plus one; 0: none, or several (Index.shared)
-	children int32  // names with data below it
+// owners is who publishes at each owner name: the index keeps per name
+// only the objects publishing there, the records themselves are in the
+// objects (objects.go). Most names have one object, kept at the name's
+// number in the Shared (4 bytes a name); the few names with several keep a
+// sorted list of keys apart. below (below.go) counts the namespaces the
+// policy admits below each name, for OwnersBelow.
+type owners struct {
+	one     slots[uint32]       // the one object publishing at a name, plus one; 0: none, or several
+	several map[string][]string // owner name → the keys of the objects publishing there, when several
+	below   below
 }
 
-func (n nameSlot) used() bool { return n != nameSlot{} }
-
-// slot returns the slot of name, the zero one when the index does not use it.
-func (ix *Index) slot(name string) nameSlot {
-	id, ok := ix.sh.name(ix.sh.hashName(name))
-	if !ok {
-		return nameSlot{}
-	}
-	return ix.names.get(uint32(id))
+func newOwners(sh *Shared) owners {
+	return owners{one: slots[uint32]{sh: sh}, several: map[string][]string{}, below: below{count: map[string][]nsCount{}}}
 }
 
-// useName calls change with the slot of name and notes whether the index
-// uses it afterwards, holding the name's number in the Shared while it does.
-func (ix *Index) useName(name string, change func(*nameSlot)) {
-	h := ix.sh.hashName(name)
-	id, ok := ix.sh.name(h)
-	if ok && ix.names.get(uint32(id)).used() {
-		s := ix.names.at(uint32(id))
-		if change(s); !s.used() {
-			ix.sh.dropName(h, id)
-		}
-		return
-	}
-	var s nameSlot
-	if change(&s); s.used() {
-		*ix.names.ensure(uint32(ix.sh.holdName(h))) = s
-	}
-}
-
-// addChildren adds delta to the count of names with data below name.
-func (ix *Index) addChildren(name string, delta int32) {
-	ix.useName(name, func(s *nameSlot) { s.children = max(s.children+delta, 0) })
-}
-
-// addOwner notes that object id, of key, publishes at name.
-func (ix *Index) addOwner(name string, id objectID, key string) {
-	if keys, ok := ix.shared[name]; ok {
+// add notes that object id, of key, publishes at name.
+func (w *owners) add(name string, id objectID, key string, objs *objects) {
+	if keys, ok := w.several[name]; ok {
 		if i, found := slices.BinarySearch(keys, key); !found {
-			ix.shared[name] = slices.Insert(keys, i, key)
+			w.several[name] = slices.Insert(keys, i, key)
 		}
 		return
 	}
-	ix.useName(name, func(s *nameSlot) {
-		switch other := s.owner; {
+	w.one.update(name, func(one *uint32) {
+		switch other := *one; {
 		case other == 0:
-			s.owner = uint32(id) + 1
+			*one = uint32(id) + 1
 		case other != uint32(id)+1:
-			s.owner = 0
-			keys := []string{ix.sh.key(objectID(other - 1)), key}
+			*one = 0
+			keys := []string{objs.key(objectID(other - 1)), key}
 			slices.Sort(keys)
-			ix.shared[name] = keys
+			w.several[name] = keys
 		}
 	})
 }
 
-// removeOwner notes that the object of key, at id, no longer publishes at name.
-func (ix *Index) removeOwner(name string, id objectID, key string) {
-	keys, ok := ix.shared[name]
+// remove notes that the object of key, at id, no longer publishes at name.
+func (w *owners) remove(name string, id objectID, key string, objs *objects) {
+	keys, ok := w.several[name]
 	if !ok {
-		ix.useName(name, func(s *nameSlot) {
-			if s.owner == uint32(id)+1 {
-				s.owner = 0
+		w.one.update(name, func(one *uint32) {
+			if *one == uint32(id)+1 {
+				*one = 0
 			}
 		})
 		return
@@ -91,37 +60,56 @@ func (ix *Index) removeOwner(name string, id objectID, key string) {
 		keys = slices.Delete(keys, i, i+1)
 	}
 	if len(keys) == 1 {
-		delete(ix.shared, name)
-		other, _, _ := ix.object(keys[0])
-		ix.useName(name, func(s *nameSlot) { s.owner = uint32(other) + 1 })
+		delete(w.several, name)
+		other, _, _ := objs.find(keys[0])
+		w.one.update(name, func(one *uint32) { *one = uint32(other) + 1 })
 		return
 	}
-	ix.shared[name] = keys
+	w.several[name] = keys
 }
 
-// contributions returns what each object publishes at name, ordered by key.
-func (ix *Index) contributions(name string) []contribution {
-	if s := ix.slot(name); s.owner != 0 {
-		return []contribution{ix.contribution(objectID(s.owner-1), name)}
+// each calls f with every object publishing at name, ordered by key.
+func (w *owners) each(name string, objs *objects, f func(id objectID, key string)) {
+	if one := w.one.get(name); one != 0 {
+		id := objectID(one - 1)
+		f(id, objs.key(id))
+		return
 	}
-	keys := ix.shared[name]
-	cs := make([]contribution, len(keys))
-	for i, key := range keys {
-		id, _, _ := ix.object(key)
-		cs[i] = ix.contribution(id, name)
+	for _, key := range w.several[name] {
+		id, _, _ := objs.find(key)
+		f(id, key)
 	}
+}
+
+// updating is the object UpdateClaim is rebuilding the names of, with its
+// records as given (see owners.contributions).
+type updating struct {
+	id  objectID
+	rrs []dns.RR
+}
+
+// contributions returns what each object publishes at name, ordered by
+// key, with its claim. The object being updated gives its records as they
+// came, ordered by name; the others unpack theirs.
+func (w *owners) contributions(name string, objs *objects, u updating) []contribution {
+	var cs []contribution
+	w.each(name, objs, func(id objectID, key string) {
+		c := contribution{key: key, claim: objs.claim(id)}
+		if id == u.id && u.rrs != nil {
+			c.rrs = rrsAt(u.rrs, name)
+		} else {
+			c.rrs = recordsAt(objs.records(id), name)
+		}
+		cs = append(cs, c)
+	})
 	return cs
 }
 
-// contribution returns the records that object id publishes at name, with
-// its claim. The object being updated gives its records as they came,
-// ordered by name; the others unpack theirs.
-func (ix *Index) contribution(id objectID, name string) contribution {
-	key, claim := ix.sh.key(id), ix.claimOf(id)
-	if id == ix.updating.id && ix.updating.rrs != nil {
-		return contribution{key: key, claim: claim, rrs: rrsAt(ix.updating.rrs, name)}
-	}
-	return contribution{key: key, claim: claim, rrs: recordsAt(ix.recordsOf(id), name)}
+// release forgets the owners of names (every name the index uses).
+func (w *owners) release(names []string) {
+	w.one.release(names)
+	clear(w.several)
+	w.below.reset()
 }
 
 // rrsAt returns the records of rrs, ordered by owner name (see sortRRs),

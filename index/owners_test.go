@@ -9,16 +9,17 @@ import (
 
 // TestOwners runs objects on and off one name and checks, after each step,
 // which keys publish there, in order, with which records, and that a name
-// is kept in exactly one of the two maps.
+// is kept in exactly one of the two places.
 func TestOwners(t *testing.T) {
-	ix := New(Config{Zones: []string{"example.com."}, SOA: indexSOA})
+	sh := newShared()
+	objs, w := objects{sh: sh}, newOwners(sh)
 	const name = "a.example.com."
 	for key, rrs := range map[string][]dns.RR{
 		"Ingress/ns/x": qtRRs("a.example.com. 60 IN A 192.0.2.1", "b.example.com. 60 IN A 192.0.2.9"),
 		"Ingress/ns/y": qtRRs("a.example.com. 60 IN A 192.0.2.2"),
 		"Service/ns/z": qtRRs("0.example.com. 60 IN A 192.0.2.8", "a.example.com. 60 IN A 192.0.2.3", "a.example.com. 60 IN AAAA 2001:db8::3"),
 	} {
-		ix.storeObject(key, 0, false, Claim{}, packRecords(rrs))
+		objs.store(key, 0, false, Claim{}, packRecords(rrs))
 	}
 	for i, step := range []struct {
 		add    bool
@@ -36,13 +37,13 @@ func TestOwners(t *testing.T) {
 		{false, "Ingress/ns/y", nil, 0},
 		{false, "Ingress/ns/y", nil, 0},
 	} {
-		id, _, _ := ix.object(step.key)
+		id, _, _ := objs.find(step.key)
 		if step.add {
-			ix.addOwner(name, id, step.key)
-		} else if _, _, ok := ix.object(step.key); ok {
-			ix.removeOwner(name, id, step.key)
+			w.add(name, id, step.key, &objs)
+		} else if _, _, ok := objs.find(step.key); ok {
+			w.remove(name, id, step.key, &objs)
 		}
-		cs := ix.contributions(name)
+		cs := w.contributions(name, &objs, updating{})
 		var keys []string
 		for _, c := range cs {
 			keys = append(keys, c.key)
@@ -58,8 +59,8 @@ func TestOwners(t *testing.T) {
 		if len(cs) > 0 && len(cs[len(cs)-1].rrs) != step.record {
 			t.Errorf("step %d: %s contributes %d records, want %d", i, cs[len(cs)-1].key, len(cs[len(cs)-1].rrs), step.record)
 		}
-		single := ix.slot(name).owner != 0
-		_, several := ix.shared[name]
+		single := w.one.get(name) != 0
+		_, several := w.several[name]
 		if single && several || single != (len(step.want) == 1) || several != (len(step.want) > 1) {
 			t.Errorf("step %d: in owners %v, in shared %v, with %d keys", i, single, several, len(step.want))
 		}

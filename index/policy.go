@@ -128,22 +128,72 @@ func before(a, b contribution) bool {
 	return a.key < b.key
 }
 
+// rules decides which contributions answer at a name, and tells the
+// listener of its decisions: the ownership policy (this file: which
+// namespaces may publish, and the claims it rejects), health and priority
+// (health.go), and the merge's conflicts. Steering (steer.go) then packs a
+// table of targets from what is left.
+type rules struct {
+	zones         []string
+	listener      Listener
+	policy        Policy
+	nsNames       []string               // the nameserver names, reserved to the plugin
+	staticDomains map[string][]string    // namespace → domains from the configuration
+	domains       map[string][]string    // namespace → domains set at run time
+	rejections    map[string][]Rejection // owner name → claims rejected there
+	conflicts     map[string]string      // owner name → last conflict told
+	health        map[string]nameHealth  // owner name → its health decision, when not the zero one
+	zoneHealth    []ZoneHealth           // per zone: the sums of health
+	down          []string               // key prefixes of the objects counted unhealthy (SetDown)
+}
+
+func newRules(cfg Config, ns [][]dns.RR) rules {
+	r := rules{
+		zones:         cfg.Zones,
+		listener:      cfg.Listener,
+		policy:        cfg.Policy,
+		staticDomains: cfg.Domains,
+		domains:       map[string][]string{},
+		rejections:    map[string][]Rejection{},
+		conflicts:     map[string]string{},
+		health:        map[string]nameHealth{},
+		zoneHealth:    make([]ZoneHealth, len(cfg.Zones)),
+	}
+	for _, rrs := range ns {
+		for _, rr := range rrs {
+			if n, ok := rr.(*dns.NS); ok && !slices.Contains(r.nsNames, strings.ToLower(n.Ns)) {
+				r.nsNames = append(r.nsNames, strings.ToLower(n.Ns))
+			}
+		}
+	}
+	return r
+}
+
+// admit returns the contributions at name that the policy accepts, and
+// tells the listener of the rejections that are new when live. cs is
+// ordered by key; so is the result, which is cs itself when nothing is
+// rejected (the common case, without allocating).
+func (r *rules) admit(name string, zi int, cs []contribution, live bool) []contribution {
+	ok, rejected := r.admitted(name, zi, cs)
+	r.reportRejections(name, rejected, live)
+	return ok
+}
+
 // admitted returns the contributions at name that the policy accepts, and the
-// rejected ones. cs is ordered by key; so is the result, which is cs itself
-// when nothing is rejected (the common case, without allocating).
-func (ix *Index) admitted(name string, zi int, cs []contribution) (ok []contribution, rejected []Rejection) {
-	if ix.policy == Union || len(cs) == 0 {
+// rejected ones.
+func (r *rules) admitted(name string, zi int, cs []contribution) (ok []contribution, rejected []Rejection) {
+	if r.policy == Union || len(cs) == 0 {
 		return cs, nil
 	}
-	reserved := ix.reserved(name, zi)
+	reserved := r.reserved(name, zi)
 	owner := -1
 	for i := range cs {
-		if ix.refusal(name, reserved, cs[i].claim) == "" && !cs[i].claim.plugin() && (owner < 0 || before(cs[i], cs[owner])) {
+		if r.refusal(name, reserved, cs[i].claim) == "" && !cs[i].claim.plugin() && (owner < 0 || before(cs[i], cs[owner])) {
 			owner = i
 		}
 	}
 	verdict := func(c contribution) (reason, ownerNS string) {
-		if reason := ix.refusal(name, reserved, c.claim); reason != "" {
+		if reason := r.refusal(name, reserved, c.claim); reason != "" {
 			return reason, ""
 		}
 		if c.claim.plugin() || owner < 0 || c.claim.Namespace == cs[owner].claim.Namespace {
@@ -153,7 +203,7 @@ func (ix *Index) admitted(name string, zi int, cs []contribution) (ok []contribu
 	}
 	all := true
 	for _, c := range cs {
-		if r, _ := verdict(c); r != "" {
+		if reason, _ := verdict(c); reason != "" {
 			all = false
 			break
 		}
@@ -161,10 +211,10 @@ func (ix *Index) admitted(name string, zi int, cs []contribution) (ok []contribu
 	if all {
 		return cs, nil
 	}
-	zone := ix.zones[zi]
+	zone := r.zones[zi]
 	for _, c := range cs {
-		if r, o := verdict(c); r != "" {
-			rejected = append(rejected, Rejection{Zone: zone, Name: name, Key: c.key, Reason: r, Owner: o})
+		if reason, o := verdict(c); reason != "" {
+			rejected = append(rejected, Rejection{Zone: zone, Name: name, Key: c.key, Reason: reason, Owner: o})
 		} else {
 			ok = append(ok, c)
 		}
@@ -174,13 +224,13 @@ func (ix *Index) admitted(name string, zi int, cs []contribution) (ok []contribu
 
 // refusal returns why the policy refuses claim at name whoever else claims
 // it (ReasonReserved, ReasonUndelegated), or "".
-func (ix *Index) refusal(name string, reserved bool, claim Claim) string {
+func (r *rules) refusal(name string, reserved bool, claim Claim) string {
 	switch {
 	case claim.plugin():
 		return ""
 	case reserved:
 		return ReasonReserved
-	case ix.policy == Delegated && !ix.delegated(claim.Namespace, name):
+	case r.policy == Delegated && !r.delegated(claim.Namespace, name):
 		return ReasonUndelegated
 	}
 	return ""
@@ -189,9 +239,9 @@ func (ix *Index) refusal(name string, reserved bool, claim Claim) string {
 // reserved reports whether name belongs to the plugin: the zone apex, a
 // nameserver name, or a wildcard whose parent is the apex or an ancestor of a
 // nameserver name (RFC 4592: it would answer for them).
-func (ix *Index) reserved(name string, zi int) bool {
-	zone := ix.zones[zi]
-	if name == zone || slices.Contains(ix.nsNames, name) {
+func (r *rules) reserved(name string, zi int) bool {
+	zone := r.zones[zi]
+	if name == zone || slices.Contains(r.nsNames, name) {
 		return true
 	}
 	if !isWildcard(name) {
@@ -201,7 +251,7 @@ func (ix *Index) reserved(name string, zi int) bool {
 	if parent == zone {
 		return true
 	}
-	for _, ns := range ix.nsNames {
+	for _, ns := range r.nsNames {
 		if dns.IsSubDomain(parent, ns) {
 			return true
 		}
@@ -210,18 +260,29 @@ func (ix *Index) reserved(name string, zi int) bool {
 }
 
 // delegated reports whether name is at or below a domain of namespace.
-func (ix *Index) delegated(namespace, name string) bool {
-	for _, d := range ix.staticDomains[namespace] {
-		if dns.IsSubDomain(d, name) {
-			return true
-		}
-	}
-	for _, d := range ix.domains[namespace] {
-		if dns.IsSubDomain(d, name) {
-			return true
+func (r *rules) delegated(namespace, name string) bool {
+	for _, ds := range [...][]string{r.staticDomains[namespace], r.domains[namespace]} {
+		for _, d := range ds {
+			if dns.IsSubDomain(d, name) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// setDomains sets the domains delegated to namespace at run time and
+// reports whether the policy's verdicts may change.
+func (r *rules) setDomains(namespace string, domains []string) bool {
+	if slices.Equal(r.domains[namespace], domains) {
+		return false
+	}
+	if len(domains) == 0 {
+		delete(r.domains, namespace)
+	} else {
+		r.domains[namespace] = slices.Clone(domains)
+	}
+	return r.policy == Delegated
 }
 
 // SetDomains sets the domains delegated to namespace at run time (from its
@@ -229,65 +290,41 @@ func (ix *Index) delegated(namespace, name string) bool {
 // the policy to the names that namespace claims. Domains are lower-cased and
 // fully qualified; nil removes them.
 func (ix *Index) SetDomains(namespace string, domains []string) {
-	ix.mu.Lock()
-	if slices.Equal(ix.domains[namespace], domains) {
-		ix.mu.Unlock()
-		return
-	}
-	if len(domains) == 0 {
-		delete(ix.domains, namespace)
-	} else {
-		ix.domains[namespace] = slices.Clone(domains)
-	}
-	if ix.policy != Delegated {
-		ix.mu.Unlock()
-		return
-	}
-	var names []string
-	ix.eachObject(func(id objectID, wire []byte) {
-		if ix.claimOf(id).Namespace == namespace {
-			forWireNames(wire, func(name string) { names = append(names, name) })
-		}
-	})
-	slices.Sort(names)
-	for _, name := range slices.Compact(names) {
-		ix.rebuild(name)
-	}
-	notify := ix.publishLocked(false)
-	ix.mu.Unlock()
-	ix.announce(notify)
+	ix.rebuildWhere(func() bool { return ix.rules.setDomains(namespace, domains) },
+		func(id objectID) bool { return ix.objects.claim(id).Namespace == namespace })
+}
+
+// rejected reports whether the policy rejects the claim of the object key
+// at name.
+func (r *rules) rejected(name, key string) bool {
+	return slices.ContainsFunc(r.rejections[name], func(rj Rejection) bool { return rj.Key == key })
 }
 
 // reportRejections tells the listener of rejections at name that are new or
-// changed, and forgets those that ended.
-func (ix *Index) reportRejections(name string, rejected []Rejection) {
-	old := ix.rejections[name]
+// changed, when live, and forgets those that ended.
+func (r *rules) reportRejections(name string, rejected []Rejection, live bool) {
+	old := r.rejections[name]
 	if len(rejected) == 0 {
-		delete(ix.rejections, name)
+		delete(r.rejections, name)
 	} else {
-		ix.rejections[name] = rejected
+		r.rejections[name] = rejected
 	}
-	rl, _ := ix.listener.(RejectionListener)
-	if rl == nil || !ix.live {
+	rl, _ := r.listener.(RejectionListener)
+	if rl == nil || !live {
 		return // the first Flush reports what is rejected then
 	}
-	for _, r := range rejected {
-		if !slices.Contains(old, r) {
-			rl.Rejected(r)
+	for _, rj := range rejected {
+		if !slices.Contains(old, rj) {
+			rl.Rejected(rj)
 		}
 	}
 }
 
-// rejectionsNow returns the claims the policy currently rejects, ordered by name and key.
-func (ix *Index) rejectionsNow() []Rejection {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	return ix.rejectionsLocked()
-}
-
-func (ix *Index) rejectionsLocked() []Rejection {
+// rejectionsNow returns the claims the policy currently rejects, ordered by
+// name and key.
+func (r *rules) rejectionsNow() []Rejection {
 	var out []Rejection
-	for _, rs := range ix.rejections {
+	for _, rs := range r.rejections {
 		out = append(out, rs...)
 	}
 	slices.SortFunc(out, func(a, b Rejection) int {
@@ -297,4 +334,28 @@ func (ix *Index) rejectionsLocked() []Rejection {
 		return strings.Compare(a.Key, b.Key)
 	})
 	return out
+}
+
+// reportConflict tells the listener of the merge's conflict at name when
+// it is new, and forgets one that ended.
+func (r *rules) reportConflict(name, conflict string, contributors []contribution) {
+	if conflict == "" {
+		delete(r.conflicts, name)
+		return
+	}
+	if r.conflicts[name] == conflict {
+		return
+	}
+	r.conflicts[name] = conflict
+	if r.listener != nil {
+		r.listener.Conflict(name, conflict)
+	}
+	if cl, ok := r.listener.(ConflictListener); ok {
+		c := Conflict{Name: name, Message: conflict}
+		for _, ct := range contributors {
+			c.Keys = append(c.Keys, ct.key)
+			c.Namespaces = append(c.Namespaces, ct.claim.Namespace)
+		}
+		cl.Conflicted(c)
+	}
 }

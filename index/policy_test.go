@@ -311,7 +311,8 @@ func TestIndexPolicyConflictKeys(t *testing.T) {
 // own claims, domains delegated at run time) under each policy, and checks
 // that the index stays equal to one built from scratch from its objects and
 // claims, given in another order: what the index keeps per name (the keys
-// of its objects) rebuilds the same contributions as the objects.
+// of its objects) rebuilds the same contributions as the objects; and that
+// OwnersBelow answers as a walk over every object does.
 func TestIndexPolicyRandomUpdates(t *testing.T) {
 	zones := []string{"example.com.", "sub.example.com.", "example.org."}
 	labels := []string{"a", "b", "*", "sub", "c"}
@@ -354,9 +355,14 @@ func TestIndexPolicyRandomUpdates(t *testing.T) {
 			if step%25 != 0 && step != 1999 {
 				continue
 			}
+			for _, name := range append([]string{"example.com.", "sub.example.com.", "com.", "other.net."}, randName(), randName(), randName()) {
+				if got, want := ix.OwnersBelow(name), ownersWalk(ix, name); !slices.Equal(got, want) {
+					t.Fatalf("%s, step %d: OwnersBelow(%s) = %q, a walk finds %q", policy, step, name, got, want)
+				}
+			}
 			fresh := New(Config{Zones: zones, SOA: indexSOA, NS: indexNS, Policy: policy})
 			ix.mu.Lock()
-			for ns, domains := range ix.domains {
+			for ns, domains := range ix.rules.domains {
 				fresh.SetDomains(ns, domains)
 			}
 			objects, held := ix.heldObjects()

@@ -4,9 +4,9 @@ import "sync"
 
 // The blocks that read one cluster, such as the views of a split horizon,
 // give their indexes one Shared: the numbers of the objects and names they
-// index, the objects' keys and claims, and the records the views agree on
-// are kept once. Each block keeps its own names, nodes, snapshots and
-// serials. The registry finds the Shared of a cluster by a key the caller
+// index, the objects' keys and claims, the records the views agree on and
+// the nodes of their names are kept once. Each block keeps its own
+// snapshots and serials. The registry finds the Shared of a cluster by a key the caller
 // makes of it (the plugin: the kubeconfig and context as written, so blocks
 // that name one cluster two ways only share less). Sharing never changes
 // what an index answers.

@@ -1,119 +1,133 @@
 package index
 
 import (
+	"sync"
 	"time"
 
 	"github.com/miekg/dns"
 )
 
-// A zone's serial is the Unix time of its last change: at most one a
-// second, announced to the Listener (for NOTIFY) after each publish.
-
-// publishLocked stores a new snapshot holding the changed names and serials.
-// It returns the zones whose serial changed.
+// serials is the SOA serial of each zone of an index: the Unix time of its
+// last change, at most one a second, announced to the Listener (for
+// NOTIFY) after each publish.
 //
-// The serial of a zone is the Unix time of its last change. A second change
-// within the same second is published at once and its new serial follows on
-// the next second (see scheduleTick), so the serial never runs ahead of the
-// clock and still increases across restarts. With force, every changed zone
-// gets a new serial now (max(serial+1, time)).
-func (ix *Index) publishLocked(force bool) []int {
-	if !ix.live {
-		return nil
-	}
-	old := ix.snap.Load()
-	s := ix.nextSnapshotLocked()
-	var notify []int
-	now := uint32(ix.now().Unix())
-	for zi, changed := range ix.changed {
-		if !changed {
-			continue
-		}
-		ix.changed[zi] = false
-		switch {
-		case SerialLess(ix.serials[zi], now):
-			ix.serials[zi] = now
-		case force || ix.restored[zi]:
-			// A restored serial may be the clock's time or later: the
-			// zone's new content must never have it.
-			ix.serials[zi]++
-		default:
-			ix.pending[zi] = true
-			ix.scheduleTick()
-			continue
-		}
-		ix.pending[zi], ix.restored[zi] = false, false
-		notify = append(notify, zi)
-	}
-	if len(notify) > 0 {
-		s.zones = make([]zoneState, len(old.zones))
-		copy(s.zones, old.zones)
-		for _, zi := range notify {
-			z := &s.zones[zi]
-			z.serial, z.soa = ix.serials[zi], []dns.RR{ix.newSOA(ix.zones[zi], ix.serials[zi])}
-		}
-	}
-	ix.snap.Store(s)
-	return notify
+// A second change within the same second is published at once and its new
+// serial follows on the next second (a timer), so the serial never runs
+// ahead of the clock and still increases across restarts.
+type serials struct {
+	zones     []string
+	newSOA    func(zone string, serial uint32) *dns.SOA
+	now       func() time.Time
+	afterFunc func(d time.Duration, f func()) timer
+	current   []uint32 // per zone
+	pending   []bool   // zones whose data changed without a new serial
+	restored  []bool   // zones whose serial came from Config.Serials, until it changes
+	tick      timer    // bumps pending serials on the next second
+	onTick    func()   // what the timer does: the index's publish of pending serials
+
+	announceMu sync.Mutex // serializes Listener.SerialChanged calls
 }
 
-// nextSnapshotLocked returns the published snapshot with the names changed
-// in the writer's copy.
-func (ix *Index) nextSnapshotLocked() *Snapshot {
-	old := ix.snap.Load()
-	s := &Snapshot{names: old.names, zoneNames: old.zoneNames, parents: old.parents, zones: old.zones, cuts: ix.cuts > 0}
-	switch {
-	case ix.hasBuilding:
-		s.names = ix.building.with(ix.next)
-	case ix.full:
-		s.names = old.names.overlaid(ix.next)
-	case len(ix.next) > 0:
-		s.names = old.names.with(ix.next)
+// init makes s the serials of the zones of cfg.
+func (s *serials) init(cfg Config) {
+	s.zones, s.newSOA, s.now, s.afterFunc = cfg.Zones, cfg.SOA, cfg.Now, cfg.afterFunc
+	s.current = make([]uint32, len(cfg.Zones))
+	s.pending, s.restored = make([]bool, len(cfg.Zones)), make([]bool, len(cfg.Zones))
+	if s.now == nil {
+		s.now = time.Now
 	}
-	ix.full, ix.building, ix.hasBuilding = false, table{}, false
-	if len(ix.next) > 0 {
-		// A new map, not a cleared one: after the initial sync this one
-		// holds every name, and a map never shrinks.
-		ix.next = map[string]view{}
+	if s.afterFunc == nil {
+		s.afterFunc = func(d time.Duration, f func()) timer { return time.AfterFunc(d, f) }
 	}
-	return s
+	now := uint32(s.now().Unix())
+	for i := range cfg.Zones {
+		s.current[i] = now
+		if i < len(cfg.Serials) && cfg.Serials[i] != 0 {
+			s.current[i], s.restored[i] = cfg.Serials[i], true
+		}
+	}
+}
+
+// next gives the zones that changed new serials and returns the zones'
+// states with them, and the zones whose serial changed; it clears changed.
+// With force, every changed zone gets a new serial now (max(serial+1,
+// time)).
+func (s *serials) next(zones []zoneState, changed []bool, force bool) ([]zoneState, []int) {
+	var notify []int
+	now := uint32(s.now().Unix())
+	for zi, c := range changed {
+		if !c {
+			continue
+		}
+		changed[zi] = false
+		switch {
+		case SerialLess(s.current[zi], now):
+			s.current[zi] = now
+		case force || s.restored[zi]:
+			// A restored serial may be the clock's time or later: the
+			// zone's new content must never have it.
+			s.current[zi]++
+		default:
+			s.pending[zi] = true
+			s.scheduleTick()
+			continue
+		}
+		s.pending[zi], s.restored[zi] = false, false
+		notify = append(notify, zi)
+	}
+	if len(notify) == 0 {
+		return zones, nil
+	}
+	out := make([]zoneState, len(zones))
+	copy(out, zones)
+	for _, zi := range notify {
+		out[zi].serial, out[zi].soa = s.current[zi], []dns.RR{s.newSOA(s.zones[zi], s.current[zi])}
+	}
+	return out, notify
 }
 
 // scheduleTick arranges for pending serials to be bumped on the next second.
-func (ix *Index) scheduleTick() {
-	if ix.tick != nil {
+func (s *serials) scheduleTick() {
+	if s.tick != nil {
 		return
 	}
-	now := ix.now()
-	wait := now.Truncate(time.Second).Add(time.Second).Sub(now)
-	ix.tick = ix.afterFunc(wait, func() {
-		ix.mu.Lock()
-		ix.tick = nil
-		for zi, p := range ix.pending {
-			if p {
-				ix.changed[zi] = true
-			}
-		}
-		notify := ix.publishLocked(true)
-		ix.mu.Unlock()
-		ix.announce(notify)
-	})
+	now := s.now()
+	s.tick = s.afterFunc(now.Truncate(time.Second).Add(time.Second).Sub(now), s.onTick)
 }
 
-// announce tells the listener of the new serials of zones. It runs after ix.mu is released, so it
-// must not read the writer's state (ix.serials): it reports the serials of
-// the current snapshot instead. Announcements are serialized, and each reads
+// due marks the zones whose serial is pending as changed, when the timer
+// fired.
+func (s *serials) due(changed []bool) {
+	s.tick = nil
+	for zi, p := range s.pending {
+		if p {
+			changed[zi] = true
+		}
+	}
+}
+
+// stop stops the timer.
+func (s *serials) stop() {
+	if s.tick != nil {
+		s.tick.Stop()
+		s.tick = nil
+	}
+}
+
+// announce tells l of the serials of zones in snap. It runs after the
+// index's lock is released, so it reports the serials of the current
+// snapshot, not the writer's. Announcements are serialized, and each reads
 // the snapshot only once it holds announceMu, so the last serial announced
 // for a zone is always its current one even when writers race here.
-func (ix *Index) announce(zones []int) {
-	if ix.listener == nil || len(zones) == 0 {
+func (s *serials) announce(l Listener, snap func() *Snapshot, zones []int) {
+	if l == nil || len(zones) == 0 {
 		return
 	}
-	ix.announceMu.Lock()
-	defer ix.announceMu.Unlock()
-	s := ix.snap.Load()
+	s.announceMu.Lock()
+	defer s.announceMu.Unlock()
+	cur := snap()
 	for _, zi := range zones {
-		ix.listener.SerialChanged(ix.zones[zi], s.zones[zi].serial)
+		l.SerialChanged(s.zones[zi], cur.zones[zi].serial)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 func TestIndexSerial(t *testing.T) {
 	ix, clk := newTestIndex(t, "example.com.", "example.org.")
 	w := &serialWatch{}
-	ix.listener = testListener{serial: w.on}
+	ix.setListener(testListener{serial: w.on})
 	s0 := ix.Snapshot().zones[0].serial
 	if ix.Snapshot().zones[1].serial != s0 {
 		t.Fatal("zones start with different serials")
@@ -129,7 +129,7 @@ func TestIndexSerial(t *testing.T) {
 func TestIndexSerialWrap(t *testing.T) {
 	ix, clk := newTestIndex(t, "example.com.")
 	ix.mu.Lock()
-	ix.serials[0] = 0xFFFFFFF0
+	ix.serials.current[0] = 0xFFFFFFF0
 	ix.mu.Unlock()
 	clk.set(time.Unix(0xFFFFFFFF, 0))
 	ix.Update("k", qtRRs("www.example.com. 60 IN A 192.0.2.1"))
@@ -176,14 +176,14 @@ func TestIndexConcurrentAnnounce(t *testing.T) {
 	ix, clk := newTestIndex(t, "example.com.", "example.org.")
 	var mu sync.Mutex
 	last := map[string]uint32{}
-	ix.listener = testListener{serial: func(zone string, serial uint32) {
+	ix.setListener(testListener{serial: func(zone string, serial uint32) {
 		mu.Lock()
 		defer mu.Unlock()
 		if old, ok := last[zone]; ok && SerialLess(serial, old) {
 			t.Errorf("%s: announced %d after %d", zone, serial, old)
 		}
 		last[zone] = serial
-	}}
+	}})
 	ix.Flush()
 	var wg sync.WaitGroup
 	for wi := range 4 {

@@ -3,20 +3,18 @@ package index
 import (
 	"bytes"
 	"hash/maphash"
-	"slices"
 	"sync"
-
-	"github.com/miekg/dns"
 )
 
 // Shared is what the indexes of the views of one cluster share: a dense
 // number for every object key and every owner name, which each index's own
 // tables are indexed by (slices of a few bytes an entry instead of maps
 // keyed by strings, once per view), an object's key and the namespace and
-// creation time of its claim, and its records in wire form while views
-// agree on them. The views' names, nodes and snapshots stay their own, so
-// answers, transfers and serials are each view's alone; what is shared is
-// only how the writers find their data.
+// creation time of its claim, its records in wire form in up to two
+// variants that views agree on (those of an include and an exclude
+// filter), and the table of names that the views' snapshots read, each
+// name's node once for the views that agree on it (tables.go). Answers,
+// transfers and serials stay each view's alone.
 //
 // A Shared may be given to any number of indexes (Config.Shared), which
 // may hold different objects and zones; it is safe for concurrent use. An
@@ -26,12 +24,16 @@ type Shared struct {
 
 	ids         map[string]objectID // object key → its number
 	objects     pages[sharedObject] // by number
+	second      pages[sharedWire]   // by number: the second variant of the records, where there is one
 	freeObjects []objectID
 
 	names     map[nameHash]nameID // owner name → its number
-	nameRefs  pages[int32]        // by number: the indexes holding the name
+	nameRefs  pages[int32]        // by number: the holds on the name (see holdName)
 	freeNames []nameID
 	seeds     [2]maphash.Seed // of the names' hashes
+
+	tablesMu sync.Mutex
+	tables   []*tables // each for up to maxViews indexes
 }
 
 // sharedObject is what the views of an object share.
@@ -39,12 +41,23 @@ type sharedObject struct {
 	key       string
 	namespace string // of the claim that first held the object
 	created   int64  // of that claim
-	// wire is records that views holding the object keep (see keepWire);
-	// aliases says how many.
+	first     sharedWire
+	refs      int32 // indexes holding the object
+}
+
+// sharedWire is records that views holding an object keep (see keepWire),
+// and how many do.
+type sharedWire struct {
 	wire    []byte
 	aliases int32
-	refs    int32 // indexes holding the object
 }
+
+// Variants of an object's records in an index (see keepWire).
+const (
+	ownWire    = 0
+	firstWire  = 1
+	secondWire = 2
+)
 
 // newShared returns an empty Shared.
 func newShared() *Shared {
@@ -68,10 +81,8 @@ func (s *Shared) object(key string) (objectID, bool) {
 func (s *Shared) holdObject(key string, c Claim) objectID {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id, ok := s.ids[key]
-	if !ok {
-		id = reuse(&s.freeObjects, len(s.ids))
-		s.ids[key] = id
+	id, made := hold(s.ids, key, &s.freeObjects)
+	if made {
 		*s.objects.ensure(uint32(id)) = sharedObject{key: key, namespace: c.Namespace, created: c.Created}
 	}
 	s.objects.at(uint32(id)).refs++
@@ -83,8 +94,8 @@ func (s *Shared) holdObject(key string, c Claim) objectID {
 func (s *Shared) dropObject(id objectID, wire []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.unalias(id, wire)
 	o := s.objects.at(uint32(id))
-	s.unalias(o, wire)
 	if o.refs--; o.refs > 0 {
 		return
 	}
@@ -125,41 +136,59 @@ func (s *Shared) packClaim(id objectID, c Claim) *Claim {
 }
 
 // keepWire returns the records an index keeps for object id, which it
-// holds, when they change from old to wire, and whether they are the
-// shared slice: they are when they equal it, or become it when no view
-// keeps it, so that views that agree keep the records once. The shared
-// slice does not change while a view keeps it, and slices are never
-// changed once stored.
-func (s *Shared) keepWire(id objectID, old, wire []byte) ([]byte, bool) {
+// holds, when they change from old to wire, and which variant they are:
+// one of the two the Shared keeps when they equal it, or become it when no
+// view keeps it, so that views that agree keep the records once; else
+// ownWire. A variant does not change while a view keeps it, and slices
+// are never changed once stored.
+func (s *Shared) keepWire(id objectID, old, wire []byte) ([]byte, int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	o := s.objects.at(uint32(id))
-	s.unalias(o, old)
-	switch {
-	case len(wire) == 0:
-		return wire, false
-	case bytes.Equal(o.wire, wire):
-		o.aliases++
-		return o.wire, true
-	case o.aliases == 0:
-		o.wire, o.aliases = wire, 1
-		return wire, true
+	s.unalias(id, old)
+	if len(wire) == 0 {
+		return wire, ownWire
 	}
-	return wire, false
+	first := &s.objects.at(uint32(id)).first
+	second := s.second.get(uint32(id))
+	switch {
+	case bytes.Equal(first.wire, wire):
+		first.aliases++
+		return first.wire, firstWire
+	case bytes.Equal(second.wire, wire):
+		s.second.at(uint32(id)).aliases++
+		return second.wire, secondWire
+	case first.aliases == 0:
+		*first = sharedWire{wire, 1}
+		return wire, firstWire
+	case second.aliases == 0:
+		*s.second.ensure(uint32(id)) = sharedWire{wire, 1}
+		return wire, secondWire
+	}
+	return wire, ownWire
 }
 
-// wire returns the shared records of object id.
-func (s *Shared) wire(id objectID) []byte {
+// wire returns variant n of the records of object id.
+func (s *Shared) wire(id objectID, n int) []byte {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.objects.at(uint32(id)).wire
+	if n == secondWire {
+		return s.second.at(uint32(id)).wire
+	}
+	return s.objects.at(uint32(id)).first.wire
 }
 
-// unalias notes that an index no longer keeps wire for o.
-func (s *Shared) unalias(o *sharedObject, wire []byte) {
-	if len(wire) > 0 && len(o.wire) > 0 && &wire[0] == &o.wire[0] {
-		if o.aliases--; o.aliases == 0 {
-			o.wire = nil
+// unalias notes that an index no longer keeps wire for object id; the
+// caller holds s.mu.
+func (s *Shared) unalias(id objectID, wire []byte) {
+	if len(wire) == 0 {
+		return
+	}
+	for _, w := range [...]*sharedWire{&s.objects.at(uint32(id)).first, s.second.find(uint32(id))} {
+		if w != nil && len(w.wire) > 0 && &wire[0] == &w.wire[0] {
+			if w.aliases--; w.aliases == 0 {
+				*w = sharedWire{}
+			}
+			return
 		}
 	}
 }
@@ -185,22 +214,17 @@ func (s *Shared) name(h nameHash) (nameID, bool) {
 	return id, ok
 }
 
-// holdName notes that one more index holds the name of hash h and returns
-// its number.
+// holdName notes one more hold on the name of hash h (an index's table
+// that has an entry at its number) and returns its number.
 func (s *Shared) holdName(h nameHash) nameID {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id, ok := s.names[h]
-	if !ok {
-		id = reuse(&s.freeNames, len(s.names))
-		s.names[h] = id
-	}
+	id, _ := hold(s.names, h, &s.freeNames)
 	*s.nameRefs.ensure(uint32(id))++
 	return id
 }
 
-// dropName notes that an index no longer holds the name of hash h and
-// number id.
+// dropName drops a hold on the name of hash h and number id.
 func (s *Shared) dropName(h nameHash, id nameID) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -211,37 +235,21 @@ func (s *Shared) dropName(h nameHash, id nameID) {
 	}
 }
 
-// release gives back every object and name the index holds in its Shared,
-// and forgets them.
-func (ix *Index) release() {
-	var names []string
-	ix.eachObject(func(id objectID, wire []byte) {
-		forWireNames(wire, func(name string) {
-			names = append(names, name)
-			if zi := ix.zoneOf(name); zi >= 0 {
-				ix.forAncestors(name, ix.zones[zi], func(a string) { names = append(names, a) })
-			}
-		})
-		ix.sh.dropObject(id, wire)
-	})
-	ix.objs, ix.own, ix.ownLen, ix.ownFree = nil, nil, 0, nil
-	for _, z := range ix.zones {
-		names = append(names, z)
-		for zi := range ix.zones {
-			if z != ix.zones[zi] && dns.IsSubDomain(ix.zones[zi], z) {
-				ix.forAncestors(z, ix.zones[zi], func(a string) { names = append(names, a) })
-			}
-		}
+// hold returns the number of k in ids, giving it the last number freed, or
+// the next one, when it has none (made): numbers stay dense, so that the
+// views' slices indexed by them stay short.
+func hold[K comparable, ID ~uint32](ids map[K]ID, k K, free *[]ID) (id ID, made bool) {
+	if id, ok := ids[k]; ok {
+		return id, false
 	}
-	slices.Sort(names)
-	for _, name := range slices.Compact(names) {
-		h := ix.sh.hashName(name)
-		if id, ok := ix.sh.name(h); ok && ix.names.get(uint32(id)).used() {
-			*ix.names.at(uint32(id)) = nameSlot{}
-			ix.sh.dropName(h, id)
-		}
+	if n := len(*free); n > 0 {
+		id = (*free)[n-1]
+		*free = (*free)[:n-1]
+	} else {
+		id = ID(len(ids))
 	}
-	ix.held, ix.shared = 0, map[string][]string{}
+	ids[k] = id
+	return id, true
 }
 
 // pages is a slice of T by number in pages of a fixed size, allocated when
@@ -258,13 +266,21 @@ const (
 // at returns the element i, which ensure made.
 func (p pages[T]) at(i uint32) *T { return &p[i>>pageBits][i&(pageSize-1)] }
 
+// find returns the element i, or nil when its page was never made.
+func (p pages[T]) find(i uint32) *T {
+	if int(i>>pageBits) >= len(p) || p[i>>pageBits] == nil {
+		return nil
+	}
+	return p.at(i)
+}
+
 // get returns the element i, or the zero T when its page was never made.
 func (p pages[T]) get(i uint32) T {
-	if int(i>>pageBits) >= len(p) || p[i>>pageBits] == nil {
-		var zero T
-		return zero
+	if e := p.find(i); e != nil {
+		return *e
 	}
-	return *p.at(i)
+	var zero T
+	return zero
 }
 
 // ensure makes the page of element i and returns the element.
@@ -291,13 +307,53 @@ func (p pages[T]) each(f func(i uint32, v *T)) {
 	}
 }
 
-// reuse returns the last number freed, or next when none is: numbers stay
-// dense, so that the views' slices indexed by them stay short.
-func reuse[ID ~uint32](free *[]ID, next int) ID {
-	if n := len(*free); n > 0 {
-		id := (*free)[n-1]
-		*free = (*free)[:n-1]
-		return id
+// slots is a value per name, by the name's number in a Shared, for the
+// names where it is not the zero value: the table holds the name's number
+// while it is not.
+type slots[T comparable] struct {
+	sh *Shared
+	p  pages[T]
+}
+
+// get returns the value of name.
+func (s *slots[T]) get(name string) T {
+	id, ok := s.sh.name(s.sh.hashName(name))
+	if !ok {
+		var zero T
+		return zero
 	}
-	return ID(next)
+	return s.p.get(uint32(id))
+}
+
+// update calls f with the value of name to change it.
+func (s *slots[T]) update(name string, f func(*T)) {
+	var zero T
+	h := s.sh.hashName(name)
+	if id, ok := s.sh.name(h); ok {
+		if v := s.p.find(uint32(id)); v != nil && *v != zero {
+			if f(v); *v == zero {
+				s.sh.dropName(h, id)
+			}
+			return
+		}
+	}
+	v := zero
+	if f(&v); v != zero {
+		*s.p.ensure(uint32(s.sh.holdName(h))) = v
+	}
+}
+
+// release sets the values of names to zero and forgets them.
+func (s *slots[T]) release(names []string) {
+	var zero T
+	for _, name := range names {
+		h := s.sh.hashName(name)
+		if id, ok := s.sh.name(h); ok {
+			if v := s.p.find(uint32(id)); v != nil && *v != zero {
+				*v = zero
+				s.sh.dropName(h, id)
+			}
+		}
+	}
+	s.p = nil
 }

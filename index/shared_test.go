@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/miekg/dns"
 )
@@ -13,19 +14,28 @@ import (
 // TestSharedViews runs random updates through views that share a Shared
 // and through twins that each have their own, and checks after every step
 // that every view's snapshot is its twin's: names (a name of one view only
-// is absent from the others), records, wildcards and claims. Then it
-// closes the views and checks that the Shared holds nothing.
+// is absent from the others), records, wildcards, claims, the names it
+// counts, its zones' sizes and transfers, and lookups. The views' filters
+// keep one of three sets of records (two are the Shared's variants, the
+// third a view's own), and the views share one table of names. Midway a
+// view leaves and a new one takes its place. Then it closes the views and
+// checks that the Shared holds nothing.
 func TestSharedViews(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 33))
 	zones := []string{"example.com.", "sub.example.com."}
 	sh := newShared()
-	const views = 3
+	const views = 4
 	var shared, own [views]*Index
-	for v := range views {
-		shared[v] = New(Config{Zones: zones, SOA: indexSOA, Shared: sh})
-		own[v] = New(Config{Zones: zones, SOA: indexSOA})
+	clk := &qtClock{} // the twins' serials alike: one clock, timers that never fire
+	clk.set(time.Unix(1_700_000_000, 0))
+	open := func(v int) {
+		shared[v] = New(Config{Zones: zones, SOA: indexSOA, Shared: sh, Now: clk.now, afterFunc: clk.afterFunc})
+		own[v] = New(Config{Zones: zones, SOA: indexSOA, Now: clk.now, afterFunc: clk.afterFunc})
 		shared[v].Flush()
 		own[v].Flush()
+	}
+	for v := range views {
+		open(v)
 	}
 	name := randomName(r, []string{"a", "b", "*", "_tcp"}, zones)
 	records := func(v int) []dns.RR {
@@ -36,14 +46,19 @@ func TestSharedViews(t *testing.T) {
 			case 0:
 				rrs = append(rrs, qtRR(fmt.Sprintf("%s 60 IN CNAME target.example.net.", n)))
 			case 1:
-				rrs = append(rrs, qtRR(fmt.Sprintf("%s 60 IN TXT \"view %d\"", n, v%2)))
+				rrs = append(rrs, qtRR(fmt.Sprintf("%s 60 IN TXT \"view %d\"", n, v%3)))
 			default:
-				rrs = append(rrs, qtRR(fmt.Sprintf("%s 60 IN A 192.0.2.%d", n, 1+v%2)))
+				rrs = append(rrs, qtRR(fmt.Sprintf("%s 60 IN A 192.0.2.%d", n, 1+v%3)))
 			}
 		}
 		return rrs
 	}
 	for step := range 1500 {
+		if step == 750 {
+			shared[1].Close()
+			own[1].Close()
+			open(1)
+		}
 		key := fmt.Sprintf("Ingress/ns%d/o%d", r.IntN(2), r.IntN(40))
 		claim := Claim{Namespace: "ns", Created: int64(r.IntN(2))}
 		if r.IntN(10) == 0 {
@@ -59,6 +74,12 @@ func TestSharedViews(t *testing.T) {
 			if got, want := dumpSnapshot(shared[v].Snapshot()), dumpSnapshot(own[v].Snapshot()); !slices.Equal(got, want) {
 				t.Fatalf("step %d, view %d: shared\n%q\nown\n%q", step, v, got, want)
 			}
+		}
+		for v := range views { // a view's update moves the others' snapshots
+			if step%5 != 0 {
+				break
+			}
+			compareSnapshots(t, fmt.Sprintf("step %d, view %d", step, v), shared[v].Snapshot(), own[v].Snapshot(), name)
 		}
 	}
 	for v := range views {
@@ -78,6 +99,37 @@ func TestSharedViews(t *testing.T) {
 	if len(sh.ids) != 0 || len(sh.names) != 0 {
 		t.Errorf("after Close the Shared holds %d objects and %d names", len(sh.ids), len(sh.names))
 	}
+	if all, _ := entries(shared[0].nodes.pub); all != 0 {
+		t.Errorf("after Close the table holds %d entries", all)
+	}
+}
+
+// compareSnapshots fails unless got and want hold the same names, answer
+// alike for a few names of name(), and transfer alike.
+func compareSnapshots(t *testing.T, what string, got, want *Snapshot, name func() string) {
+	t.Helper()
+	if g, w := dumpSnapshot(got), dumpSnapshot(want); !slices.Equal(g, w) {
+		t.Fatalf("%s: shared\n%q\nown\n%q", what, g, w)
+	}
+	if got.Len() != want.Len() || !slices.Equal(got.Sizes(), want.Sizes()) {
+		t.Fatalf("%s: %d names %v, want %d %v", what, got.Len(), got.Sizes(), want.Len(), want.Sizes())
+	}
+	for zi := range got.Zones() {
+		if g, w := fmt.Sprint(got.Records(zi)), fmt.Sprint(want.Records(zi)); g != w {
+			t.Fatalf("%s: zone %d transfers\n%s\nwant\n%s", what, zi, g, w)
+		}
+	}
+	for range 3 {
+		q := name()
+		zi := got.Zone(q)
+		for _, qtype := range []uint16{dns.TypeA, dns.TypeTXT} {
+			a, ns, e, res := got.Lookup(zi, q, qtype)
+			wa, wns, we, wres := want.Lookup(zi, q, qtype)
+			if fmt.Sprint(a, ns, e, res) != fmt.Sprint(wa, wns, we, wres) {
+				t.Fatalf("%s: %s %d: %v %v %v %v, want %v %v %v %v", what, q, qtype, a, ns, e, res, wa, wns, we, wres)
+			}
+		}
+	}
 }
 
 // TestSharedWire: views whose records agree keep them once; a view whose
@@ -96,7 +148,7 @@ func TestSharedWire(t *testing.T) {
 	a.Update("k", private())
 	b.Update("k", public())
 	c.Update("k", private())
-	wire := func(ix *Index) []byte { _, w, _ := ix.object("k"); return w }
+	wire := func(ix *Index) []byte { _, w, _ := ix.objects.find("k"); return w }
 	if &wire(a)[0] != &wire(c)[0] || &wire(a)[0] == &wire(b)[0] {
 		t.Error("the views that agree do not share their records, or the one that differs does")
 	}

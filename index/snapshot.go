@@ -10,7 +10,9 @@ import (
 // Snapshot is an immutable view of every zone of an index. The query path
 // loads it with one atomic read and never takes a lock.
 type Snapshot struct {
-	names     table       // every name, empty non-terminals included
+	names     table       // every name, empty non-terminals included: those of bit
+	bit       ref         // the view's bit in names (see tables.go)
+	len       int         // the view's names
 	zoneNames []string    // the index's zones, shared and never changed
 	parents   []int       // per zone, the zone it is nested in, or -1; shared
 	zones     []zoneState // in the order of zoneNames
@@ -29,7 +31,7 @@ type zoneState struct {
 // exist. It is the writer's way to the published data; the query path reads
 // views.
 func (s *Snapshot) get(name string) *node {
-	if v, ok := s.names.get(name); ok {
+	if v, ok := s.names.get(name, s.bit); ok {
 		return v.node()
 	}
 	return nil
@@ -54,12 +56,12 @@ func (s *Snapshot) NS(zi int) []dns.RR { return s.zones[zi].ns }
 // Has reports whether name exists in the snapshot (as a name with data or an
 // empty non-terminal).
 func (s *Snapshot) Has(name string) bool {
-	_, ok := s.names.get(name)
+	_, ok := s.names.get(name, s.bit)
 	return ok
 }
 
 // Len returns the number of names in the snapshot, empty non-terminals included.
-func (s *Snapshot) Len() int { return s.names.len }
+func (s *Snapshot) Len() int { return s.len }
 
 // Records returns every record of zone zi but the apex SOA and NS, ordered
 // by name (RFC 4034 §6.1) and type: the body of a zone transfer. The zones
@@ -67,7 +69,7 @@ func (s *Snapshot) Len() int { return s.names.len }
 // of the nameserver names below the cut as glue.
 func (s *Snapshot) Records(zi int) []dns.RR {
 	var nodes []*node
-	s.names.each(func(v view) {
+	s.names.each(s.bit, func(v view) {
 		if !v.empty() && ZoneOf(s.zoneNames, string(v.name())) == zi {
 			nodes = append(nodes, v.node())
 		}
@@ -154,7 +156,7 @@ type ZoneSize struct{ Names, Records int }
 // name: callers keep the result for the snapshot rather than asking per query.
 func (s *Snapshot) Sizes() []ZoneSize {
 	sizes := make([]ZoneSize, len(s.zoneNames))
-	s.names.each(func(v view) {
+	s.names.each(s.bit, func(v view) {
 		n, b := v.sets()
 		if n == 0 {
 			return

@@ -6,11 +6,13 @@ import (
 	"slices"
 )
 
-// A table maps the names of a snapshot to their nodes. It is a two-level
-// directory of small leaves: the top bits of a name's hash pick a block, the
-// next shift bits a leaf in it, and a leaf lists its (hash, node position)
-// pairs sorted by hash. The nodes lie packed in the table's arena (see
-// packed.go), so leaves hold no pointers either.
+// A table maps the names of the snapshots of one or more views to their
+// nodes. It is a two-level directory of small leaves: the top bits of a
+// name's hash pick a block, the next shift bits a leaf in it, and a leaf
+// lists its (hash, node position) pairs sorted by hash. The nodes lie packed
+// in the table's arena (see packed.go), so leaves hold no pointers either.
+// An entry's ref says which views hold its node (see tables.go): views that
+// agree on a name's node hold one entry and one node.
 //
 // The number of leaves follows the number of names: a table is built with
 // about minPerLeaf names per leaf, and grows (is rebuilt with twice the
@@ -27,7 +29,7 @@ type table struct {
 	seed  maphash.Seed
 	shift uint8 // a block holds 1<<shift leaves
 	top   [1 << topBits]*block
-	len   int // number of names
+	len   int // number of entries
 	arena arena
 }
 
@@ -55,7 +57,7 @@ type leaf []entry
 
 type entry struct {
 	hash uint64
-	ref  ref
+	ref  ref // the node's position and the views holding it (arena.go)
 }
 
 // shiftFor returns the block size, in bits, of a table of n names.
@@ -86,45 +88,50 @@ func (l leaf) search(h uint64) int {
 	return i
 }
 
-// find returns the position of name (of hash h) in l and true, or the
-// position where it belongs and false.
-func find[N string | []byte](t *table, l leaf, h uint64, name N) (int, bool) {
+// find returns the position in l of the entry of name (of hash h) that
+// view bit holds, and true; or the position where it belongs and false.
+func find[N string | []byte](t *table, l leaf, h uint64, name N, bit ref) (int, bool) {
 	i := l.search(h)
 	for ; i < len(l) && l[i].hash == h; i++ {
-		if string(t.arena.view(l[i].ref).name()) == string(name) {
+		if l[i].ref&bit != 0 && string(t.arena.view(l[i].ref).name()) == string(name) {
 			return i, true
 		}
 	}
 	return i, false
 }
 
-// lookup returns the node of name, of hash h.
-func lookup[N string | []byte](t *table, h uint64, name N) (view, bool) {
+// lookup returns the node of name, of hash h, that view bit holds.
+func lookup[N string | []byte](t *table, h uint64, name N, bit ref) (view, bool) {
 	bi, li := t.slot(h)
 	b := t.top[bi]
 	if b == nil {
 		return nil, false
 	}
 	l := (*b)[li]
-	if i, ok := find(t, l, h, name); ok {
+	if i, ok := find(t, l, h, name, bit); ok {
 		return t.arena.view(l[i].ref), true
 	}
 	return nil, false
 }
 
-// get returns the node of name.
-func (t *table) get(name string) (view, bool) {
-	return lookup(t, maphash.String(t.seed, name), name)
+// get returns the node of name that view bit holds.
+func (t *table) get(name string, bit ref) (view, bool) {
+	return lookup(t, maphash.String(t.seed, name), name, bit)
 }
 
 // getBytes is get for a name in bytes.
-func (t *table) getBytes(name []byte) (view, bool) {
-	return lookup(t, maphash.Bytes(t.seed, name), name)
+func (t *table) getBytes(name []byte, bit ref) (view, bool) {
+	return lookup(t, maphash.Bytes(t.seed, name), name, bit)
 }
 
-// each calls f for every node of t, in no particular order.
-func (t *table) each(f func(view)) {
-	t.eachEntry(func(e entry) { f(t.arena.view(e.ref)) })
+// each calls f for every node of t that view bit holds, in no particular
+// order.
+func (t *table) each(bit ref, f func(view)) {
+	t.eachEntry(func(e entry) {
+		if e.ref&bit != 0 {
+			f(t.arena.view(e.ref))
+		}
+	})
 }
 
 // eachEntry calls f for every entry of t, in the order of their hashes.
@@ -141,32 +148,89 @@ func (t *table) eachEntry(f func(entry)) {
 	}
 }
 
-// overlaid returns a table of t's names with those of next changed: each to
-// its node there, or removed when that is nil. It is built anew, with the
-// block size for its number of names: the way to publish many changes at
-// once, such as the initial sync's. t is left as it was.
-func (t *table) overlaid(next map[string]view) table {
-	entries := make([]entry, 0, t.len+len(next))
-	a := t.arena
-	t.eachEntry(func(e entry) {
-		if _, ok := next[string(t.arena.view(e.ref).name())]; ok {
-			a.drop(e.ref)
-		} else {
-			entries = append(entries, e)
+// change is what a table does at one name for view bit, whose node there
+// becomes v (nil: none) and was the entry at mine (-1: none); same is an
+// entry of another view whose node equals v (-1: none).
+func change(entries []entry, name string, h uint64, v view, bit ref, a *arena, from int) (mine, same int) {
+	mine, same = -1, -1
+	for i := from; i < len(entries) && entries[i].hash == h; i++ {
+		e := entries[i]
+		if e.ref.views() == 0 {
+			continue // removed by this change
 		}
-	})
-	for name, v := range next {
-		if v != nil {
-			var r ref
-			r, a = a.put(v)
-			entries = append(entries, entry{maphash.String(t.seed, name), r})
+		n := a.view(e.ref)
+		if string(n.name()) != name {
+			continue
+		}
+		if e.ref&bit != 0 {
+			mine = i
+		}
+		if v != nil && same < 0 && string(n[:n.size()]) == string(v) {
+			same = i
 		}
 	}
-	slices.SortFunc(entries, func(x, y entry) int { return cmp.Compare(x.hash, y.hash) })
-	return fromSorted(t.seed, entries, a)
+	return mine, same
 }
 
-// grown returns a copy of t with the block size for its number of names.
+// overlaid returns a table of t's entries with the names of next changed
+// for view bit: each to its node there, or removed when that is nil, and
+// the change in the number of names bit holds. It is built anew, with the
+// block size for its number of entries: the way to publish many changes at
+// once, such as the initial sync's. t is left as it was.
+func (t *table) overlaid(next map[string]view, bit ref) (table, int) {
+	entries := make([]entry, 0, t.len+len(next))
+	t.eachEntry(func(e entry) { entries = append(entries, e) })
+	a, delta, added := t.arena, 0, 0
+	for name, v := range next {
+		h := maphash.String(t.seed, name)
+		from, _ := slices.BinarySearchFunc(entries[:len(entries)-added], h, func(e entry, h uint64) int { return cmp.Compare(e.hash, h) })
+		mine, same := change(entries[:len(entries)-added], name, h, v, bit, &a, from)
+		if mine >= 0 && mine == same {
+			continue
+		}
+		if same >= 0 {
+			entries[same].ref |= bit
+		}
+		if mine >= 0 {
+			delta--
+			if entries[mine].ref &^= bit; entries[mine].ref.views() == 0 {
+				a.drop(entries[mine].ref)
+			}
+		}
+		if v != nil {
+			delta++
+			if same < 0 {
+				var r ref
+				r, a = a.put(v)
+				entries = append(entries, entry{h, r | bit})
+				added++
+			}
+		}
+	}
+	entries = slices.DeleteFunc(entries, func(e entry) bool { return e.ref.views() == 0 })
+	slices.SortFunc(entries, func(x, y entry) int { return cmp.Compare(x.hash, y.hash) })
+	return fromSorted(t.seed, entries, a).settled(), delta
+}
+
+// without returns a table of t's entries without view bit, and the number
+// of names bit held. t is left as it was.
+func (t *table) without(bit ref) (table, int) {
+	entries := make([]entry, 0, t.len)
+	held := 0
+	t.eachEntry(func(e entry) {
+		if e.ref&bit != 0 {
+			held++
+			if e.ref &^= bit; e.ref.views() == 0 {
+				t.arena.drop(e.ref)
+				return
+			}
+		}
+		entries = append(entries, e)
+	})
+	return fromSorted(t.seed, entries, t.arena).settled(), held
+}
+
+// grown returns a copy of t with the block size for its number of entries.
 func (t *table) grown() table {
 	entries := make([]entry, 0, t.len)
 	t.eachEntry(func(e entry) { entries = append(entries, e) })
@@ -181,7 +245,7 @@ func (t *table) compacted() table {
 	entries := make([]entry, 0, t.len)
 	t.eachEntry(func(e entry) {
 		v := t.arena.view(e.ref)
-		entries = append(entries, entry{e.hash, a.w.place(v[:v.size()])})
+		entries = append(entries, entry{e.hash, a.w.place(v[:v.size()]) | e.ref.views()})
 	})
 	a.chunks = a.w.chunks
 	return fromSorted(t.seed, entries, a)
@@ -212,12 +276,14 @@ func fromSorted(seed maphash.Seed, entries []entry, a arena) table {
 	return t
 }
 
-// with returns a copy of t with the names of next changed: each to its node
-// there, or removed when that is nil. t is left as it was. A table must be
-// made only from the newest one: all of them append to one arena.
-func (t table) with(next map[string]view) table {
+// with returns a copy of t with the names of next changed for view bit:
+// each to its node there, or removed when that is nil; and the change in
+// the number of names bit holds. t is left as it was. A table must be made
+// only from the newest one: all of them append to one arena.
+func (t table) with(next map[string]view, bit ref) (table, int) {
 	var ownBlock [1 << topBits]bool
 	ownLeaf := make(map[[2]int]bool, len(next))
+	delta := 0
 	for name, v := range next {
 		h := maphash.String(t.seed, name)
 		bi, li := t.slot(h)
@@ -232,31 +298,43 @@ func (t table) with(next map[string]view) table {
 		l := b[li]
 		if !ownLeaf[[2]int{bi, li}] {
 			l = slices.Clone(l)
-			ownLeaf[[2]int{bi, li}] = true
+			b[li], ownLeaf[[2]int{bi, li}] = l, true
 		}
-		i, found := find(&t, l, h, name)
-		if found {
-			t.arena.drop(l[i].ref)
+		mine, same := change(l, name, h, v, bit, &t.arena, l.search(h))
+		if mine >= 0 && mine == same {
+			continue
 		}
-		var r ref
+		if same >= 0 {
+			l[same].ref |= bit
+		}
+		if mine >= 0 {
+			delta--
+			if l[mine].ref &^= bit; l[mine].ref.views() == 0 {
+				t.arena.drop(l[mine].ref)
+				l = slices.Delete(l, mine, mine+1)
+				t.len--
+			}
+		}
 		if v != nil {
-			r, t.arena = t.arena.put(v)
-		}
-		switch {
-		case found && v != nil:
-			l[i].ref = r
-		case found:
-			l = slices.Delete(l, i, i+1)
-			t.len--
-		case v != nil:
-			l = slices.Insert(l, i, entry{h, r})
-			t.len++
+			delta++
+			if same < 0 {
+				var r ref
+				r, t.arena = t.arena.put(v)
+				l = slices.Insert(l, l.search(h), entry{h, r | bit})
+				t.len++
+			}
 		}
 		if len(l) == 0 {
 			l = nil
 		}
 		b[li] = l
 	}
+	return t.settled(), delta
+}
+
+// settled returns t, or a copy of it in a new arena when most of its arena
+// is garbage, or with more leaves when its leaves hold too many entries.
+func (t table) settled() table {
 	switch {
 	case t.arena.garbage():
 		return t.compacted()

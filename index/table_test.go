@@ -41,7 +41,7 @@ func TestTableWith(t *testing.T) {
 		nodes[name] = tableNode(name, 0)
 	}
 	empty := newTable()
-	tab := empty.overlaid(packNodes(nodes))
+	tab, _ := empty.overlaid(packNodes(nodes), viewBit(0))
 	type round struct {
 		tab   table
 		nodes map[string]*node
@@ -61,9 +61,9 @@ func TestTableWith(t *testing.T) {
 			}
 		}
 		if r%10 == 9 {
-			tab = tab.overlaid(packNodes(next)) // the way of the initial sync
+			tab, _ = tab.overlaid(packNodes(next), viewBit(0)) // the way of the initial sync
 		} else {
-			tab = tab.with(packNodes(next))
+			tab, _ = tab.with(packNodes(next), viewBit(0))
 		}
 		checkTable(t, fmt.Sprintf("round %d", r), &tab, nodes)
 	}
@@ -75,7 +75,7 @@ func TestTableWith(t *testing.T) {
 	for name := range nodes {
 		all[name] = nil
 	}
-	tab = tab.with(packNodes(all))
+	tab, _ = tab.with(packNodes(all), viewBit(0))
 	checkTable(t, "emptied", &tab, nil)
 }
 
@@ -86,7 +86,7 @@ func checkTable(t *testing.T, what string, tab *table, nodes map[string]*node) {
 		t.Errorf("%s: len %d, want %d", what, tab.len, len(nodes))
 	}
 	for name, n := range nodes {
-		v, ok := tab.get(name)
+		v, ok := tab.get(name, viewBit(0))
 		if !ok {
 			t.Errorf("%s: get(%q) finds nothing", what, name)
 			continue
@@ -96,7 +96,7 @@ func checkTable(t *testing.T, what string, tab *table, nodes map[string]*node) {
 		}
 	}
 	seen := 0
-	tab.each(func(v view) {
+	tab.each(viewBit(0), func(v view) {
 		seen++
 		if _, ok := nodes[string(v.name())]; !ok {
 			t.Errorf("%s: holds %q, which it should not", what, v.name())
@@ -105,7 +105,7 @@ func checkTable(t *testing.T, what string, tab *table, nodes map[string]*node) {
 	if seen != len(nodes) {
 		t.Errorf("%s: holds %d nodes, want %d", what, seen, len(nodes))
 	}
-	if _, ok := tab.get("absent.example.com."); ok {
+	if _, ok := tab.get("absent.example.com.", viewBit(0)); ok {
 		t.Errorf("%s: finds a name it does not hold", what)
 	}
 }
@@ -129,7 +129,7 @@ func TestTableGrows(t *testing.T) {
 			next[name] = nodes[name]
 			i++
 		}
-		tab = tab.with(packNodes(next))
+		tab, _ = tab.with(packNodes(next), viewBit(0))
 		checkTable(t, fmt.Sprintf("%d names", len(nodes)), &tab, nodes)
 		if max := (1 << topBits << tab.shift) * maxPerLeaf; tab.len > max {
 			t.Errorf("%d names in a table of shift %d (at most %d)", tab.len, tab.shift, max)
@@ -153,7 +153,7 @@ func TestTableCompacts(t *testing.T) {
 		nodes[name] = tableNode(name, 0)
 	}
 	empty := newTable()
-	tab := empty.overlaid(packNodes(nodes))
+	tab, _ := empty.overlaid(packNodes(nodes), viewBit(0))
 	first, firstNodes := tab, maps.Clone(nodes)
 	compactions := 0
 	for r := 1; r <= 100; r++ {
@@ -163,7 +163,7 @@ func TestTableCompacts(t *testing.T) {
 			next[name] = nodes[name]
 		}
 		before := tab.arena.w
-		tab = tab.with(packNodes(next))
+		tab, _ = tab.with(packNodes(next), viewBit(0))
 		if tab.arena.w != before {
 			compactions++
 		}
@@ -188,5 +188,102 @@ func TestShiftFor(t *testing.T) {
 		if got := shiftFor(c.names); got != c.shift {
 			t.Errorf("shiftFor(%d) = %d, want %d", c.names, got, c.shift)
 		}
+	}
+}
+
+// TestTableViews applies random changes of three views to one table, with
+// table.with, table.overlaid and table.without, and checks every round that
+// each view reads exactly its names, that views agreeing on a node hold one
+// entry (no two entries of a name have one node), that the counts of names
+// per view follow, and that the tables of earlier rounds never change.
+func TestTableViews(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const views = 3
+	var model [views]map[string]*node
+	var count [views]int
+	for v := range views {
+		model[v] = map[string]*node{}
+	}
+	type round struct {
+		tab   table
+		model [views]map[string]*node
+	}
+	var history []round
+	tab := newTable()
+	for r := range 60 {
+		var kept round
+		kept.tab = tab
+		for v := range views {
+			kept.model[v] = maps.Clone(model[v])
+		}
+		history = append(history, kept)
+		v := rng.IntN(views)
+		next := map[string]*node{}
+		for range rng.IntN(100) + 1 {
+			name := fmt.Sprintf("n%d.example.com.", rng.IntN(300))
+			if _, ok := model[v][name]; ok && rng.IntN(3) == 0 {
+				delete(model[v], name)
+				next[name] = nil
+			} else {
+				model[v][name] = tableNode(name, rng.IntN(2)) // two versions: views often agree
+				next[name] = model[v][name]
+			}
+		}
+		var delta int
+		switch {
+		case r%15 == 14:
+			tab, delta = tab.without(viewBit(v))
+			delta = -delta
+			clear(model[v])
+		case r%5 == 4:
+			tab, delta = tab.overlaid(packNodes(next), viewBit(v))
+		default:
+			tab, delta = tab.with(packNodes(next), viewBit(v))
+		}
+		count[v] += delta
+		for w := range views {
+			checkTableView(t, fmt.Sprintf("round %d, view %d", r, w), &tab, viewBit(w), model[w])
+			if count[w] != len(model[w]) {
+				t.Fatalf("round %d: view %d counted %d names, holds %d", r, w, count[w], len(model[w]))
+			}
+		}
+		seen := map[string]bool{}
+		tab.eachEntry(func(e entry) {
+			n := tab.arena.view(e.ref)
+			if k := string(n[:n.size()]); seen[k] {
+				t.Errorf("round %d: two entries of the node of %s", r, n.name())
+			} else {
+				seen[k] = true
+			}
+		})
+	}
+	for r, h := range history {
+		for w := range views {
+			checkTableView(t, fmt.Sprintf("kept round %d, view %d", r, w), &h.tab, viewBit(w), h.model[w])
+		}
+	}
+}
+
+// checkTableView checks that view bit of tab holds exactly nodes.
+func checkTableView(t *testing.T, what string, tab *table, bit ref, nodes map[string]*node) {
+	t.Helper()
+	for name, n := range nodes {
+		v, ok := tab.get(name, bit)
+		if !ok {
+			t.Fatalf("%s: get(%q) finds nothing", what, name)
+		}
+		if got, want := dumpNode(v.node()), dumpNode(n); got != want {
+			t.Fatalf("%s: get(%q) = %s, want %s", what, name, got, want)
+		}
+	}
+	seen := 0
+	tab.each(bit, func(v view) {
+		seen++
+		if _, ok := nodes[string(v.name())]; !ok {
+			t.Fatalf("%s: holds %q, which it should not", what, v.name())
+		}
+	})
+	if seen != len(nodes) {
+		t.Fatalf("%s: holds %d nodes, want %d", what, seen, len(nodes))
 	}
 }
