@@ -17,13 +17,16 @@ build:
 
 ## test: everything CI runs: lint, unit tests (race), short fuzzing, end-to-end, on a real node, the fault suite
 ## (the stages that need Debian packages install the missing ones first, as make demo does: see deps);
-## the test tools' cold builds run in the background meanwhile (hack/prebuild.sh)
+## the test tools' cold builds run in the background meanwhile (hack/prebuild.sh). It prints last each
+## stage's verdict, every flaky test run again and every skipped test (hack/stages.sh, hack/gotest.sh).
+## K8SGW_SKIP_NODE=1 skips the node stage and K8SGW_SKIP_BAREMETAL=1 the bare-metal one (both need root;
+## without root and these, they fail)
+TEST_STAGES := lint unit fuzz e2e e2e-node chaos bench-smoke
 test:
 	@hack/prebuild.sh start
-	@$(MAKE) --no-print-directory test-stages; rc=$$?; hack/prebuild.sh stop; hack/prebuild.sh wait; exit $$rc
-
-.PHONY: test-stages
-test-stages: lint unit fuzz e2e e2e-node chaos bench-smoke
+	@export K8SGW_TEST_SUMMARY=$$(mktemp "$${TMPDIR:-/tmp}/k8sgw-test-summary-XXXXXX"); \
+	hack/stages.sh $(MAKE) $(TEST_STAGES); rc=$$?; hack/prebuild.sh stop; hack/prebuild.sh wait; \
+	cat "$$K8SGW_TEST_SUMMARY"; rm -f "$$K8SGW_TEST_SUMMARY"; exit $$rc
 
 ## lint: gofmt, import groups (hack/imports.sh: goimports -local), go vet, no exported name that only
 ## tests use beyond hack/testexports/baseline.txt (which may only shrink), no compiled file tracked (hack/nobinaries)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
 )
 
 // TestBareMetal is the whole bare-metal stack, for real: MetalLB's
@@ -27,8 +29,12 @@ import (
 // answers; every other address comes from 192.0.2.0/24 and 2001:db8::/64 and
 // is never sent anything (the resolver refuses to query outside 127/8).
 func TestBareMetal(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("the bare-metal stage needs root: its DNS servers answer on port 53 of loopback addresses of their own")
+	skip, err := harness.NeedsRoot("the bare-metal stage", "K8SGW_SKIP_BAREMETAL", "its DNS servers answer on port 53 of loopback addresses of their own")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if skip != "" {
+		t.Skip(skip)
 	}
 	bm := startBareMetal(t)
 	t.Run("docs", bm.testDocs)

@@ -19,6 +19,7 @@ import (
 // TestChart installs charts/k8s-gateway with helm and follows the release
 // through what users do with it.
 func TestChart(t *testing.T) {
+	needNode(t)
 	const ns, release = "kube-system", "gw"
 	start := time.Now()
 	helm(t, "install", release, filepath.Join(repoRoot, "charts/k8s-gateway"), "--namespace", ns,
@@ -118,6 +119,7 @@ func TestChart(t *testing.T) {
 
 // TestManifest applies examples/install-clusterwide.yml with the image replaced.
 func TestManifest(t *testing.T) {
+	needNode(t)
 	b, err := os.ReadFile(filepath.Join(repoRoot, "examples/install-clusterwide.yml"))
 	if err != nil {
 		t.Fatal(err)
@@ -284,6 +286,7 @@ func answers(out string) []string {
 // both glue records. No load balancer runs here, so the test sets the
 // Services' addresses (documentation addresses, never sent to).
 func TestDualNameservers(t *testing.T) {
+	needNode(t)
 	const ns = "kube-system"
 	for _, r := range []struct{ name, peer string }{{"dns1", "dns2"}, {"dns2", "dns1"}} {
 		helm(t, "install", r.name, filepath.Join(repoRoot, "charts/k8s-gateway"), "--namespace", ns,

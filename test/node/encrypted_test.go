@@ -25,6 +25,7 @@ import (
 // pod, and the Service's NodePorts, answer the same over plain DNS, DoT (this
 // test's client and kdig) and DoH, the certificate verified.
 func TestChartEncryptedScaled(t *testing.T) {
+	needNode(t)
 	const ns, release = "kube-system", "enc"
 	const serverName = "enc.kube-system.example.com" // the apex in the zone: what clients check
 	ca, err := harness.NewTestCA([]string{serverName}, nil)

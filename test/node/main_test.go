@@ -33,6 +33,7 @@ var (
 	nodeAddr   = "10.244.0.1" // hack/node.sh's NODE_ADDR
 	nodeDir    string         // hack/node.sh's NODE: the node's state (containerd's config among it)
 	cluster    *harness.Cluster
+	skipReason string // K8SGW_SKIP_NODE=1: every test skips with it
 )
 
 func TestMain(m *testing.M) { os.Exit(run(m)) }
@@ -41,9 +42,13 @@ func run(m *testing.M) int {
 	if harness.NoTests() {
 		return m.Run()
 	}
-	if os.Geteuid() != 0 {
-		fmt.Fprintln(os.Stderr, "node e2e: SKIPPED: a node needs root (network namespaces, cgroups, iptables, mounts); this runs as uid", os.Geteuid())
-		return 0
+	skip, err := harness.NeedsRoot("the node stage", "K8SGW_SKIP_NODE", "network namespaces, cgroups, iptables, mounts")
+	if err != nil {
+		return fail(err)
+	}
+	if skip != "" {
+		skipReason = skip
+		return m.Run()
 	}
 	root, err := harness.Root()
 	if err != nil {
@@ -93,6 +98,14 @@ func run(m *testing.M) int {
 
 // script runs hack/cluster.sh for the node's cluster.
 func script(args ...string) error { return cluster.Script(args...) }
+
+// needNode skips a test when the user skipped the node stage on purpose.
+func needNode(t *testing.T) {
+	t.Helper()
+	if skipReason != "" {
+		t.Skip(skipReason)
+	}
+}
 
 func fail(err error) int {
 	fmt.Fprintln(os.Stderr, "node e2e:", err)

@@ -24,6 +24,7 @@ import (
 // it as a user would: helm install oci://... with the node's containerd
 // pulling the image from that registry.
 func TestRelease(t *testing.T) {
+	needNode(t)
 	registry := startRegistry(t)
 	version := chartField(t, "appVersion")
 	chartVersion := strings.TrimPrefix(version, "v")

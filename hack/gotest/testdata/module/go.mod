@@ -1,0 +1,3 @@
+module example.com/gotestmodule
+
+go 1.22
