@@ -1,8 +1,8 @@
 package acmeupdate
 
 import (
+	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"slices"
@@ -72,28 +72,66 @@ func TestNsupdateSeveralPrerequisites(t *testing.T) {
 	}
 }
 
-// TestAlteredBytesRefused: a byte the MAC covers changed in transit fails
-// the check, even where the parsed message stays the same.
+// TestAlteredBytesRefused: one byte that the MAC covers, changed in
+// transit in a message that stays well-formed, fails the MAC check:
+// NOTAUTH with TSIG error BADSIG (the MAC, not the time, the format or the
+// key), nothing stored. Where the parsed message
+// stays the same (a letter's case in a name), only a check over the bytes
+// that arrived sees it. The unaltered message is applied, so each case
+// reaches the MAC with a message the server would otherwise take.
 func TestAlteredBytesRefused(t *testing.T) {
+	// at finds pattern in the message (before its TSIG RR, which starts
+	// with the key name).
+	at := func(t *testing.T, b []byte, pattern string) int {
+		t.Helper()
+		i := bytes.Index(b[:bytes.LastIndex(b, []byte(strings.TrimSuffix(keyA, ".")))], []byte(pattern))
+		if i < 0 {
+			t.Fatalf("%q not in the message", pattern)
+		}
+		return i
+	}
+	// The TSIG RR's fixed tail: time signed (6), fudge (2), then
+	// acmeMACTail.
+	fudgeAt := func(b []byte) int { return len(b) - len(acmeMACTail) - 2 }
 	for _, tc := range []struct {
 		name  string
-		alter func(b []byte)
+		alter func(t *testing.T, b []byte)
 	}{
-		{"arcount", func(b []byte) { binary.BigEndian.PutUint16(b[10:], 2) }},
-		{"fudge 0", func(b []byte) { binary.BigEndian.PutUint16(b[len(b)-len(acmeMACTail)-2:], 0) }},
+		{name: "none"},
+		{"a letter's case in the zone name", func(t *testing.T, b []byte) { b[at(t, b, "example")] = 'E' }},
+		{"a letter's case in the owner name", func(t *testing.T, b []byte) { b[at(t, b, "acme-challenge")] = 'A' }},
+		{"the TTL", func(t *testing.T, b []byte) { b[at(t, b, acmeValue)-1-2-1]++ }}, // TTL, RDLENGTH, TXT length, value
+		{"a byte of the TXT value", func(t *testing.T, b []byte) { b[at(t, b, acmeValue)] ^= 0x20 }},
+		{"a header flag, Z", func(t *testing.T, b []byte) { b[3] |= 0x40 }},
+		{"time signed, a second later", func(t *testing.T, b []byte) { b[fudgeAt(b)-1]++ }},
+		{"the fudge, 44 s", func(t *testing.T, b []byte) { b[fudgeAt(b)] = 0 }}, // 300 is 0x012c
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			u, store, _ := testUpdater(t, existing(t))
-			now := time.Unix(time.Now().Unix(), 0) // a fudge of 0 allows only this second
+			u, store, rejected := testUpdater(t, existing(t))
+			now := time.Unix(time.Now().Unix(), 0)
 			u.cfg.Now = func() time.Time { return now }
 			m := updateMsg(testZone)
 			m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)})
 			wire, _ := signed(t, m, keyA, dns.HmacSHA256, secretA, now)
-			tc.alter(wire)
-			reply, _ := serve(t, u, wire)
-			if reply.Rcode == dns.RcodeSuccess {
-				t.Fatal("an altered message was applied")
+			if tc.alter == nil {
+				if reply, _ := serve(t, u, wire); reply.Rcode != dns.RcodeSuccess || len(store.values("team-a", challengeA)) != 1 {
+					t.Fatalf("the unaltered message: rcode %s, rejections %v", dns.RcodeToString[reply.Rcode], *rejected)
+				}
+				return
 			}
+			before := slices.Clone(wire)
+			tc.alter(t, wire)
+			if n := diffBytes(before, wire); n != 1 {
+				t.Fatalf("%d bytes altered, want 1", n)
+			}
+			if err := new(dns.Msg).Unpack(wire); err != nil {
+				t.Fatalf("the altered message is malformed: %v", err)
+			}
+			reply, buf := serve(t, u, wire)
+			if reply.Rcode != dns.RcodeNotAuth {
+				t.Fatalf("rcode %s, want NOTAUTH", dns.RcodeToString[reply.Rcode])
+			}
+			checkReplyTSIG(t, reply, buf, keyA, secretA, "", dns.RcodeBadSig)
 			if got := store.values("team-a", challengeA); len(got) != 0 {
 				t.Fatalf("stored %q", got)
 			}
@@ -102,9 +140,19 @@ func TestAlteredBytesRefused(t *testing.T) {
 }
 
 // acmeMACTail is what follows the fudge in a TSIG of hmac-sha256 without
-// other data: error (2), MAC size (2), MAC (32), original id (2), error (2),
-// other length (2); the fudge sits before the MAC size.
+// other data: MAC size (2), MAC (32), original id (2), error (2), other
+// length (2).
 var acmeMACTail = make([]byte, 2+32+2+2+2)
+
+func diffBytes(a, b []byte) int {
+	n := 0
+	for i := range a {
+		if a[i] != b[i] {
+			n++
+		}
+	}
+	return n
+}
 
 // TestApexUpdatesRefusedSigned: NS, SOA and CNAME updates at the apex are out
 // of scope (REFUSED, signed), also when the client compressed their data.

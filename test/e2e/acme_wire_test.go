@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"bytes"
 	"fmt"
 	"net"
 	"slices"
@@ -53,7 +54,7 @@ func signedMsg(t *testing.T, m *dns.Msg, k tsigKey) ([]byte, string) {
 // TestACMEWire: the MAC is checked over the bytes that arrived. BIND's
 // nsupdate with several prerequisites verifies; updates of the apex are
 // REFUSED and signed (not BADSIG), also with compressed record data; a byte
-// changed in transit is refused; the zone section's errors are FORMERR and
+// the MAC covers changed in transit is BADSIG; the zone section's errors are FORMERR and
 // NOTAUTH, signed; an UPDATE to the DNS port is NOTIMP; a forged MAC with a
 // tenant's key name makes no Event in its namespace.
 func TestACMEWire(t *testing.T) {
@@ -104,12 +105,27 @@ func TestACMEWire(t *testing.T) {
 		}
 	}
 
-	// ARCOUNT changed in transit: the parsed message is the same, the bytes
-	// are not.
-	wire := signedUpdate(t, a.zone, coreA, name+".", "altered", time.Now())
-	wire[11] = 2
-	if _, r := exchangeUpdate(t, s, wire); r.Rcode == dns.RcodeSuccess {
-		t.Error("a message with ARCOUNT altered was applied")
+	// One byte the MAC covers changed in transit, the message still
+	// well-formed: BADSIG. A letter's case in the owner name leaves the
+	// parsed update the same, only the bytes differ; the TTL changes it.
+	for _, tc := range []struct {
+		what  string
+		alter func(b []byte, value int) // value: where the TXT value starts
+	}{
+		{"a letter's case in the owner name", func(b []byte, _ int) { b[bytes.Index(b, []byte("acme-challenge"))] = 'A' }},
+		{"the TTL", func(b []byte, value int) { b[value-1-2-1]++ }}, // TTL, RDLENGTH, TXT length, value
+	} {
+		wire := signedUpdate(t, a.zone, coreA, name+".", "altered", time.Now())
+		tc.alter(wire, bytes.Index(wire, []byte("altered")))
+		if err := new(dns.Msg).Unpack(wire); err != nil {
+			t.Fatalf("%s: the altered message is malformed: %v", tc.what, err)
+		}
+		if _, r := exchangeUpdate(t, s, wire); r.Rcode != dns.RcodeNotAuth || r.IsTsig() == nil || r.IsTsig().Error != dns.RcodeBadSig {
+			t.Errorf("%s altered: %s (TSIG %v), want NOTAUTH with TSIG error BADSIG", tc.what, dns.RcodeToString[r.Rcode], r.IsTsig())
+		}
+	}
+	if got := s.txtValues(t, name); slices.Contains(got, "altered") {
+		t.Errorf("TXT %s = %q: an altered message was applied", name, got)
 	}
 
 	// The zone section: none or two records is FORMERR, a zone the plugin
