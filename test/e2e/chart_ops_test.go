@@ -83,6 +83,9 @@ func TestChartGlueNotes(t *testing.T) {
 		{"static", "apexAddresses: [203.0.113.10]\nservice: {loadBalancerClass: service.k8s.aws/nlb}\n",
 			"The nameserver's addresses are apexAddresses: 203.0.113.10", "WARNING"},
 		{"other", "", "the NS name gets no\n   glue: set apexAddresses", "WARNING"},
+		// One nameserver, with its trade-off; two, without it.
+		{"one-nameserver", "", "That is one nameserver, a single point of failure", ""},
+		{"two-nameservers", "secondary: dns2.kube-system\n", "IN NS  dns2.kube-system.example.com.", "single point of failure"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			notes, errOut, err := chartHelmRun(t, "install", "notes-"+c.name, chartDir, "--namespace", ns, "--dry-run=server",
