@@ -90,7 +90,7 @@ bench-secondaries:
 .PHONY: bench-steering
 bench-steering:
 	hack/geo.sh build
-	"$$(hack/geo.sh path)/mmdb" -o "$${TMPDIR:-/tmp}/k8sgw-bench-steering.mmdb" 198.51.100.0/24=EU,DE,DE-HE 203.0.113.0/24=NA,US,US-CA
+	"$$(hack/geo.sh path)/mmdb" -o "$${TMPDIR:-/tmp}/k8sgw-bench-steering.mmdb" 198.51.100.0/24=EU,DE,HE 203.0.113.0/24=NA,US,CA
 	hack/bench.sh -steering "$${TMPDIR:-/tmp}/k8sgw-bench-steering.mmdb" $(BENCH_ARGS)
 
 ## bench-smoke: the benchmark at a tiny size, to check that it works (it asserts no speed)

@@ -7,8 +7,8 @@ import (
 
 // Location is where a target serves, or where a client asks from: a
 // continent code (EU, NA, …), a country code (ISO 3166-1 alpha-2) and a
-// region (an ISO 3166-2 subdivision code, or any code a custom MMDB gives,
-// such as a cloud region). Any part may be empty. Codes compare
+// region (an ISO 3166-2 subdivision code such as DE-HE, or any code a custom
+// MMDB gives, such as a cloud region; see Client.hasRegion). Any part may be empty. Codes compare
 // case-insensitively; ParseLocation makes them upper case.
 type Location struct {
 	Continent, Country, Region string
@@ -101,7 +101,7 @@ type Client struct {
 func (c *Client) match(loc []byte) int {
 	cont, country, region := splitLocation(loc)
 	switch {
-	case len(region) > 0 && hasCode(c.Regions, region) && (len(country) == 0 || c.Country == "" || equalCode(country, c.Country)):
+	case len(region) > 0 && c.hasRegion(region) && (len(country) == 0 || c.Country == "" || equalCode(country, c.Country)):
 		return 3
 	case len(country) > 0 && equalCode(country, c.Country):
 		return 2
@@ -109,6 +109,30 @@ func (c *Client) match(loc []byte) int {
 		return 1
 	}
 	return 0
+}
+
+// hasRegion reports whether the client is in region, a packed code: one of
+// its subdivision codes is region, or, for an ISO 3166-2 code (CC-SSS: the
+// country, a hyphen, one to three letters or digits), the client is in
+// country CC and one of its codes is SSS. GeoLite2 and GeoIP2 store only the
+// part after the hyphen ("HE" for DE-HE); a custom MMDB gives its own codes
+// whole ("eu-west-1" is not of the ISO form and compares whole only).
+func (c *Client) hasRegion(region []byte) bool {
+	if hasCode(c.Regions, region) {
+		return true
+	}
+	return len(region) >= 4 && len(region) <= 6 && region[2] == '-' && isAlnum(region[3:]) &&
+		equalCode(region[:2], c.Country) && hasCode(c.Regions, region[3:])
+}
+
+// isAlnum reports whether b is letters and digits only.
+func isAlnum(b []byte) bool {
+	for _, ch := range b {
+		if !('A' <= ch && ch <= 'Z' || 'a' <= ch && ch <= 'z' || '0' <= ch && ch <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // matchDefault is match against c.Default.

@@ -17,15 +17,20 @@ import (
 	"github.com/miekg/dns"
 )
 
-// The traffic-steering tests: the geoip plugin reads an MMDB written by
-// MaxMind's writer library (test/mmdb, built by hack/geo.sh) that maps
-// test networks only (documentation ranges and loopback) to locations.
+// The traffic-steering tests: the geoip plugin reads an MMDB in the form of
+// GeoLite2-City, written by MaxMind's writer library (test/mmdb, built by
+// hack/geo.sh), that maps test networks only (documentation and
+// benchmarking ranges, loopback) to locations. Like GeoLite2, it stores the
+// subdivision part of an ISO 3166-2 code only (HE for DE-HE); 198.18.0.0/24
+// has a custom database's cloud region instead.
 var testNetworks = []string{
-	"198.51.100.0/24=EU,DE,DE-HE",
-	"203.0.113.0/24=NA,US,US-CA",
+	"198.51.100.0/24=EU,DE,HE",
+	"203.0.113.0/24=NA,US,CA",
 	"192.0.2.0/24=OC,AU",
-	"2001:db8:e::/48=EU,FR,FR-IDF",
+	"2001:db8:e::/48=EU,FR,IDF",
+	"2001:db8:b::/48=EU,GB,ENG+CAM",
 	"2001:db8:a::/48=NA,CA",
+	"198.18.0.0/24=NA,US,us-east-1",
 	"127.0.0.0/8=NA,US",
 	"::1/128=EU,FR",
 }
@@ -108,6 +113,8 @@ func (s *server) askWith(t *testing.T, tool, server, name, qtype string, opts ..
 // TestSteeringGeo: Services with locations at one name; clients located
 // by their ECS option (IPv4 and IPv6, from dig and kdig) or, without one,
 // by their source address (127.0.0.1 and ::1), through the geoip plugin.
+// Regions are written as users write them: ISO 3166-2 codes (DE-HE, GB-CAM,
+// matched against GeoLite2's HE and ENG+CAM) and a custom code (us-east-1).
 // The reply's ECS scope is the query's source prefix.
 func TestSteeringGeo(t *testing.T) {
 	mmdb := testMMDB(t)
@@ -116,9 +123,13 @@ func TestSteeringGeo(t *testing.T) {
 	geo := "geo." + ns + ".example.com."
 	for _, svc := range []struct{ name, ip, loc string }{
 		{"de", "192.0.2.81", "continent=EU,country=DE,region=DE-HE"},
+		{"by", "192.0.2.85", "continent=EU,country=DE,region=DE-BY"},
 		{"fr", "192.0.2.82", "continent=EU,country=FR"},
 		{"us", "192.0.2.83", "continent=NA,country=US"},
 		{"jp", "192.0.2.84", "continent=AS,country=JP"},
+		{"cam", "192.0.2.86", "region=GB-CAM"},
+		{"gb", "192.0.2.87", "country=GB"},
+		{"use1", "192.0.2.88", "region=us-east-1"},
 	} {
 		steeredService(t, kubeconfig, ns, svc.name, geo, svc.ip, "k8s-gateway.dns/location", svc.loc)
 	}
@@ -134,11 +145,20 @@ func TestSteeringGeo(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	// The region, every time (DE-BY is of the same country: drawn half of
+	// the time if the region were not matched).
+	for i := range 20 {
+		if a := s.askWith(t, "dig", "127.0.0.1", geo, "A", "+subnet=198.51.100.0/24"); len(a.addrs) != 1 || a.addrs[0] != "192.0.2.81" {
+			t.Fatalf("query %d of the DE-HE client (GeoLite2's HE): got %+v, want the DE-HE target only", i, a)
+		}
+	}
 	for _, c := range []struct {
 		desc, tool, server, subnet string
 		want, scope                string
 	}{
 		{"ECS in DE-HE: the region", "dig", "127.0.0.1", "198.51.100.0/24", "192.0.2.81", "198.51.100.0/24/24"},
+		{"IPv6 ECS in GB-CAM, the second subdivision: the region", "kdig", "::1", "2001:db8:b::/48", "192.0.2.86", "2001:db8:b::/48/48"},
+		{"ECS in a custom region: the region", "dig", "127.0.0.1", "198.18.0.0/24", "192.0.2.88", "198.18.0.0/24/24"},
 		{"ECS in the US: the country", "kdig", "127.0.0.1", "203.0.113.0/24", "192.0.2.83", "203.0.113.0/24/24"},
 		{"ECS in AU: no match, the default (AS)", "dig", "127.0.0.1", "192.0.2.0/24", "192.0.2.84", "192.0.2.0/24/24"},
 		{"IPv6 ECS in FR: the country", "kdig", "127.0.0.1", "2001:db8:e::/48", "192.0.2.82", "2001:db8:e::/48/48"},

@@ -1,10 +1,15 @@
-// Command mmdb writes a small GeoIP2-City database for the tests of traffic
-// steering, with MaxMind's writer library: each argument NETWORK=LOCATION
-// maps a network to a continent, a country and a region, as the geoip
-// plugin reads them (continent.code, country.iso_code,
-// subdivisions[0].iso_code).
+// Command mmdb writes a small database for the tests of traffic steering,
+// with MaxMind's writer library, in the form of GeoLite2-City and
+// GeoIP2-City: each argument NETWORK=LOCATION maps a network to a continent,
+// a country and its subdivisions, as those databases store them and the
+// geoip plugin reads them (continent.code, country.iso_code,
+// subdivisions[].iso_code, each beside a geoname_id and English names).
 //
-//	mmdb -o test.mmdb 192.0.2.0/25=EU,DE,DE-HE 2001:db8:eu::/48=EU,DE,DE-HE ...
+//	mmdb -o test.mmdb 198.51.100.0/24=EU,DE,HE 2001:db8:b::/48=EU,GB,ENG+CAM ...
+//
+// GeoLite2 stores only the part after the hyphen of an ISO 3166-2 code (HE
+// for DE-HE); subdivisions are separated by '+', largest first. A custom
+// database's own codes (us-east-1) are written as given.
 //
 // Only test networks belong in it (documentation ranges, loopback): it is
 // built with reserved networks allowed.
@@ -13,6 +18,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"net"
 	"os"
 	"strings"
@@ -23,13 +29,14 @@ import (
 
 func main() {
 	out := flag.String("o", "", "the MMDB file to write")
+	dbType := flag.String("type", "GeoLite2-City", "the database type written in its metadata")
 	flag.Parse()
 	if *out == "" || flag.NArg() == 0 {
-		fmt.Fprintln(os.Stderr, "usage: mmdb -o FILE NETWORK=CONTINENT,COUNTRY[,REGION]...")
+		fmt.Fprintln(os.Stderr, "usage: mmdb [-type TYPE] -o FILE NETWORK=CONTINENT,COUNTRY[,REGION[+REGION]...]...")
 		os.Exit(2)
 	}
 	tree, err := mmdbwriter.New(mmdbwriter.Options{
-		DatabaseType:            "GeoIP2-City",
+		DatabaseType:            *dbType,
 		Description:             map[string]string{"en": "k8s_gateway test networks"},
 		IncludeReservedNetworks: true,
 		RecordSize:              28,
@@ -51,11 +58,17 @@ func main() {
 			fail(fmt.Errorf("%q: want CONTINENT,COUNTRY[,REGION]", loc))
 		}
 		record := mmdbtype.Map{
-			"continent": mmdbtype.Map{"code": mmdbtype.String(parts[0])},
-			"country":   mmdbtype.Map{"iso_code": mmdbtype.String(parts[1])},
+			"continent":          mmdbtype.Map{"code": mmdbtype.String(parts[0]), "geoname_id": geonameID(parts[0]), "names": names(parts[0])},
+			"country":            mmdbtype.Map{"iso_code": mmdbtype.String(parts[1]), "geoname_id": geonameID(parts[1]), "names": names(parts[1])},
+			"registered_country": mmdbtype.Map{"iso_code": mmdbtype.String(parts[1]), "geoname_id": geonameID(parts[1]), "names": names(parts[1])},
+			"location":           mmdbtype.Map{"accuracy_radius": mmdbtype.Uint16(100), "latitude": mmdbtype.Float64(0), "longitude": mmdbtype.Float64(0)},
 		}
 		if len(parts) == 3 {
-			record["subdivisions"] = mmdbtype.Slice{mmdbtype.Map{"iso_code": mmdbtype.String(parts[2])}}
+			var subs mmdbtype.Slice
+			for _, code := range strings.Split(parts[2], "+") {
+				subs = append(subs, mmdbtype.Map{"iso_code": mmdbtype.String(code), "geoname_id": geonameID(parts[1] + "-" + code), "names": names(code)})
+			}
+			record["subdivisions"] = subs
 		}
 		if err := tree.Insert(ipnet, record); err != nil {
 			fail(fmt.Errorf("%s: %v", network, err))
@@ -71,6 +84,18 @@ func main() {
 	if err := f.Close(); err != nil {
 		fail(err)
 	}
+}
+
+// geonameID is a made-up GeoNames id of a code, stable across runs.
+func geonameID(code string) mmdbtype.Uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(code))
+	return mmdbtype.Uint32(h.Sum32() % 10000000)
+}
+
+// names is the names map of a place, English only.
+func names(code string) mmdbtype.Map {
+	return mmdbtype.Map{"en": mmdbtype.String(code)}
 }
 
 func fail(err error) {
