@@ -8,12 +8,10 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -27,16 +25,11 @@ import (
 
 // plugin is a running coredns binary.
 type plugin struct {
+	harness.Server
 	t           *testing.T
-	corefile    string
-	env         []string
 	port        int
 	readyPort   int
 	metricsPort int
-
-	mu   sync.Mutex
-	proc *harness.Process // nil while stopped
-	last *harness.Process // the latest, for its output
 }
 
 // corefile is the server block of the suite: the zone example.com from the
@@ -60,9 +53,11 @@ func corefile(extra string) string {
 // newPlugin writes the Corefile and returns the plugin, not started.
 func newPlugin(t *testing.T, text, kubecfg string) *plugin {
 	t.Helper()
-	p := &plugin{t: t, corefile: filepath.Join(t.TempDir(), "Corefile"), port: freePort(t), readyPort: freePort(t), metricsPort: freePort(t)}
+	p := &plugin{t: t, port: freePort(t), readyPort: freePort(t), metricsPort: freePort(t)}
+	p.Binary, p.Corefile = corednsBin, filepath.Join(t.TempDir(), "Corefile")
+	p.ReadyURL = fmt.Sprintf("http://127.0.0.1:%d/ready", p.readyPort)
 	p.writeCorefile(text)
-	p.env = append(os.Environ(), "KUBECONFIG="+kubecfg, "PORT="+strconv.Itoa(p.port),
+	p.Env = append(os.Environ(), "KUBECONFIG="+kubecfg, "PORT="+strconv.Itoa(p.port),
 		"READY_PORT="+strconv.Itoa(p.readyPort), "METRICS_PORT="+strconv.Itoa(p.metricsPort))
 	t.Cleanup(func() {
 		p.stop()
@@ -74,7 +69,7 @@ func newPlugin(t *testing.T, text, kubecfg string) *plugin {
 }
 
 func (p *plugin) writeCorefile(text string) {
-	if err := os.WriteFile(p.corefile, []byte(text), 0o644); err != nil {
+	if err := os.WriteFile(p.Corefile, []byte(text), 0o644); err != nil {
 		p.t.Fatal(err)
 	}
 }
@@ -84,32 +79,22 @@ func (p *plugin) addr() string { return fmt.Sprintf("127.0.0.1:%d", p.port) }
 // start runs the binary; it does not wait for readiness.
 func (p *plugin) start() {
 	p.t.Helper()
-	cmd := exec.Command(corednsBin, "-conf", p.corefile)
-	cmd.Env = p.env
-	proc, err := harness.Start(cmd)
-	if err != nil {
-		p.t.Fatalf("starting coredns: %v", err)
+	if err := p.Start(); err != nil {
+		p.t.Fatal(err)
 	}
-	p.mu.Lock()
-	p.proc, p.last = proc, proc
-	p.mu.Unlock()
 }
 
 func (p *plugin) waitReady(timeout time.Duration) {
 	p.t.Helper()
-	if harness.WaitOK(fmt.Sprintf("http://127.0.0.1:%d/ready", p.readyPort), 20*time.Millisecond, timeout) {
-		return
+	if err := p.WaitReady(20*time.Millisecond, timeout); err != nil {
+		p.t.Fatal(err)
 	}
-	p.t.Fatalf("coredns not ready after %s:\n%s", timeout, p.output())
 }
 
 // alive fails the test if the process exited (a crash).
 func (p *plugin) alive() {
 	p.t.Helper()
-	p.mu.Lock()
-	proc := p.proc
-	p.mu.Unlock()
-	if proc == nil || proc.Exited() {
+	if !p.Running() {
 		p.t.Fatalf("coredns is not running:\n%s", p.output())
 	}
 	if out := p.output(); strings.Contains(out, "panic:") || strings.Contains(out, "goroutine ") {
@@ -117,73 +102,26 @@ func (p *plugin) alive() {
 	}
 }
 
-func (p *plugin) signal(sig syscall.Signal) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.proc != nil {
-		p.proc.Cmd.Process.Signal(sig)
-	}
-}
+func (p *plugin) signal(sig syscall.Signal) { p.Signal(sig) }
 
-func (p *plugin) stop() {
-	p.mu.Lock()
-	proc := p.proc
-	p.proc = nil
-	p.mu.Unlock()
-	if proc != nil {
-		proc.Stop(10 * time.Second)
-	}
-}
+func (p *plugin) stop() { p.Stop() }
 
-func (p *plugin) output() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.last == nil {
-		return ""
-	}
-	return p.last.Out.String()
-}
+func (p *plugin) output() string { return p.Output() }
 
 // rss is the resident memory of the process in KiB.
 func (p *plugin) rss() int {
-	p.mu.Lock()
-	pid := p.proc.Cmd.Process.Pid
-	p.mu.Unlock()
-	data, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	m := regexp.MustCompile(`VmRSS:\s+(\d+) kB`).FindSubmatch(data)
-	if m == nil {
-		return 0
-	}
-	n, _ := strconv.Atoi(string(m[1]))
-	return n
+	b, _ := harness.ProcMemory(p.Pid(), "VmRSS")
+	return int(b >> 10)
 }
 
-// metric sums the samples of a metric whose labels contain every filter.
+// metric sums the samples of a metric whose labels contain every filter;
+// -1 when the plugin does not answer.
 func (p *plugin) metric(name string, filters ...string) float64 {
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", p.metricsPort))
+	v, err := harness.Metric(fmt.Sprintf("http://127.0.0.1:%d/metrics", p.metricsPort), name, filters...)
 	if err != nil {
 		return -1
 	}
-	defer resp.Body.Close()
-	var buf bytes.Buffer
-	buf.ReadFrom(resp.Body)
-	sum := 0.0
-	for _, line := range strings.Split(buf.String(), "\n") {
-		if !strings.HasPrefix(line, name+"{") && !strings.HasPrefix(line, name+" ") {
-			continue
-		}
-		ok := true
-		for _, f := range filters {
-			ok = ok && strings.Contains(line, f)
-		}
-		if !ok {
-			continue
-		}
-		f := strings.Fields(line)
-		v, _ := strconv.ParseFloat(f[len(f)-1], 64)
-		sum += v
-	}
-	return sum
+	return v
 }
 
 func freePort(t *testing.T) int { return harness.FreePort(t) }

@@ -14,7 +14,6 @@ package chaos
 import (
 	"fmt"
 	"os"
-	"strings"
 	"testing"
 
 	"k8s.io/client-go/kubernetes"
@@ -40,27 +39,15 @@ func run(m *testing.M) int {
 	if harness.NoTests() {
 		return m.Run()
 	}
-	root, err := harness.Root()
+	root, bin, cleanup, err := harness.Binary("chaos")
 	if err != nil {
 		return fail(err)
 	}
-	repoRoot = root
-	tmp, err := os.MkdirTemp("", "k8sgw-chaos-")
-	if err != nil {
-		return fail(err)
-	}
-	defer os.RemoveAll(tmp)
-	if corednsBin, err = harness.BuildCoreDNS(repoRoot, tmp); err != nil {
-		return fail(err)
-	}
+	defer cleanup()
+	repoRoot, corednsBin = root, bin
 	// A control plane of its own: the scenarios kill and pause it.
-	clusterDir = harness.EnvOr("K8SGW_CHAOS_CLUSTER_DIR", harness.CacheDir()+"/chaos-cluster")
-	etcdPort = harness.EnvOr("K8SGW_CHAOS_ETCD_PORT", "24190")
-	cluster = harness.NewCluster(repoRoot,
-		"K8SGW_CLUSTER_DIR="+clusterDir,
-		"K8SGW_APISERVER_PORT="+harness.EnvOr("K8SGW_CHAOS_APISERVER_PORT", "26843"),
-		"K8SGW_ETCD_PORT="+etcdPort,
-	)
+	cluster = harness.EnvCluster(repoRoot, "K8SGW_CHAOS", "chaos-cluster", "26843", "24190")
+	clusterDir, etcdPort = cluster.Setting("K8SGW_CLUSTER_DIR"), cluster.Setting("K8SGW_ETCD_PORT")
 	err = cluster.Up()
 	defer cluster.Release(os.Getenv("K8SGW_CHAOS_KEEP_CLUSTER") != "")
 	if err != nil {
@@ -92,11 +79,7 @@ func clusterScript(args ...string) error { return cluster.Script(args...) }
 
 func kubectl(t *testing.T, stdin string, args ...string) string {
 	t.Helper()
-	out, err := kubectlErr(stdin, args...)
-	if err != nil {
-		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
+	return harness.MustKubectl(t, kubectlBin, kubeconfig, stdin, args...)
 }
 
 func kubectlErr(stdin string, args ...string) (string, error) {

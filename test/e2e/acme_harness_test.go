@@ -120,7 +120,7 @@ func signedUpdate(t *testing.T, zone string, k tsigKey, name, value string, ts t
 // block's listen address, $ACME_UPDATE_PORT; the last one given counts).
 func (s *server) updatePort(t *testing.T) int {
 	t.Helper()
-	for _, e := range slices.Backward(s.env) {
+	for _, e := range slices.Backward(s.Env) {
 		if v, ok := strings.CutPrefix(e, "ACME_UPDATE_PORT="); ok {
 			p, err := strconv.Atoi(v)
 			if err != nil {

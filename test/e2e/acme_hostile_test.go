@@ -174,9 +174,7 @@ func flood(t *testing.T, netw, addr string, msg []byte, d time.Duration, rate in
 // processCPU returns the CPU time (user and system) of s's process so far.
 func processCPU(t *testing.T, s *server) time.Duration {
 	t.Helper()
-	s.mu.Lock()
-	pid := s.proc.Cmd.Process.Pid
-	s.mu.Unlock()
+	pid := s.Pid()
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		t.Fatal(err)

@@ -155,7 +155,7 @@ func TestCatalogClusterZones(t *testing.T) {
 	// A cluster joins: its zone appears on both secondaries.
 	writeFile(t, corefile, clusterZonesConfig("one", "two"))
 	start = time.Now()
-	s.proc.Cmd.Process.Signal(syscall.SIGUSR1)
+	s.Signal(syscall.SIGUSR1)
 	waitServes(t, s, peers, "two.example.com.", false, 30*time.Second)
 	t.Logf("the zone of a cluster that joined served by both secondaries %s after the reload", time.Since(start).Round(time.Millisecond))
 	waitServes(t, s, peers, "example.com.", false, 10*time.Second)
@@ -166,7 +166,7 @@ func TestCatalogClusterZones(t *testing.T) {
 	// A cluster leaves: its zone goes.
 	writeFile(t, corefile, clusterZonesConfig("two"))
 	start = time.Now()
-	s.proc.Cmd.Process.Signal(syscall.SIGUSR1)
+	s.Signal(syscall.SIGUSR1)
 	waitServes(t, s, peers, "one.example.com.", true, 30*time.Second)
 	t.Logf("the zone of a cluster that left dropped by both secondaries %s after the reload", time.Since(start).Round(time.Millisecond))
 	waitServes(t, s, peers, "example.com.", false, 10*time.Second)

@@ -126,14 +126,14 @@ func TestCatalogSecondaries(t *testing.T) {
 	// A reload that adds a zone: the catalog lists it, the secondaries add it.
 	writeFile(t, corefile, catalogConfig("example.com", "example.org", "example.net"))
 	start = time.Now()
-	s.proc.Cmd.Process.Signal(syscall.SIGUSR1)
+	s.Signal(syscall.SIGUSR1)
 	waitServes(t, s, peers, "example.net.", false, 30*time.Second)
 	t.Logf("added zone served by both secondaries %s after the reload", time.Since(start).Round(time.Millisecond))
 
 	// A reload that removes a zone: the secondaries drop it.
 	writeFile(t, corefile, catalogConfig("example.com", "example.net"))
 	start = time.Now()
-	s.proc.Cmd.Process.Signal(syscall.SIGUSR1)
+	s.Signal(syscall.SIGUSR1)
 	waitServes(t, s, peers, "example.org.", true, 30*time.Second)
 	t.Logf("removed zone dropped by both secondaries %s after the reload", time.Since(start).Round(time.Millisecond))
 	waitServes(t, s, peers, "example.com.", false, 10*time.Second)

@@ -170,7 +170,7 @@ func TestCDSKeyRollover(t *testing.T) {
 	step := func(what, keyFiles, cds string, cdsTags, dsTags []string) {
 		t.Helper()
 		write(keyFiles, cds)
-		s.proc.Cmd.Process.Signal(syscall.SIGUSR1)
+		s.Signal(syscall.SIGUSR1)
 		tc := waitTags(t, what+": child CDS", 30*time.Second, func() []string { return childCDS(t, s.port) }, cdsTags...)
 		td := waitTags(t, what+": parent DS", 30*time.Second, func() []string { return parentDS(t, parentPort) }, dsTags...)
 		t.Logf("%s: CDS %v %s after the reload, DS %v in the parent %s later", what, cdsTags, tc.Round(time.Millisecond), dsTags, td.Round(time.Millisecond))
@@ -191,7 +191,7 @@ func TestCDSKeyRollover(t *testing.T) {
 
 	// cds delete: the parent removes the DS; AD may go, answers may not.
 	write(k2, "cds delete")
-	s.proc.Cmd.Process.Signal(syscall.SIGUSR1)
+	s.Signal(syscall.SIGUSR1)
 	tc := waitTags(t, "cds delete: child CDS", 30*time.Second, func() []string { return childCDS(t, s.port) }, "0")
 	v.mu.Lock()
 	v.secure = false

@@ -45,7 +45,7 @@ persistence: {enabled: true}
 			},
 			dns: func(t *testing.T, ns, other string, s *server) {
 				s.eventually(t, 5*time.Second, "example.com.", dns.TypeNS, positive("example.com. 60 IN NS k8s-gateway."+ns+".example.com."))
-				copyFile := filepath.Join(filepath.Dir(s.corefile), "persist", "example.com.zone")
+				copyFile := filepath.Join(filepath.Dir(s.Corefile), "persist", "example.com.zone")
 				for begin := time.Now(); copySerial(t, copyFile) != soaSerial(s); time.Sleep(20 * time.Millisecond) {
 					if time.Since(begin) > 10*time.Second {
 						t.Fatalf("no copy of the zone's serial %d in %s", soaSerial(s), copyFile)

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,11 +23,7 @@ import (
 // kubectl runs kubectl against the test cluster, with stdin when not empty.
 func kubectl(t *testing.T, stdin string, args ...string) string {
 	t.Helper()
-	out, err := kubectlErr(stdin, args...)
-	if err != nil {
-		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return out
+	return harness.MustKubectl(t, kubectlBin, kubeconfig, stdin, args...)
 }
 
 func kubectlErr(stdin string, args ...string) (string, error) {
@@ -86,16 +81,10 @@ func setLBStatus(t *testing.T, ns, resource, name string, addrs ...string) {
 
 // server is a running coredns binary.
 type server struct {
+	harness.Server
 	t         *testing.T
-	binary    string
-	corefile  string
-	env       []string
 	port      int
 	readyPort int
-
-	mu   sync.Mutex
-	proc *harness.Process // nil while stopped
-	last *harness.Process // the latest, for its output
 }
 
 // startServer runs coredns with the Corefile at path (relative to the
@@ -118,14 +107,16 @@ func startServerBinary(t *testing.T, binary, corefile, kubecfg string, env ...st
 // launchServer is startServerBinary without the wait for /ready.
 func launchServer(t *testing.T, binary, corefile, kubecfg string, env ...string) *server {
 	t.Helper()
-	s := &server{t: t, binary: binary, corefile: filepath.Join(repoRoot, corefile), port: freePort(t), readyPort: freePort(t)}
-	s.env = append(os.Environ(),
+	s := &server{t: t, port: freePort(t), readyPort: freePort(t)}
+	s.Binary, s.Corefile = binary, filepath.Join(repoRoot, corefile)
+	s.ReadyURL = fmt.Sprintf("http://127.0.0.1:%d/ready", s.readyPort)
+	s.Env = append(os.Environ(),
 		"KUBECONFIG="+kubecfg,
 		"K8S_GATEWAY_PORT="+strconv.Itoa(s.port),
 		"K8S_GATEWAY_READY_PORT="+strconv.Itoa(s.readyPort),
 		"K8S_GATEWAY_TESTDATA="+filepath.Join(repoRoot, "test/e2e/testdata"),
 	)
-	s.env = append(s.env, env...)
+	s.Env = append(s.Env, env...)
 	// Registered first: a server that never gets ready is stopped too.
 	t.Cleanup(func() {
 		s.stop()
@@ -146,46 +137,22 @@ func (s *server) start() {
 // launch runs the server's process.
 func (s *server) launch() {
 	s.t.Helper()
-	cmd := exec.Command(s.binary, "-conf", s.corefile)
-	cmd.Env = s.env
-	proc, err := harness.Start(cmd)
-	if err == nil {
-		s.mu.Lock()
-		s.proc, s.last = proc, proc
-		s.mu.Unlock()
-	}
-	if err != nil {
-		s.t.Fatalf("starting coredns: %v", err)
+	if err := s.Start(); err != nil {
+		s.t.Fatal(err)
 	}
 }
 
 func (s *server) waitReady(timeout time.Duration) {
 	s.t.Helper()
-	if harness.WaitOK(fmt.Sprintf("http://127.0.0.1:%d/ready", s.readyPort), 50*time.Millisecond, timeout) {
-		return
+	if err := s.WaitReady(50*time.Millisecond, timeout); err != nil {
+		s.t.Fatal(err)
 	}
-	s.t.Fatalf("coredns not ready after %s:\n%s", timeout, s.output())
 }
 
-func (s *server) stop() {
-	s.mu.Lock()
-	proc := s.proc
-	s.proc = nil
-	s.mu.Unlock()
-	if proc != nil {
-		proc.Stop(10 * time.Second)
-	}
-}
+func (s *server) stop() { s.Stop() }
 
 // output is what the latest run of the server printed.
-func (s *server) output() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.last == nil {
-		return ""
-	}
-	return s.last.Out.String()
-}
+func (s *server) output() string { return s.Output() }
 
 func freePort(t *testing.T) int { return harness.FreePort(t) }
 

@@ -5,8 +5,6 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,6 +13,8 @@ import (
 	"time"
 
 	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
 )
 
 // The health option against the real API server: Services without selectors
@@ -46,22 +46,11 @@ endpoints: [{addresses: ["10.1.0.1"], conditions: {ready: %t}}]
 // metric returns the sum of the samples of a metric whose labels contain match.
 func metric(t *testing.T, port int, name, match string) float64 {
 	t.Helper()
-	resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/metrics", port))
+	v, err := harness.Metric(fmt.Sprintf("http://127.0.0.1:%d/metrics", port), name, match)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	sum := 0.0
-	for _, line := range strings.Split(string(body), "\n") {
-		if !strings.HasPrefix(line, name+"{") || !strings.Contains(line, match) {
-			continue
-		}
-		f := strings.Fields(line)
-		v, _ := strconv.ParseFloat(f[len(f)-1], 64)
-		sum += v
-	}
-	return sum
+	return v
 }
 
 // TestHealthServices: two LoadBalancer Services publish one name; their

@@ -33,33 +33,22 @@ func run(m *testing.M) int {
 	if harness.NoTests() {
 		return m.Run()
 	}
-	root, err := harness.Root()
-	if err != nil {
-		return fail(err)
-	}
-	repoRoot = root
+	var err error
 	if digBin, err = exec.LookPath("dig"); err != nil {
 		return fail(fmt.Errorf("dig not found (apt-get install bind9-dnsutils): %w", err))
 	}
-
-	tmp, err := os.MkdirTemp("", "k8sgw-e2e-")
+	root, bin, cleanup, err := harness.Binary("e2e")
 	if err != nil {
 		return fail(err)
 	}
-	defer os.RemoveAll(tmp)
-	if corednsBin, err = harness.BuildCoreDNS(repoRoot, tmp); err != nil {
-		return fail(err)
-	}
+	defer cleanup()
+	repoRoot, corednsBin = root, bin
 
 	kubeconfig, kubectlBin = os.Getenv("K8SGW_E2E_KUBECONFIG"), os.Getenv("K8SGW_E2E_KUBECTL")
 	if kubeconfig == "" || kubectlBin == "" {
 		// A cluster of its own, apart from the one `make demo` uses.
 		// K8SGW_E2E_CLUSTER_DIR and the two ports let several runs coexist.
-		cluster = harness.NewCluster(repoRoot,
-			"K8SGW_CLUSTER_DIR="+harness.EnvOr("K8SGW_E2E_CLUSTER_DIR", harness.CacheDir()+"/e2e-cluster"),
-			"K8SGW_APISERVER_PORT="+harness.EnvOr("K8SGW_E2E_APISERVER_PORT", "26543"),
-			"K8SGW_ETCD_PORT="+harness.EnvOr("K8SGW_E2E_ETCD_PORT", "23890"),
-		)
+		cluster = harness.EnvCluster(repoRoot, "K8SGW_E2E", "e2e-cluster", "26543", "23890")
 		err := cluster.Up()
 		defer cluster.Release(os.Getenv("K8SGW_E2E_KEEP_CLUSTER") != "")
 		if err != nil {

@@ -109,7 +109,7 @@ func TestSecondariesScale(t *testing.T) {
 
 	// BIND counts the SOA of a transfer twice.
 	_, _, zoneRecords := xfrSize(t, s.port, dns.TypeAXFR, 0)
-	cpu0 := procCPU(t, s.proc.Cmd.Process.Pid)
+	cpu0 := procCPU(t, s.Pid())
 	var lat, plug []time.Duration
 	var ixfrBytes, axfrBytes []int
 	for c := 1; c <= changes; c++ {
@@ -148,7 +148,7 @@ func TestSecondariesScale(t *testing.T) {
 		t.Logf("change %d (serial %d → %d): the plugin answers after %s, every secondary after %s (first %s); IXFR %d bytes, AXFR %d bytes",
 			c, before, after, ms(pluginAt), ms(slices.Max(peerAt)), ms(slices.Min(peerAt)), ib, ab)
 	}
-	cpu := procCPU(t, s.proc.Cmd.Process.Pid) - cpu0
+	cpu := procCPU(t, s.Pid()) - cpu0
 	sameAnswers(t, s, peers[:min(n, 2)], []question{{lb, dns.TypeA}, {"example.com.", dns.TypeSOA}, {"example.com.", dns.TypeNS}, {"nothing." + ns + ".example.com.", dns.TypeA}})
 
 	// Every secondary took the changes by IXFR, never by a whole zone.

@@ -23,6 +23,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
 )
 
 // TestViewsCost measures what views of one cluster cost: resident memory,
@@ -251,7 +253,7 @@ func costRun(t *testing.T, ns string, services, n, views int) costResult {
 	}
 	time.Sleep(3 * time.Second) // let the collector settle
 	r.watches = watchDelta(before, apiWatches(t))
-	pid := s.proc.Cmd.Process.Pid
+	pid := s.Pid()
 	r.rss = procMemory(t, pid, "VmRSS")
 	r.heap = int64(promValue(t, metricsPort, "go_memstats_heap_inuse_bytes"))
 	if profiles != "" {
@@ -280,16 +282,11 @@ func costAddr(i int, private bool) string {
 
 func procMemory(t *testing.T, pid int, field string) int64 {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	b, err := harness.ProcMemory(pid, field)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(field + `:\s+(\d+) kB`).FindSubmatch(b)
-	if m == nil {
-		t.Fatalf("no %s in /proc/%d/status", field, pid)
-	}
-	kb, _ := strconv.ParseInt(string(m[1]), 10, 64)
-	return kb << 10
+	return b
 }
 
 func promValue(t *testing.T, port int, name string) float64 {

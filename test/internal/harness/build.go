@@ -21,3 +21,20 @@ func BuildCoreDNS(root, dir string) (string, error) {
 	}
 	return bin, nil
 }
+
+// Binary returns the repository and the coredns binary built from it into a
+// new temporary directory (named after the suite), which cleanup removes.
+func Binary(suite string) (root, bin string, cleanup func(), err error) {
+	if root, err = Root(); err != nil {
+		return "", "", nil, err
+	}
+	tmp, err := os.MkdirTemp("", "k8sgw-"+suite+"-")
+	if err != nil {
+		return "", "", nil, err
+	}
+	if bin, err = BuildCoreDNS(root, tmp); err != nil {
+		os.RemoveAll(tmp)
+		return "", "", nil, err
+	}
+	return root, bin, func() { os.RemoveAll(tmp) }, nil
+}

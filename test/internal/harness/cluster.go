@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -29,6 +30,29 @@ type Cluster struct {
 // ("K8SGW_CLUSTER_DIR=...", "K8SGW_APISERVER_PORT=...", ...), not started.
 func NewCluster(root string, settings ...string) *Cluster {
 	return &Cluster{root: root, env: append(os.Environ(), settings...)}
+}
+
+// EnvCluster returns the cluster of the repository at root that a suite
+// runs its tests on: its state dir and ports come from PREFIX_CLUSTER_DIR,
+// PREFIX_APISERVER_PORT and PREFIX_ETCD_PORT (K8SGW_E2E_..., K8SGW_CHAOS_...),
+// else dir (under CacheDir), apiPort and etcdPort; settings add to them.
+func EnvCluster(root, prefix, dir, apiPort, etcdPort string, settings ...string) *Cluster {
+	return NewCluster(root, append([]string{
+		"K8SGW_CLUSTER_DIR=" + EnvOr(prefix+"_CLUSTER_DIR", CacheDir()+"/"+dir),
+		"K8SGW_APISERVER_PORT=" + EnvOr(prefix+"_APISERVER_PORT", apiPort),
+		"K8SGW_ETCD_PORT=" + EnvOr(prefix+"_ETCD_PORT", etcdPort),
+	}, settings...)...)
+}
+
+// Setting returns the value of a setting the cluster was made with
+// (K8SGW_CLUSTER_DIR, K8SGW_ETCD_PORT, ...), or of the environment.
+func (c *Cluster) Setting(name string) string {
+	for _, kv := range slices.Backward(c.env) {
+		if v, ok := strings.CutPrefix(kv, name+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // Env is the environment hack/cluster.sh runs with for this cluster.

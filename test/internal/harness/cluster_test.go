@@ -86,3 +86,25 @@ func TestClusterScriptSaysAlreadyRunning(t *testing.T) {
 		t.Error(`hack/cluster.sh no longer prints "# already running" when up finds the cluster running`)
 	}
 }
+
+// TestEnvCluster: a suite's variables move its cluster; without them, the
+// defaults hold; Setting reads the settings back.
+func TestEnvCluster(t *testing.T) {
+	t.Setenv("K8SGW_CACHE", "/cache")
+	t.Setenv("K8SGW_X_CLUSTER_DIR", "")
+	t.Setenv("K8SGW_X_APISERVER_PORT", "27000")
+	t.Setenv("K8SGW_X_ETCD_PORT", "")
+	c := EnvCluster("/repo", "K8SGW_X", "x-cluster", "26000", "24000", "K8SGW_NODE=1")
+	for name, want := range map[string]string{
+		"K8SGW_CLUSTER_DIR":    "/cache/x-cluster",
+		"K8SGW_APISERVER_PORT": "27000",
+		"K8SGW_ETCD_PORT":      "24000",
+		"K8SGW_NODE":           "1",
+		"K8SGW_CACHE":          "/cache", // from the environment
+		"K8SGW_UNSET":          "",
+	} {
+		if got := c.Setting(name); got != want {
+			t.Errorf("Setting(%s) = %q, want %q", name, got, want)
+		}
+	}
+}

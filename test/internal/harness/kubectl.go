@@ -3,6 +3,7 @@ package harness
 import (
 	"os/exec"
 	"strings"
+	"testing"
 )
 
 // Kubectl runs the kubectl binary bin against kubeconfig with args, and
@@ -14,4 +15,14 @@ func Kubectl(bin, kubeconfig, stdin string, args ...string) (string, error) {
 	}
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// MustKubectl is Kubectl that fails the test when kubectl fails.
+func MustKubectl(t testing.TB, bin, kubeconfig, stdin string, args ...string) string {
+	t.Helper()
+	out, err := Kubectl(bin, kubeconfig, stdin, args...)
+	if err != nil {
+		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
 }
