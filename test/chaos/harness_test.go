@@ -102,7 +102,7 @@ func (p *plugin) alive() {
 	}
 }
 
-func (p *plugin) signal(sig syscall.Signal) { p.Signal(sig) }
+func (p *plugin) signal(sig syscall.Signal) { p.Signal(sig) } // nothing to signal while stopped
 
 func (p *plugin) stop() { p.Stop() }
 

@@ -100,7 +100,7 @@ func TestFleetReloadFailover(t *testing.T) {
 		if n, last := other(12 * time.Second); n > 0 {
 			t.Errorf("before reload %d: %d answers not the primary's, the last: %s", i, n, last)
 		}
-		if err := s.proc.Cmd.Process.Signal(syscall.SIGUSR1); err != nil {
+		if err := s.Signal(syscall.SIGUSR1); err != nil {
 			t.Fatal(err)
 		}
 		synced := time.Now().Add(30 * time.Second)

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"os/exec"
 	"sync"
@@ -85,11 +86,12 @@ func (s *Server) Pid() int {
 	return s.proc.Cmd.Process.Pid
 }
 
-// Signal sends sig to the current run, if any.
-func (s *Server) Signal(sig syscall.Signal) {
+// Signal sends sig to the current run; it fails when none runs.
+func (s *Server) Signal(sig syscall.Signal) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.proc != nil {
-		s.proc.Cmd.Process.Signal(sig)
+	if s.proc == nil {
+		return errors.New("coredns is not running")
 	}
+	return s.proc.Cmd.Process.Signal(sig)
 }

@@ -31,7 +31,9 @@ func TestServer(t *testing.T) {
 	if s.Running() || s.Pid() != 0 || s.Output() != "" {
 		t.Fatalf("before Start: running %v, pid %d, output %q", s.Running(), s.Pid(), s.Output())
 	}
-	s.Signal(syscall.SIGHUP) // nothing runs: nothing to signal
+	if err := s.Signal(syscall.SIGHUP); err == nil {
+		t.Error("Signal with nothing running: no error")
+	}
 	s.Stop()
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
@@ -44,7 +46,9 @@ func TestServer(t *testing.T) {
 		t.Fatalf("after Start: running %v, pid %d", s.Running(), s.Pid())
 	}
 	waitOutput(t, s, "run 1 -conf /Corefile\n")
-	s.Signal(syscall.SIGHUP)
+	if err := s.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
 	waitOutput(t, s, "hup\n")
 	s.Stop()
 	if s.Running() || s.Pid() != 0 || !strings.HasSuffix(s.Output(), "term\n") {
