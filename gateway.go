@@ -104,11 +104,9 @@ type Gateway struct {
 	now           func() time.Time // the clock of the zones' serials; time.Now when nil
 	notifier      xfr.Notifier     // NOTIFY through the server's transfer plugin
 	ixfr          xfr.Histories    // what transfers served, for incremental IXFR
-	// copies are the zones read from persistDir, answered until the informers sync.
-	copies atomic.Pointer[zoneCopies]
-	// copyWritten is, per zone, the Unix time its copy on disk was written
-	// (as read at startup or last written); 0 without one.
-	copyWritten []atomic.Int64
+	// copies are the zones' copies in persistDir: read at startup, answered
+	// until the informers sync; nil without persist.
+	copies *persist.Copies
 	// unregisterCopies takes the plugin off the copy metric; nil when not on it.
 	unregisterCopies func()
 	// unregisterSizes takes the plugin off the zone size metrics.
@@ -152,11 +150,8 @@ func newGateway() *Gateway {
 // buildIndex prepares the index and NS records once the configuration is complete.
 func (g *Gateway) buildIndex() {
 	var serials []uint32
-	g.copyWritten = make([]atomic.Int64, len(g.Zones))
 	if g.persistDir != "" {
-		var zc *zoneCopies
-		zc, serials = g.loadCopies(g.persistDir)
-		g.copies.Store(zc)
+		g.copies, serials = persist.Load(persist.LoadConfig{Dir: g.persistDir, Zones: g.Zones, SOA: g.newSOA, NS: g.nsRecords, Now: g.now})
 	}
 	// The blocks that read one cluster (the views of a split horizon) share
 	// what their indexes can; the cluster is the kubeconfig and context as
@@ -197,8 +192,8 @@ func (g *Gateway) snapshot(zi int) *index.Snapshot {
 	if g.ready.Load() {
 		return g.index.Snapshot()
 	}
-	if zc := g.copies.Load(); zc != nil && zc.fresh(zi, g.clock()) {
-		return zc.index.Snapshot()
+	if g.copies != nil {
+		return g.copies.Answering(zi, g.clock())
 	}
 	return nil
 }
@@ -212,8 +207,7 @@ func (g *Gateway) Ready() bool {
 	if g.ready.Load() {
 		return true
 	}
-	zc := g.copies.Load()
-	return zc != nil && zc.allFresh(g.clock())
+	return g.copies != nil && g.copies.AllFresh(g.clock())
 }
 
 // ServeDNS implements plugin.Handler.

@@ -184,12 +184,9 @@ func (g *Gateway) publishWhenSynced(waits []syncWait, published chan<- struct{})
 	close(published)
 	log.Infof("synced %d kinds for zones %s: published %d names %s after the informers started",
 		kinds, strings.Join(g.Zones, " "), g.index.Snapshot().Len(), time.Since(started).Round(time.Millisecond))
-	if zc := g.copies.Swap(nil); zc != nil {
-		zc.index.Close()
-		log.Infof("persist: switched from the copies on disk to live data")
-	}
-	if g.persistDir != "" {
-		p, stop := persist.NewWriter(g.persistDir, g.Zones, g.timing.persist, g.clock, g.index.Snapshot, g.copyWrittenAt), g.stopCh
+	if g.copies != nil {
+		g.copies.Live()
+		p, stop := persist.NewWriter(g.persistDir, g.Zones, g.timing.persist, g.clock, g.index.Snapshot, g.copies.SetWritten), g.stopCh
 		g.wg.Add(1)
 		go func() {
 			defer g.wg.Done()

@@ -3,8 +3,6 @@ package gateway
 import (
 	"runtime"
 	"runtime/debug"
-	"slices"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -54,15 +52,15 @@ func (c copyCollector) Collect(ch chan<- prometheus.Metric) {
 	// when either answers from one, and was written when the later wrote it.
 	answered, written := map[zoneView]float64{}, map[zoneView]int64{}
 	persisting.Each(func(g *Gateway, _ struct{}) {
-		zc, now := g.copies.Load(), g.clock()
+		now := g.clock()
 		for zi, zone := range g.Zones {
 			k := zoneView{zone, g.view}
 			v := 0.0
-			if !g.ready.Load() && zc != nil && zc.fresh(zi, now) {
+			if !g.ready.Load() && g.copies.Answering(zi, now) != nil {
 				v = 1
 			}
 			answered[k] = max(answered[k], v)
-			if at := g.copyWritten[zi].Load(); at > 0 {
+			if at := g.copies.Written(zi); at > 0 {
 				written[k] = max(written[k], at)
 			}
 		}
@@ -84,13 +82,6 @@ func init() {
 			"Unix time the copy of each zone on disk (persist) was written, as read at startup or last written.",
 			"zone", "view"),
 	})
-}
-
-// copyWrittenAt records that the copy of zone was written at at.
-func (g *Gateway) copyWrittenAt(zone string, at time.Time) {
-	if zi := slices.Index(g.Zones, zone); zi >= 0 {
-		g.copyWritten[zi].Store(at.Unix())
-	}
 }
 
 // The size of the zones: what each running plugin instance answers.

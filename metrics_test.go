@@ -62,7 +62,7 @@ func TestCopyMetrics(t *testing.T) {
 		t.Error("no sample for a zone without a copy")
 	}
 	later := ptWritten.Add(time.Hour)
-	g.copyWrittenAt(zones[0], later)
+	g.copies.SetWritten(zones[0], later)
 	if got := copyGauges(t)[written+zones[0]]; got != float64(later.Unix()) {
 		t.Errorf("after a write: copy_written_timestamp_seconds %v, want %d", got, later.Unix())
 	}

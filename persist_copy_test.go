@@ -21,7 +21,33 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/persist"
 )
 
-// Tests of the copies served until the informers sync (persist_copy.go).
+// Tests of the copies served until the informers sync (persist.Copies).
+
+// ptWritten is the write time of the copies of the tests.
+var ptWritten = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+
+// ptObjects are the records of the copies of the tests: a wildcard, a CNAME,
+// TXT with spaces and quotes, SRV, a delegation with glue.
+var ptObjects = map[string][]string{
+	"Service/a/web": {"web.example.com. 60 IN A 192.0.2.1", "web.example.com. 60 IN AAAA 2001:db8::1"},
+	"Ingress/a/app": {"*.apps.example.com. 60 IN A 192.0.2.2", "www.example.com. 30 IN CNAME lb.example.net."},
+	"DNSEndpoint/a/txt": {`txt.example.com. 60 IN TXT "v=spf1 -all" "a \"quoted\" one"`,
+		"_https._tcp.web.example.com. 60 IN SRV 0 0 443 web.example.com.",
+		"sub.example.com. 60 IN NS ns.sub.example.com.", "ns.sub.example.com. 60 IN A 192.0.2.53"},
+}
+
+// ptWriteCopy writes the copy of zone zi of g to dir as the persister does,
+// and returns its path.
+func ptWriteCopy(t *testing.T, g *Gateway, dir string, zi int) string {
+	t.Helper()
+	s := g.index.Snapshot()
+	path := persist.Path(dir, g.Zones[zi])
+	records := append(append([]dns.RR{}, s.NS(zi)...), s.Records(zi)...)
+	if err := persist.Write(path, g.Zones[zi], s.SOA(zi)[0].(*dns.SOA), records, ptWritten); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
 
 // ptCopyGateway writes the copies of zones of a gateway holding objects to a
 // directory, written at ptWritten, and returns a gateway configured with
@@ -221,16 +247,18 @@ func TestPersistSwitchToLive(t *testing.T) {
 	if live := g.index.Snapshot().Serial(0); !index.SerialLess(persisted, live) {
 		t.Errorf("live serial %d not past the copy's %d", live, persisted)
 	}
-	if g.copies.Load() != nil {
+	if g.copies.Answering(0, ptWritten.Add(time.Minute)) != nil {
 		t.Error("the copies are kept after the sync")
 	}
 	testutil.Eventually(t, "the live zone written to disk", func() string {
-		c, err := persist.Read(copyPath, "example.com.")
-		if err != nil {
-			return err.Error()
+		c, serials := persist.Load(persist.LoadConfig{Dir: dir, Zones: []string{"example.com."}, Now: func() time.Time { return ptWritten.Add(time.Minute) }})
+		defer c.Live()
+		snap := c.Answering(0, ptWritten.Add(time.Minute))
+		if snap == nil {
+			return "no copy read"
 		}
-		if c.Serial != g.index.Snapshot().Serial(0) || len(c.Records) != 1 || c.Records[0].(*dns.A).A.String() != "192.0.2.20" {
-			return fmt.Sprintf("copy has serial %d and %q", c.Serial, xtStrings(c.Records))
+		if records := snap.Records(0); serials[0] != g.index.Snapshot().Serial(0) || len(records) != 1 || records[0].(*dns.A).A.String() != "192.0.2.20" {
+			return fmt.Sprintf("copy has serial %d and %q", serials[0], xtStrings(records))
 		}
 		return ""
 	})
