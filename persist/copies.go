@@ -58,7 +58,7 @@ func Load(cfg LoadConfig) (*Copies, []uint32) {
 	found := false
 	for zi, zone := range zones {
 		path := Path(cfg.Dir, zone)
-		cp, err := Read(path, zone)
+		cp, err := readCopy(path, zone)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			log.Infof("persist: no copy of zone %s in %s yet", zone, cfg.Dir)

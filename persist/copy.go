@@ -108,9 +108,9 @@ func syncDir(dir string) error {
 	return d.Sync()
 }
 
-// Read reads and checks the copy of zone at path. A missing file
+// readCopy reads and checks the copy of zone at path. A missing file
 // gives an error that wraps fs.ErrNotExist.
-func Read(path, zone string) (*Copy, error) {
+func readCopy(path, zone string) (*Copy, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
