@@ -53,7 +53,7 @@ func Load(cfg LoadConfig) (*Copies, []uint32) {
 	at := now()
 	zones := cfg.Zones
 	c := &Copies{dir: cfg.Dir, zones: zones, expires: make([]time.Time, len(zones)), expired: make([]atomic.Bool, len(zones)), written: make([]atomic.Int64, len(zones))}
-	copies := make([]*Copy, len(zones))
+	copies := make([]*zoneCopy, len(zones))
 	serials := make([]uint32, len(zones))
 	found := false
 	for zi, zone := range zones {
@@ -69,7 +69,7 @@ func Load(cfg LoadConfig) (*Copies, []uint32) {
 		}
 		serials[zi] = cp.Serial
 		c.written[zi].Store(cp.Written.Unix())
-		if !at.Before(cp.Expires()) {
+		if !at.Before(cp.expires()) {
 			log.Warningf("persist: the copy of zone %s in %s, written %s, is older than its SOA expire (%d s): not served",
 				zone, path, cp.Written.Format(time.RFC3339), cp.SOA.Expire)
 			continue
@@ -104,7 +104,7 @@ func Load(cfg LoadConfig) (*Copies, []uint32) {
 		if cp == nil {
 			continue
 		}
-		c.expires[zi] = cp.Expires()
+		c.expires[zi] = cp.expires()
 		// The delegations to nested zones and their glue are the nested
 		// zones' own records, from their own copies.
 		var rrs []dns.RR

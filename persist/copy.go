@@ -29,8 +29,8 @@ import (
 //
 // A file that was cut short or changed fails its checksum and is rejected.
 
-// Copy is one zone read from its file.
-type Copy struct {
+// zoneCopy is one zone read from its file.
+type zoneCopy struct {
 	Serial  uint32
 	Written time.Time
 	SOA     *dns.SOA
@@ -38,8 +38,8 @@ type Copy struct {
 	Records []dns.RR // every other record
 }
 
-// Expires returns when the copy stops being served: the SOA expire after it was written.
-func (c *Copy) Expires() time.Time {
+// expires returns when the copy stops being served: the SOA expire after it was written.
+func (c *zoneCopy) expires() time.Time {
 	return c.Written.Add(time.Duration(c.SOA.Expire) * time.Second)
 }
 
@@ -110,7 +110,7 @@ func syncDir(dir string) error {
 
 // readCopy reads and checks the copy of zone at path. A missing file
 // gives an error that wraps fs.ErrNotExist.
-func readCopy(path, zone string) (*Copy, error) {
+func readCopy(path, zone string) (*zoneCopy, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ func readCopy(path, zone string) (*Copy, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Copy{}
+	c := &zoneCopy{}
 	header, rest, _ := bytes.Cut(body, []byte("\n"))
 	stamp, _, _ := bytes.Cut(rest, []byte("\n"))
 	if string(header)+"\n" != fmt.Sprintf(copyHeader, zone) {
