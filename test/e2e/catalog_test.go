@@ -138,3 +138,57 @@ func TestCatalogSecondaries(t *testing.T) {
 	t.Logf("removed zone dropped by both secondaries %s after the reload", time.Since(start).Round(time.Millisecond))
 	waitServes(t, s, peers, "example.com.", false, 10*time.Second)
 }
+
+// TestCatalogGroup: with `group`, every member carries the group property.
+// Knot applies the template of that name from its `catalog-template` list
+// (knot-catalog-group.conf: the member's copy is in a file of the group's
+// template); BIND 9.18 serves the members and ignores the property, with a
+// log line.
+func TestCatalogGroup(t *testing.T) {
+	bindPort, knotPort := freePort(t), freePort(t)
+	dir := t.TempDir()
+	corefile := filepath.Join(dir, "Corefile")
+	writeFile(t, corefile, strings.Replace(catalogConfig("example.com"), "catalog catalog.invalid", "catalog catalog.invalid group blue", 1))
+	rel, err := filepath.Rel(repoRoot, corefile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, rel, kubeconfig,
+		fmt.Sprintf("SECONDARY1=127.0.0.1:%d", bindPort), fmt.Sprintf("SECONDARY2=127.0.0.1:%d", knotPort))
+	nameserverService(t, "192.0.2.53")
+	s.eventually(t, 5*time.Second, "dns1.kube-system.example.com.", dns.TypeA, positive("dns1.kube-system.example.com. 30 IN A 192.0.2.53"))
+	bind := startCatalogSecondary(t, "bind", bindPort, s.port)
+	kdir := t.TempDir()
+	conf := filepath.Join(kdir, "knot.conf")
+	writeFile(t, conf, renderConfig(t, "test/e2e/testdata/secondaries/knot-catalog-group.conf", secondaryVars(kdir, knotPort, s.port)))
+	knot := startDaemon(t, "knot", kdir, knotPort, sbin(t, "knotd"), "-c", conf)
+	waitServes(t, s, []*daemon{bind, knot}, "example.com.", false, 30*time.Second)
+
+	// Knot: the member's copy is in the file of the group's template.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(kdir, "example.com.blue.zone")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			entries, _ := os.ReadDir(kdir)
+			t.Fatalf("Knot: no example.com.blue.zone after 10s (template of the group blue not applied); its directory: %v", entries)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, err := os.Stat(filepath.Join(kdir, "example.com.zone")); err == nil {
+		t.Error("Knot: example.com.zone written too: the default template applied")
+	}
+	// BIND: serves the member, says it ignores the property.
+	var line string
+	for _, l := range strings.Split(bind.output(), "\n") {
+		if strings.Contains(l, "invalid record in catalog zone - group.") && strings.HasSuffix(strings.TrimSpace(l), "ignoring") {
+			line = l
+			break
+		}
+	}
+	if line == "" {
+		t.Errorf("BIND did not log that it ignores the group property:\n%s", bind.output())
+	}
+	t.Logf("BIND: %s", line)
+}

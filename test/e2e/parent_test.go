@@ -156,6 +156,21 @@ func TestParentDelegation(t *testing.T) {
 		"dns1.kube-system.example.com. A 192.0.2.53",
 	}, nil)
 	t.Logf("delegation written %s after the plugin was ready", took.Round(time.Millisecond))
+	// One TTL per RRset (RFC 2181 §5.2): the parent gives the NS record it
+	// held at 300 the TTL of the plugin's (30), as docs/secondaries.md says.
+	out, err := exec.Command(digBin, "+noall", "+answer", "-p", fmt.Sprint(port), "@127.0.0.1", "com.", "AXFR").CombinedOutput()
+	if err != nil {
+		t.Fatalf("dig: %v\n%s", err, out)
+	}
+	var nsTTLs []string
+	for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if f := strings.Fields(l); len(f) == 5 && f[0] == "example.com." && f[3] == "NS" {
+			nsTTLs = append(nsTTLs, f[4]+" "+f[1])
+		}
+	}
+	if got := strings.Join(nsTTLs, ", "); got != "dns1.kube-system.example.com. 30, legacy.ns.example.net. 30" && got != "legacy.ns.example.net. 30, dns1.kube-system.example.com. 30" {
+		t.Errorf("the parent's NS RRset of example.com (name TTL): %s; want both at the plugin's TTL 30", got)
+	}
 
 	setLBStatus(t, "kube-system", "service", "dns1", "192.0.2.54", "2001:db8::54")
 	took = waitParent(t, port, 20*time.Second, []string{
