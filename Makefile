@@ -29,7 +29,8 @@ test:
 	cat "$$K8SGW_TEST_SUMMARY"; rm -f "$$K8SGW_TEST_SUMMARY"; exit $$rc
 
 ## lint: gofmt, import groups (hack/imports.sh: goimports -local), go vet, no exported name that only
-## tests use beyond hack/testexports/baseline.txt (which may only shrink), no compiled file tracked (hack/nobinaries)
+## tests use beyond hack/testexports/baseline.txt (which may only shrink), no compiled file tracked (hack/nobinaries),
+## and the GitHub workflows (actionlint, built by hack/gotool.sh)
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@hack/imports.sh check
@@ -38,6 +39,7 @@ lint:
 	$(GO) vet ./...
 	$(GO) vet -tags e2e ./test/e2e ./test/node
 	$(GO) vet -tags chaos ./test/chaos
+	@hack/gotool.sh actionlint -shellcheck= -pyflakes= .github/workflows/*.yml
 
 ## unit: unit, table and pipeline tests with the race detector (fuzz seeds included)
 unit:

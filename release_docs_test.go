@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"os"
+	"os/exec"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -87,5 +89,34 @@ func TestReleaseVersionsInDocs(t *testing.T) {
 	}
 	if found == 0 {
 		t.Errorf("no Markdown file names oci://%s/charts/k8s-gateway --version %s or %s:%s", registry, version, image, appVersion)
+	}
+}
+
+// The release workflow takes the GitHub release's notes from CHANGELOG.md
+// with hack/release.sh notes: the version's section, without the next one,
+// and an error for a version the changelog does not have.
+func TestReleaseNotes(t *testing.T) {
+	changelog := filepath.Join(t.TempDir(), "CHANGELOG.md")
+	if err := os.WriteFile(changelog, []byte("# Changelog\n\n## [Unreleased]\n\n- next\n\n## [v1.2.0] - 2026-01-02\n\n### Added\n\n- a\n\n### Fixed\n\n- b\n\n## [v1.1.0] - 2025-01-01\n\n- old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notes := func(version string) (string, error) {
+		cmd := exec.Command("hack/release.sh", "notes", version)
+		cmd.Env = append(os.Environ(), "CHANGELOG="+changelog)
+		out, err := cmd.Output()
+		return string(out), err
+	}
+	for version, want := range map[string]string{
+		"v1.2.0": "### Added\n\n- a\n\n### Fixed\n\n- b\n",
+		"v1.1.0": "- old\n",
+	} {
+		if got, err := notes(version); err != nil || got != want {
+			t.Errorf("notes %s: %q, %v; want %q", version, got, err, want)
+		}
+	}
+	for _, version := range []string{"v1.3.0", "v1.2"} {
+		if got, err := notes(version); err == nil {
+			t.Errorf("notes %s: %q, want an error", version, got)
+		}
 	}
 }

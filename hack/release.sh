@@ -4,6 +4,7 @@
 #
 #   hack/release.sh release VERSION REGISTRY   binaries, SBOMs, image index, chart, checksums
 #   hack/release.sh base REGISTRY              only the project's base image; prints NAME@sha256:...
+#   hack/release.sh notes VERSION              the release notes: VERSION's section of CHANGELOG.md
 #   hack/release.sh tools                      build the cached tools (ocirelease, cyclonedx-gomod, helm)
 #   hack/release.sh warm                       the tools, and the cross-compiles into Go's build cache
 #                                              (hack/prebuild.sh, so that make test's release test links only)
@@ -20,7 +21,6 @@
 
 set -euo pipefail
 
-GGCR_VERSION=v0.22.1        # github.com/google/go-containerregistry (hack/ocirelease/go.mod)
 CYCLONEDX_VERSION=v1.10.0   # github.com/CycloneDX/cyclonedx-gomod
 MODULE=github.com/seed-e581d630/k8s_gateway
 SOURCE_URL=https://$MODULE
@@ -77,7 +77,7 @@ build_cyclonedx() { # OUT
 tools() {
 	local src
 	src=$(cat "$HERE"/ocirelease/{go.mod,go.sum,*.go} | sha256sum | cut -c1-16)
-	cached ocirelease "ggcr=$GGCR_VERSION src=$src go=$(go env GOVERSION)" build_ocirelease
+	cached ocirelease "src=$src go=$(go env GOVERSION)" build_ocirelease
 	cached cyclonedx-gomod "$CYCLONEDX_VERSION" build_cyclonedx
 	HELM=$("$HERE/helm.sh")
 	OCIRELEASE=$BIN/ocirelease CYCLONEDX=$BIN/cyclonedx-gomod
@@ -193,9 +193,25 @@ warm() {
 	done
 }
 
+# notes VERSION: the body of the section "## [VERSION] ..." of CHANGELOG.md
+# ($CHANGELOG), up to the next "## " heading; an error when there is none.
+notes() {
+	local file=${CHANGELOG:-$ROOT/CHANGELOG.md} out
+	out=$(awk -v head="## [$1]" '
+		index($0, head) == 1 { on = 1; next }
+		on && /^## / { exit }
+		on { print }' "$file" | sed -e '/./,$!d')
+	[[ -n ${out//[$'\n\t ']/} ]] || die "$file has no section \"## [$1]\" with notes"
+	printf '%s\n' "$out"
+}
+
 cmd=${1:-}
 shift || true
 case $cmd in
+notes)
+	(($# == 1)) || die "usage: $0 notes VERSION"
+	notes "$1"
+	;;
 tools) tools ;;
 warm)
 	tools
@@ -212,5 +228,5 @@ release)
 	tools
 	release "$1" "$2"
 	;;
-*) die "usage: $0 release VERSION REGISTRY | base REGISTRY | tools | warm" ;;
+*) die "usage: $0 release VERSION REGISTRY | base REGISTRY | notes VERSION | tools | warm" ;;
 esac
