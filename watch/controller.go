@@ -113,6 +113,8 @@ type watched struct {
 	nameserver bool
 	// api is what the informer's guard (internal/informer) knows of the API server; set once started.
 	api *informer.State
+	// off is why the kind is disabled (offReason), the reason of kind_enabled; "" once it runs.
+	off string
 }
 
 // New returns the controller of cfg, which reads its cluster through api
@@ -182,6 +184,7 @@ func (c *Controller) run() {
 			return
 		default:
 			log.Warningf("%s disabled: %v; retrying every %s", w.what(), err, c.cfg.Timing.Reprobe)
+			w.off = offReason(err)
 			disabled = append(disabled, w)
 			c.setUnread(w, err)
 		}
@@ -204,10 +207,12 @@ func (c *Controller) run() {
 		var still []*watched
 		for _, w := range disabled {
 			if err := c.probes.once(w); err != nil {
+				w.off = offReason(err)
 				still = append(still, w)
 				c.setUnread(w, err)
 				continue
 			}
+			w.off = ""
 			// Started, and so registered with its synced function, before
 			// it stops counting as unread: Complete never sees a moment in
 			// which the kind is neither unread nor waiting for its sync.

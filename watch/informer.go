@@ -113,7 +113,11 @@ func (c *Controller) guardChanged(w *watched) func(allowed bool, err error) {
 			log.Warningf("%s: the API server refuses it: %v; retrying", w.what(), err)
 		}
 		if !w.nameserver {
-			setKindEnabled(zones, w, w.Version.GroupVersion, map[bool]float64{true: 1, false: 0}[allowed])
+			off := ""
+			if !allowed {
+				off = offReason(err) // refused, or its CRD gone (404)
+			}
+			setKindEnabled(zones, w, w.Version.GroupVersion, off)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
@@ -9,6 +10,8 @@ import (
 	"github.com/miekg/dns"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
 
 	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
@@ -17,7 +20,8 @@ import (
 )
 
 // kindSeries returns the kind_enabled series of zone: "kind version", or
-// "kind/namespace version" for an informer of one namespace → value.
+// "kind/namespace version" for an informer of one namespace, and " reason"
+// when it has one → value.
 func kindSeries(t *testing.T, zone string) map[string]float64 {
 	t.Helper()
 	ch := make(chan prometheus.Metric, 100)
@@ -38,15 +42,20 @@ func kindSeries(t *testing.T, zone string) map[string]float64 {
 			if l["namespace"] != "" {
 				kind += "/" + l["namespace"]
 			}
-			out[kind+" "+l["version"]] = d.GetGauge().GetValue()
+			key := kind + " " + l["version"]
+			if l["reason"] != "" {
+				key += " " + l["reason"]
+			}
+			out[key] = d.GetGauge().GetValue()
 		}
 	}
 	return out
 }
 
 // TestKindMetrics: kind_enabled says which kinds run, at which version, and
-// which are disabled; the nameserver's own Service watch is not the Service
-// kind; a kind read at a new version leaves no series of the old one.
+// which are disabled and why; the nameserver's own Service watch is not the
+// Service kind; a kind read at a new version, or off for another reason,
+// leaves no series of the old one.
 func TestKindMetrics(t *testing.T) {
 	svc := source.KindByName("Service")
 	tcp := source.KindByName("TCPRoute")
@@ -65,8 +74,8 @@ func TestKindMetrics(t *testing.T) {
 		{
 			desc:     "kind disabled, nameserver watch enabled",
 			running:  [][]*watched{{{Kind: svc, Version: svc, nameserver: true}}},
-			disabled: [][]*watched{{{Kind: svc, Version: svc}}},
-			want:     map[string]float64{"Service ": 0},
+			disabled: [][]*watched{{{Kind: svc, Version: svc, off: offRefused}}},
+			want:     map[string]float64{"Service  refused": 0},
 		},
 		{
 			desc:     "older version",
@@ -77,14 +86,20 @@ func TestKindMetrics(t *testing.T) {
 		{
 			desc:     "disabled, then enabled at an older version, then at a newer one",
 			running:  [][]*watched{nil, {{Kind: tcp, Version: tcpOld}}, {{Kind: tcp, Version: tcp}}},
-			disabled: [][]*watched{{{Kind: tcp, Version: tcp}}, nil, nil},
+			disabled: [][]*watched{{{Kind: tcp, Version: tcp, off: offNotServed}}, nil, nil},
 			want:     map[string]float64{"TCPRoute gateway.networking.k8s.io/v1": 1},
+		},
+		{
+			desc:     "not served, then refused, then failing; no reason recorded is not enabled",
+			running:  [][]*watched{nil, nil, nil, nil},
+			disabled: [][]*watched{{{Kind: tcp, Version: tcp, off: offNotServed}}, {{Kind: tcp, Version: tcp, off: offRefused}}, {{Kind: tcp, Version: tcp, off: offFailing}}, {{Kind: tcp, Version: tcp}}},
+			want:     map[string]float64{"TCPRoute  failing": 0},
 		},
 		{
 			desc:     "per namespace: one forbidden, the other at a new version",
 			running:  [][]*watched{{{Kind: tcp, Version: tcpOld, Namespace: "a"}}, {{Kind: tcp, Version: tcp, Namespace: "a"}}},
-			disabled: [][]*watched{{{Kind: tcp, Version: tcp, Namespace: "b"}}, {{Kind: tcp, Version: tcp, Namespace: "b"}}},
-			want:     map[string]float64{"TCPRoute/a gateway.networking.k8s.io/v1": 1, "TCPRoute/b ": 0},
+			disabled: [][]*watched{{{Kind: tcp, Version: tcp, Namespace: "b", off: offRefused}}, {{Kind: tcp, Version: tcp, Namespace: "b", off: offRefused}}},
+			want:     map[string]float64{"TCPRoute/a gateway.networking.k8s.io/v1": 1, "TCPRoute/b  refused": 0},
 		},
 	} {
 		zone := strings.NewReplacer(" ", "-", ",", "").Replace("metrics-" + c.desc + ".")
@@ -93,6 +108,48 @@ func TestKindMetrics(t *testing.T) {
 		}
 		if got := kindSeries(t, zone); !maps.Equal(got, c.want) {
 			t.Errorf("%s: kind_enabled = %v, want %v", c.desc, got, c.want)
+		}
+	}
+}
+
+// TestKindOffReason: why a kind is off, from the error that disabled it or
+// that its running informer's guard reported: only a refusal and a failure
+// are reasons to alert (docs/alerts.md).
+func TestKindOffReason(t *testing.T) {
+	gr := schema.GroupResource{Group: "gateway.networking.k8s.io", Resource: "tlsroutes"}
+	for _, c := range []struct {
+		err  error
+		want string
+	}{
+		{notServedError(source.KindByName("TLSRoute")), offNotServed},
+		{apierrors.NewNotFound(gr, ""), offNotServed},
+		{apierrors.NewForbidden(gr, "", errors.New("RBAC")), offRefused},
+		{apierrors.NewUnauthorized("token expired"), offRefused},
+		{fmt.Errorf("%w: %v", errSlow, apierrors.NewTimeoutError("slow", 1)), offFailing},
+		{apierrors.NewInternalError(errors.New("conversion webhook")), offFailing},
+	} {
+		if got := offReason(c.err); got != c.want {
+			t.Errorf("offReason(%v) = %q, want %q", c.err, got, c.want)
+		}
+	}
+
+	// A running informer's guard: refused, then its CRD gone, then allowed again.
+	zone := "metrics-guard-changed."
+	svc := source.KindByName("Service")
+	c := &Controller{cfg: Config{ZonesLabel: zone}}
+	w := &watched{Kind: svc, Version: svc}
+	for _, step := range []struct {
+		allowed bool
+		err     error
+		want    map[string]float64
+	}{
+		{false, apierrors.NewForbidden(gr, "", errors.New("RBAC")), map[string]float64{"Service v1 refused": 0}},
+		{false, apierrors.NewNotFound(gr, ""), map[string]float64{"Service v1 not_served": 0}},
+		{true, nil, map[string]float64{"Service v1": 1}},
+	} {
+		c.guardChanged(w)(step.allowed, step.err)
+		if got := kindSeries(t, zone); !maps.Equal(got, step.want) {
+			t.Errorf("after the guard's (%v, %v): kind_enabled = %v, want %v", step.allowed, step.err, got, step.want)
 		}
 	}
 }

@@ -168,8 +168,8 @@ func TestControllerNamespaceScoped(t *testing.T) {
 	testutil.Eventually(t, "kind_enabled per namespace", func() string {
 		got := kindSeries(t, zone)
 		want := map[string]float64{
-			"Service/apps v1": 1, "Service/web v1": 1, "Service/locked ": 0,
-			"Ingress/apps networking.k8s.io/v1": 1, "Ingress/web networking.k8s.io/v1": 1, "Ingress/locked ": 0,
+			"Service/apps v1": 1, "Service/web v1": 1, "Service/locked  refused": 0,
+			"Ingress/apps networking.k8s.io/v1": 1, "Ingress/web networking.k8s.io/v1": 1, "Ingress/locked  refused": 0,
 		}
 		for k, v := range want {
 			if g, ok := got[k]; !ok || g != v {

@@ -45,8 +45,8 @@ func TestProbeAllTransientErrorDelaysOnlyItsKind(t *testing.T) {
 		t.Errorf("Service: got %s, want %s", got, want)
 	}
 	var m dto.Metric
-	testutil.Eventually(t, "kind_enabled{Ingress} 0", func() string {
-		if err := kindEnabled.WithLabelValues("probeall.example.com.", "Ingress", "", "").Write(&m); err != nil {
+	testutil.Eventually(t, "kind_enabled{Ingress, reason=failing} 0", func() string {
+		if err := kindEnabled.WithLabelValues("probeall.example.com.", "Ingress", "", "", offFailing).Write(&m); err != nil {
 			return err.Error()
 		}
 		if m.GetGauge().GetValue() != 0 {
