@@ -31,10 +31,14 @@ app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end }}
 
 {{- define "k8s-gateway.labels" -}}
+{{ if .Values.helmLabels -}}
 helm.sh/chart: {{ include "k8s-gateway.chart" . }}
+{{ end -}}
 {{ include "k8s-gateway.selectorLabels" . }}
 app.kubernetes.io/version: {{ .Values.image.tag | default .Chart.AppVersion | toString | quote }}
+{{- if .Values.helmLabels }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
+{{- end }}
 {{- with .Values.customLabels }}
 {{ toYaml . }}
 {{- end }}
