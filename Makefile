@@ -21,7 +21,7 @@ build:
 ## stage's verdict, every flaky test run again and every skipped test (hack/stages.sh, hack/gotest.sh).
 ## K8SGW_SKIP_NODE=1 skips the node stage and K8SGW_SKIP_BAREMETAL=1 the bare-metal one (both need root;
 ## without root and these, they fail)
-TEST_STAGES := lint unit fuzz e2e e2e-node chaos bench-smoke
+TEST_STAGES := lint unit chart-test fuzz e2e e2e-node chaos bench-smoke
 test:
 	@hack/prebuild.sh start
 	@export K8SGW_TEST_SUMMARY=$$(mktemp "$${TMPDIR:-/tmp}/k8sgw-test-summary-XXXXXX"); \
@@ -44,6 +44,12 @@ lint:
 ## unit: unit, table and pipeline tests with the race detector (fuzz seeds included)
 unit:
 	$(GO) test -race -count=1 ./...
+
+## chart-test: the chart's helm-unittest suites (charts/k8s-gateway/tests): every template and the values
+## that change it, rendered without a control plane (helm-unittest built by hack/gotool.sh)
+.PHONY: chart-test
+chart-test:
+	hack/gotool.sh helm-unittest --color=false charts/k8s-gateway
 
 ## fuzz: each fuzz target of every package for $(FUZZTIME)
 fuzz:
@@ -132,7 +138,7 @@ IMAGE        ?= ghcr.io/seed-e581d630/k8s_gateway:$(VERSION)
 DOCKER       ?= $(shell command -v docker >/dev/null 2>&1 && echo docker || echo podman)
 TILT         ?= tilt
 # The values examples/install-clusterwide.yml is rendered with.
-MANIFEST_ARGS := k8s-gateway charts/k8s-gateway --namespace kube-system --set domain=example.com
+MANIFEST_ARGS := k8s-gateway charts/k8s-gateway --namespace kube-system --set domain=example.com --set helmLabels=false
 
 .PHONY: manifest image up down release release-base
 
@@ -144,6 +150,7 @@ manifest:
 		echo '# its default values and: release k8s-gateway, namespace kube-system,'; \
 		echo '# domain example.com (replace it in the ConfigMap'"'"'s Corefile with your zone).'; \
 		echo '# The ServiceAccount gets list/watch on the published kinds, nothing else.'; \
+		echo '# Without the labels of Helm (helmLabels=false): kubectl, not Helm, manages these objects.'; \
 		echo '#'; \
 		echo '#   helm template $(MANIFEST_ARGS)'; \
 		echo '#'; \

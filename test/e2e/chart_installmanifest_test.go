@@ -49,7 +49,13 @@ func TestChartInstallManifestCurrent(t *testing.T) {
 	}
 	m := parseChartManifest(t, string(have))
 	for _, kind := range []string{"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "ConfigMap", "Service", "Deployment"} {
-		chartGet[map[string]any](t, m, kind, "")
+		labels := chartGet[struct {
+			Metadata struct{ Labels map[string]string } `json:"metadata"`
+		}](t, m, kind, "").Metadata.Labels
+		// Applied with kubectl: no label says Helm manages the objects.
+		if _, chart := labels["helm.sh/chart"]; chart || labels["app.kubernetes.io/managed-by"] != "" || labels["app.kubernetes.io/instance"] != "k8s-gateway" {
+			t.Errorf("%s of the manifest: labels %v, want the release's without Helm's", kind, labels)
+		}
 	}
 	cf := parseChartCorefile(t, chartGet[corev1.ConfigMap](t, m, "ConfigMap", "").Data["Corefile"])
 	if _, opts := cf[0].gateway(t); !slices.Equal(cf[0].keys, []string{"example.com:1053"}) || !slices.Equal(opts["apex"], []string{"k8s-gateway.kube-system"}) {
