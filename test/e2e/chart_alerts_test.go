@@ -133,7 +133,7 @@ func TestChartAlerts(t *testing.T) {
 	// A selector of one's own replaces the ServiceMonitor's job and namespace.
 	own := chartHelmOut(t, "template", "k8s-gateway", chartDir, "--namespace", "dns", "--show-only", "templates/prometheusrule.yaml",
 		"-f", chartValuesFile(t, "domain: example.com\nprometheusRule: {enabled: true, selector: 'job=\"dns\"'}\n"))
-	if strings.Contains(own, "k8s-gateway-metrics") || !strings.Contains(own, `coredns_k8s_gateway_kind_enabled{job="dns"}`) {
+	if strings.Contains(own, "k8s-gateway-metrics") || !strings.Contains(own, `coredns_k8s_gateway_api_last_contact_timestamp_seconds{job="dns"}`) || !strings.Contains(own, `up{job="dns"} == 1`) {
 		t.Errorf("prometheusRule.selector not applied:\n%s", own)
 	}
 }
