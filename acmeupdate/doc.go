@@ -44,11 +44,12 @@
 //     signed.
 //  2. Zone section (§3.1): exactly one RR of type SOA, else FORMERR; a zone
 //     that is not one of the block's: NOTAUTH.
-//  3. Rates: the key's namespace's (all its keys share it) and the global
-//     one: REFUSED.
-//  4. Replays: the MAC is remembered until the time signed plus
+//  3. Replays: the MAC is remembered until the time signed plus
 //     Config.Fudge (whatever the request's fudge), within a quota per
-//     namespace and one for all: seen before, or a full quota: REFUSED.
+//     namespace and one for all: seen before, or a full quota: REFUSED. A
+//     replay is refused before the rate: it costs its tenant nothing.
+//  4. Rates: the key's namespace's (all its keys share it) and the global
+//     one: REFUSED.
 //  5. Prerequisites (§3.2): FORMERR, NOTZONE, NXDOMAIN, YXDOMAIN, NXRRSET,
 //     YXRRSET, checked against the zone as this replica answers it (the
 //     index and this replica's overlay, see below), without wildcards.

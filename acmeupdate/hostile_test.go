@@ -262,6 +262,43 @@ func TestReplayFloodOneTenant(t *testing.T) {
 	}
 }
 
+// TestReplaysCostNoRate: a captured message sent again and again is refused
+// as a replay before the rate is charged: 1,000 replays leave the tenant's
+// rate as one update left it, and its next new update is accepted.
+func TestReplaysCostNoRate(t *testing.T) {
+	u, _, _ := testUpdater(t, nil)
+	u.rate = newRateLimit(2)
+	now := time.Now()
+	u.cfg.Now = func() time.Time { return now } // no refill
+	m := updateMsg(testZone)
+	m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)})
+	wire, _ := signed(t, m, keyA, dns.HmacSHA256, secretA, now)
+	if reply, _ := serve(t, u, wire); reply.Rcode != dns.RcodeSuccess {
+		t.Fatalf("first: %s", dns.RcodeToString[reply.Rcode])
+	}
+	replays, rated := rejectedCount(t, testZone, ReasonReplay), rejectedCount(t, testZone, ReasonRate)
+	for i := range 1000 {
+		if reply, _ := serve(t, u, wire); reply.Rcode != dns.RcodeRefused {
+			t.Fatalf("replay %d: %s", i, dns.RcodeToString[reply.Rcode])
+		}
+	}
+	if got := rejectedCount(t, testZone, ReasonReplay) - replays; got != 1000 {
+		t.Errorf("%v replays counted, want 1000", got)
+	}
+	if got := rejectedCount(t, testZone, ReasonRate) - rated; got != 0 {
+		t.Errorf("%v replays refused on the rate", got)
+	}
+	if b := u.rate.buckets["team-a"]; b == nil || b.tokens != 1 {
+		t.Errorf("team-a's bucket after one update and 1,000 replays: %+v, want 1 token", b)
+	}
+	m = updateMsg(testZone)
+	m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue2)})
+	fresh, _ := signed(t, m, keyA, dns.HmacSHA256, secretA, now.Add(time.Second))
+	if reply, _ := serve(t, u, fresh); reply.Rcode != dns.RcodeSuccess {
+		t.Fatalf("a new update after the replays: %s", dns.RcodeToString[reply.Rcode])
+	}
+}
+
 // TestRatePerNamespace: several keys of one namespace share its rate.
 func TestRatePerNamespace(t *testing.T) {
 	u, _, rejected := testUpdater(t, nil)

@@ -72,14 +72,17 @@ func (u *Updater) Handle(ctx context.Context, b []byte) []byte {
 		return early(f.rcode, f.reason, f.detail)
 	}
 	rej.Zone = zone
-	if ok, why := u.rate.allow(v.key.Namespace, now); !ok {
-		return early(dns.RcodeRefused, ReasonRate, why)
-	}
+	// Replays before the rate: anyone who saw a message may send it again,
+	// and a replay must cost its tenant nothing. A new MAC is remembered
+	// even when the rate refuses it, so that it cannot be replayed later.
 	switch u.replays.record(v, now, u.cfg.Fudge) {
 	case ReasonReplay:
 		return early(dns.RcodeRefused, ReasonReplay, "a message with this MAC was seen before")
 	case ReasonQuota:
 		return early(dns.RcodeRefused, ReasonQuota, "too many recent updates of namespace "+v.key.Namespace)
+	}
+	if ok, why := u.rate.allow(v.key.Namespace, now); !ok {
+		return early(dns.RcodeRefused, ReasonRate, why)
 	}
 	rcode := dns.RcodeSuccess
 	if f := u.process(ctx, r, zone, v.key, &rej, now); f != nil {
