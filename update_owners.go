@@ -168,7 +168,7 @@ func (a updateAuthorizer) Complete() (bool, string) {
 // cluster's name, "<cluster>/<namespace>".
 func (a updateAuthorizer) MayChallenge(namespace, zone, name string) (bool, string) {
 	g := a.g
-	own := acmeupdate.Ownership{Policy: g.ownership, Nameservers: g.nameserverNames()}
+	own := acmeupdate.Ownership{Policy: g.ownership, Zones: g.Zones, Nameservers: g.nameserverNames()}
 	if g.ownership == index.Union {
 		return own.MayChallenge(namespace, zone, name) // no cluster needed to say so
 	}

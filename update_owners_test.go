@@ -84,8 +84,14 @@ func updStart(t *testing.T, g *Gateway) {
 // _acme-challenge.<name> and returns the reply's rcode.
 func updChallenge(t *testing.T, g *Gateway, namespace, name string) int {
 	t.Helper()
+	return updChallengeIn(t, g, "example.com.", namespace, name)
+}
+
+// updChallengeIn is updChallenge through an update that names zone.
+func updChallengeIn(t *testing.T, g *Gateway, zone, namespace, name string) int {
+	t.Helper()
 	m := new(dns.Msg)
-	m.SetUpdate("example.com.")
+	m.SetUpdate(zone)
 	m.Id = dns.Id()
 	rr, err := dns.NewRR("_acme-challenge." + name + " 60 IN TXT \"token\"")
 	if err != nil {
@@ -199,6 +205,52 @@ func TestUpdateNameserverNames(t *testing.T) {
 		updWant(t, g, policy.String(), "team-a", "dns2.kube-system.example.com.", dns.RcodeRefused)
 		updWant(t, g, policy.String(), "team-a", "www.example.com.", dns.RcodeSuccess)
 		g.stop()
+	}
+}
+
+// TestUpdateNestedZoneApex: the apex of a zone nested in the block's zone
+// (given with the zones, or made by cluster_zones) and the names above it
+// are the server's, whichever zone the update names: an update of the
+// outer zone cannot reach them. With an absolute apex no nameserver name
+// covers them.
+func TestUpdateNestedZoneApex(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		configure func(g *Gateway)
+		nested    string
+	}{
+		{"nested zone", func(g *Gateway) { g.Zones = []string{"example.com.", "sub.example.com."} }, "sub.example.com."},
+		{"cluster_zones", func(g *Gateway) {
+			g.Zones = []string{"example.com.", "a.b.example.com."} // a cluster block's subdomain a.b
+			g.clusterZones, g.ownZones = true, 1
+		}, "a.b.example.com."},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			g := updGateway(t, fake.NewSimpleClientset(), func(g *Gateway) {
+				c.configure(g)
+				g.apex, g.secondary = "ns1.example.net.", "ns2.example.net."
+			})
+			updStart(t, g)
+			testutil.Eventually(t, "complete", func() string {
+				if ok, why := (updateAuthorizer{g}).Complete(); !ok {
+					return why
+				}
+				return ""
+			})
+			above := strings.SplitN(c.nested, ".", 2)[1]
+			for _, zone := range []string{"example.com.", c.nested} {
+				if got := updChallengeIn(t, g, zone, "team-a", c.nested); got != dns.RcodeRefused {
+					t.Errorf("update of %s: the challenge of the nested apex %s: %s, want REFUSED", zone, c.nested, dns.RcodeToString[got])
+				}
+				if got := updChallengeIn(t, g, zone, "team-a", "www."+c.nested); got != dns.RcodeSuccess {
+					t.Errorf("update of %s: a challenge below the nested apex: %s", zone, dns.RcodeToString[got])
+				}
+			}
+			if above != "example.com." {
+				updWant(t, g, "above the nested apex", "team-a", above, dns.RcodeRefused)
+			}
+			updWant(t, g, "a free name of the outer zone", "team-a", "free.example.com.", dns.RcodeSuccess)
+		})
 	}
 }
 

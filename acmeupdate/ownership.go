@@ -45,9 +45,14 @@ func (f AuthorizerFunc) MayChallenge(namespace, zone, name string) (bool, string
 // The zone apex belongs to the plugin under first and delegated, and the
 // nameserver names under every policy: a certificate for the DNS server's
 // own name is never a tenant's. Under first and delegated a name above a
-// nameserver name is refused too (its wildcard would cover it).
+// nameserver name is refused too (its wildcard would cover it). So are the
+// apex of every zone of the block, and the names above one, whichever zone
+// the update names: the apex of a nested zone (cluster_zones makes them) is
+// a name of the outer zone too.
 type Ownership struct {
 	Policy index.Policy
+	// Zones are the block's zones (canonical), nested ones included.
+	Zones []string
 	// Nameservers are the nameserver names of the block's zones (canonical).
 	Nameservers []string
 	// Owners returns the namespaces owning name or a name below it, under the
@@ -69,6 +74,11 @@ func (o Ownership) MayChallenge(namespace, zone, name string) (bool, string) {
 	}
 	if name == zone {
 		return false, "the zone apex belongs to the DNS server"
+	}
+	for _, z := range o.Zones {
+		if dns.IsSubDomain(name, z) {
+			return false, "the apex of zone " + z + " belongs to the DNS server (a challenge at " + name + " covers it or its wildcard)"
+		}
 	}
 	if o.Policy == index.Delegated && (o.MayPublish == nil || !o.MayPublish(namespace, name)) {
 		return false, "outside the domains delegated to namespace " + namespace

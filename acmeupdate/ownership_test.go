@@ -61,6 +61,38 @@ func TestOwnership(t *testing.T) {
 	}
 }
 
+// TestOwnershipNestedZones: the apex of a nested zone (and what its
+// wildcard covers) is the server's under first and delegated, also through
+// an update that names the outer zone, and so are the names above it.
+func TestOwnershipNestedZones(t *testing.T) {
+	o := Ownership{
+		Zones:      []string{"example.com.", "sub.example.com.", "c.b.example.com."},
+		Owners:     func(_, name string) []string { return nil }, // nobody publishes there
+		MayPublish: func(string, string) bool { return true },
+	}
+	cases := []struct {
+		policy     index.Policy
+		zone, name string
+		ok         bool
+	}{
+		{index.First, "example.com.", "sub.example.com.", false},
+		{index.First, "sub.example.com.", "sub.example.com.", false},
+		{index.Delegated, "example.com.", "sub.example.com.", false},
+		{index.First, "example.com.", "b.example.com.", false}, // *.b covers c.b.example.com.
+		{index.Delegated, "example.com.", "c.b.example.com.", false},
+		{index.First, "example.com.", "www.sub.example.com.", true},
+		{index.First, "sub.example.com.", "www.sub.example.com.", true},
+		{index.First, "example.com.", "other.example.com.", true},
+		{index.Union, "example.com.", "sub.example.com.", true}, // every key may, as at the apex
+	}
+	for _, c := range cases {
+		o.Policy = c.policy
+		if ok, why := o.MayChallenge("team-a", c.zone, c.name); ok != c.ok || !ok && why == "" {
+			t.Errorf("%s: update of zone %s at %s: %v (%q), want %v", c.policy, c.zone, c.name, ok, why, c.ok)
+		}
+	}
+}
+
 // incompleteAuth is an Authorizer whose data is not whole yet: it would let
 // anyone through.
 type incompleteAuth struct{ complete bool }
