@@ -269,7 +269,7 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 	client := g.client(ctx)
 	answer, ns, extra, res := snap.LookupFor(zi, qname, qtype, &client)
 	if qtype == dns.TypeTXT {
-		answer, ns, res = g.overlayTXT(snap, zi, qname, answer, ns, res)
+		answer, ns, res = g.overlayTXT(qname, answer, ns, res)
 	}
 	switch res {
 	case index.ServerFailure:

@@ -215,7 +215,7 @@ func (g *Gateway) serveUpdate(context.Context, dns.ResponseWriter, *dns.Msg) (in
 
 // overlayTXT puts the challenges this replica took, and the informer has not
 // brought back yet, into a TXT answer (see acmeupdate.Overlay).
-func (g *Gateway) overlayTXT(snap *index.Snapshot, zi int, qname string, answer, ns []dns.RR, res index.Result) ([]dns.RR, []dns.RR, index.Result) {
+func (g *Gateway) overlayTXT(qname string, answer, ns []dns.RR, res index.Result) ([]dns.RR, []dns.RR, index.Result) {
 	if g.updates == nil || res == index.Delegation || res == index.ServerFailure {
 		return answer, ns, res
 	}
@@ -223,13 +223,5 @@ func (g *Gateway) overlayTXT(snap *index.Snapshot, zi int, qname string, answer,
 	if !ok {
 		return answer, ns, res
 	}
-	if len(rrs) > 0 {
-		return rrs, nil, index.Success
-	}
-	if res != index.Success {
-		return answer, ns, res // gone, and the zone agrees there is no TXT
-	}
-	// Deleted here, still in the zone: NODATA with the zone's SOA.
-	soa, _, _, _ := snap.Lookup(zi, g.Zones[zi], dns.TypeSOA)
-	return nil, soa, index.NoData
+	return rrs, nil, index.Success // the overlay only adds: never empty
 }

@@ -83,16 +83,19 @@
 // # Answering at once
 //
 // An accepted update is answered at once by the replica that took it: the
-// Overlay holds the change the store really made at each updated name (the
-// values added to and removed from the plugin's DNSEndpoint; a delete of a
-// value the plugin did not write records nothing), and the plugin's ServeDNS
-// asks Updater.Answer before answering a TXT query. The answer is the TXT
-// RRset the index shows with this replica's change on top, so the values
-// other replicas wrote appear as soon as this replica's index has them. The
-// entry is dropped as soon as the index shows the change, or after
-// Config.OverlayHold. The zone's serial and AXFR change only when the
-// DNSEndpoint comes back through the informer, so every replica serves the
-// same zone.
+// Overlay holds the values the store really added at each updated name (a
+// delete of a value the plugin did not write records nothing), and the
+// plugin's ServeDNS asks Updater.Answer before answering a TXT query. The
+// answer is the TXT RRset the index shows with this replica's additions on
+// top, so the values other replicas wrote appear as soon as this replica's
+// index has them. The overlay only adds: a value the index shows is never
+// hidden (a value deleted through this replica and added again through
+// another is in the cluster), and a delete is answered once the index has
+// it. The entry steps aside as soon as the index shows its values, or after
+// Config.OverlayHold. The query path reads it without a lock (an immutable
+// map behind an atomic pointer, replaced by each accepted update). The
+// zone's serial and AXFR change only when the DNSEndpoint comes back
+// through the informer, so every replica serves the same zone.
 //
 // # Keys
 //

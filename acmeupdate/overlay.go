@@ -3,6 +3,7 @@ package acmeupdate
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/miekg/dns"
@@ -35,100 +36,105 @@ func changeOf(before, after []string, ttl uint32) Change {
 	return c
 }
 
-// Overlay holds, for the names this replica updated, the changes it made
+// Overlay holds, for the names this replica updated, the values it added
 // that its index does not show yet, so that the challenge is answered at
-// once (see the package doc). An entry is this replica's change alone,
-// applied on top of whatever the index shows: the values other replicas
-// wrote appear as soon as this replica's index has them.
+// once (see the package doc). An entry is this replica's additions alone,
+// put on top of whatever the index shows: the values other replicas wrote
+// appear as soon as this replica's index has them, and a value the index
+// shows is never hidden, whoever wrote or deleted it last (a delete is
+// answered once the index has it: a value deleted here and added again
+// through another replica would otherwise look gone until the entry ends).
+//
+// The query path reads it without a lock: the entries are an immutable map
+// behind an atomic pointer, replaced whole by each update (rate-limited);
+// an entry steps aside once the index has shown it, through a flag of its own.
 type Overlay struct {
-	mu      sync.Mutex
-	entries map[string]overlayEntry
+	mu      sync.Mutex // writers: record
+	entries atomic.Pointer[map[string]*overlayEntry]
 	hold    time.Duration
 }
 
-// overlayEntry is the net change of this replica at one name: values added
-// and values removed (disjoint), the TTL of the added ones, and when it goes.
+// overlayEntry is what this replica added at one name and its index did not
+// show yet: the values, their TTL, and until when they are answered. Only
+// shown changes once the entry is published.
 type overlayEntry struct {
-	added, removed []string
-	ttl            uint32
-	until          time.Time
+	added []string
+	ttl   uint32
+	until time.Time
+	shown atomic.Bool // the index has shown every value: the entry steps aside
 }
 
 // NewOverlay returns an overlay whose entries last at most hold.
 func NewOverlay(hold time.Duration) *Overlay {
-	return &Overlay{entries: map[string]overlayEntry{}, hold: hold}
+	o := &Overlay{hold: hold}
+	o.entries.Store(&map[string]*overlayEntry{})
+	return o
 }
 
 // record adds a change the store made at name; an empty one changes nothing.
+// A value the change removed is no longer added; a removal itself is not
+// recorded (the index has the last word on what is there).
 func (o *Overlay) record(name string, c Change, now time.Time) {
 	if c.Empty() {
 		return
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	for n, e := range o.entries {
-		if now.After(e.until) {
-			delete(o.entries, n)
+	old := *o.entries.Load()
+	m := make(map[string]*overlayEntry, len(old)+1)
+	for n, e := range old {
+		if !now.After(e.until) && !e.shown.Load() {
+			m[n] = e
 		}
 	}
-	e, ok := o.entries[name]
-	if !ok || now.After(e.until) {
-		e = overlayEntry{}
+	e := &overlayEntry{until: now.Add(o.hold)}
+	if prev, ok := m[name]; ok {
+		e.added, e.ttl = slices.Clone(prev.added), prev.ttl
 	}
-	e.added, e.removed = slices.Clone(e.added), slices.Clone(e.removed)
 	for _, v := range c.Added {
-		e.removed = slices.DeleteFunc(e.removed, func(r string) bool { return r == v })
 		if !slices.Contains(e.added, v) {
 			e.added = append(e.added, v)
 		}
 	}
-	for _, v := range c.Removed {
-		e.added = slices.DeleteFunc(e.added, func(a string) bool { return a == v })
-		if !slices.Contains(e.removed, v) {
-			e.removed = append(e.removed, v)
-		}
-	}
+	e.added = slices.DeleteFunc(e.added, func(a string) bool { return slices.Contains(c.Removed, a) })
 	if len(c.Added) > 0 {
 		e.ttl = c.TTL
 	}
-	e.until = now.Add(o.hold)
-	o.entries[name] = e
-}
-
-// entry returns the live entry at name.
-func (o *Overlay) entry(name string, now time.Time) (overlayEntry, bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	e, ok := o.entries[name]
-	if !ok || now.After(e.until) {
-		return overlayEntry{}, false
+	if len(e.added) == 0 {
+		delete(m, name)
+	} else {
+		m[name] = e
 	}
-	return e, true
+	o.entries.Store(&m)
 }
 
-// shown reports whether values (the index's) already show every change of e.
-func (e overlayEntry) shown(values []string) bool {
+// entry returns the live entry at name, nil when there is none; no lock.
+func (o *Overlay) entry(name string, now time.Time) *overlayEntry {
+	e := (*o.entries.Load())[name]
+	if e == nil || now.After(e.until) || e.shown.Load() {
+		return nil
+	}
+	return e
+}
+
+// shownIn reports whether values (the index's) show every value of e.
+func (e *overlayEntry) shownIn(values []string) bool {
 	for _, v := range e.added {
 		if !slices.Contains(values, v) {
-			return false
-		}
-	}
-	for _, v := range e.removed {
-		if slices.Contains(values, v) {
 			return false
 		}
 	}
 	return true
 }
 
-// apply returns the TXT RRset at name: the index's records with e's change
-// on top, all with the smallest TTL among them.
-func (e overlayEntry) apply(name string, zone []dns.RR) []dns.RR {
-	values := slices.DeleteFunc(txtValues(zone), func(v string) bool { return slices.Contains(e.removed, v) })
-	ttl, seen := e.ttl, len(e.added) > 0
+// apply returns the TXT RRset at name: the index's records with e's values
+// added, all with the smallest TTL among them.
+func (e *overlayEntry) apply(name string, zone []dns.RR) []dns.RR {
+	values := txtValues(zone)
+	ttl := e.ttl
 	for _, rr := range zone {
-		if rr.Header().Rrtype == dns.TypeTXT && (!seen || rr.Header().Ttl < ttl) {
-			ttl, seen = rr.Header().Ttl, true
+		if rr.Header().Rrtype == dns.TypeTXT && rr.Header().Ttl < ttl {
+			ttl = rr.Header().Ttl
 		}
 	}
 	for _, v := range e.added {
@@ -140,20 +146,16 @@ func (e overlayEntry) apply(name string, zone []dns.RR) []dns.RR {
 }
 
 // Answer returns the TXT records to answer for qname (canonical) when the
-// overlay has a change there that the zone does not show yet; zone holds the
-// TXT records the index answers there. The entry is dropped once the zone
-// shows the change.
+// overlay has values there that the zone does not show yet; zone holds the
+// TXT records the index answers there. Once the zone shows them all, the
+// entry steps aside for good. It takes no lock.
 func (o *Overlay) Answer(qname string, zone []dns.RR, now time.Time) ([]dns.RR, bool) {
-	e, ok := o.entry(qname, now)
-	if !ok {
+	e := o.entry(qname, now)
+	if e == nil {
 		return nil, false
 	}
-	if e.shown(txtValues(zone)) {
-		o.mu.Lock()
-		if cur, ok := o.entries[qname]; ok && slices.Equal(cur.added, e.added) && slices.Equal(cur.removed, e.removed) {
-			delete(o.entries, qname)
-		}
-		o.mu.Unlock()
+	if e.shownIn(txtValues(zone)) {
+		e.shown.Store(true)
 		return nil, false
 	}
 	return e.apply(qname, zone), true

@@ -105,16 +105,92 @@ func TestOverlayTwoReplicas(t *testing.T) {
 		}
 	}
 	// Replica b removes a's value (ACME cleans up through another replica):
-	// b hides it at once; a, whose index has not seen the delete, keeps
-	// answering what its index shows.
+	// each replica answers what its index shows, and stops answering the
+	// value as soon as its index drops it.
 	if rc := b.send(t, func(m *dns.Msg) { m.Remove([]dns.RR{txt(t, challengeA, 0, acmeValue)}) }); rc != dns.RcodeSuccess {
 		t.Fatal(dns.RcodeToString[rc])
 	}
-	if got := b.answer(challengeA); !slices.Equal(got, []string{acmeValue2}) {
-		t.Errorf("after b's delete, b answers %q", got)
+	for i, r := range rs {
+		if got := r.answer(challengeA); !slices.Equal(got, both) {
+			t.Errorf("after b's delete, replica %d (index not updated yet) answers %q", i, got)
+		}
+		r.index = memZone{txt(t, challengeA, 60, acmeValue2)}
+		if got := r.answer(challengeA); !slices.Equal(got, []string{acmeValue2}) {
+			t.Errorf("after b's delete, replica %d (index updated) answers %q", i, got)
+		}
 	}
-	if got := a.answer(challengeA); !slices.Equal(got, both) {
-		t.Errorf("after b's delete, a (not seen yet) answers %q", got)
+}
+
+// TestOverlayNeverHidesTheIndex: a value deleted through one replica and
+// added again through another is in the cluster: the first replica answers
+// it as soon as its index shows it, whatever it deleted there before.
+func TestOverlayNeverHidesTheIndex(t *testing.T) {
+	rs, store := newReplicas(t, 2)
+	a, b := rs[0], rs[1]
+	set := func(values ...string) {
+		for _, r := range rs {
+			r.index = nil
+			for _, v := range values {
+				r.index = append(r.index, txt(t, challengeA, 60, v))
+			}
+		}
+	}
+	if rc := a.send(t, func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)}) }); rc != dns.RcodeSuccess {
+		t.Fatal(dns.RcodeToString[rc])
+	}
+	set(acmeValue)
+	if got := a.answer(challengeA); !slices.Equal(got, []string{acmeValue}) {
+		t.Fatalf("a answers %q", got)
+	}
+	if rc := a.send(t, func(m *dns.Msg) { m.Remove([]dns.RR{txt(t, challengeA, 0, acmeValue)}) }); rc != dns.RcodeSuccess {
+		t.Fatal(dns.RcodeToString[rc])
+	}
+	if rc := b.send(t, func(m *dns.Msg) { m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)}) }); rc != dns.RcodeSuccess {
+		t.Fatal(dns.RcodeToString[rc])
+	}
+	if got := store.values("team-a", challengeA); !slices.Equal(got, []string{acmeValue}) {
+		t.Fatalf("store: %q", got)
+	}
+	// Whether a's index saw the value go and come back, or never saw it go.
+	for _, seen := range [][]string{{acmeValue}, nil, {acmeValue}} {
+		set(seen...)
+		if len(seen) == 0 {
+			a.answer(challengeA) // a's index saw it go
+			continue
+		}
+		for i, r := range rs {
+			if got := r.answer(challengeA); !slices.Equal(got, []string{acmeValue}) {
+				t.Errorf("index %q: replica %d answers %q, want the value the cluster holds", seen, i, got)
+			}
+		}
+	}
+}
+
+// TestOverlayConcurrent: queries read the overlay while updates replace it
+// (run with -race: the query path takes no lock).
+func TestOverlayConcurrent(t *testing.T) {
+	o := NewOverlay(time.Minute)
+	now := time.Now()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 200 {
+			o.record(challengeA, Change{Added: []string{fmtInt(i)}, TTL: 60}, now)
+			o.record(challengeA, Change{Removed: []string{fmtInt(i - 1)}}, now)
+		}
+	}()
+	for {
+		select {
+		case <-done:
+			if rrs, ok := o.Answer(challengeA, nil, now); !ok || len(rrs) != 1 {
+				t.Fatalf("after the updates: %v %v", rrs, ok)
+			}
+			return
+		default:
+			if rrs, ok := o.Answer(challengeA, nil, now); ok && len(rrs) == 0 {
+				t.Fatal("an empty answer from the overlay")
+			}
+		}
 	}
 }
 

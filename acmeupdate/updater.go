@@ -113,7 +113,8 @@ func New(cfg Config) *Updater {
 }
 
 // Answer returns the TXT records to answer for qname from the overlay (see
-// Overlay.Answer); zone holds the TXT records the index answers there.
+// Overlay.Answer); zone holds the TXT records the index answers there. It
+// takes no lock: it is on the query path of every TXT query.
 func (u *Updater) Answer(qname string, zone []dns.RR) ([]dns.RR, bool) {
 	return u.overlay.Answer(canonical(qname), zone, u.cfg.Now())
 }
@@ -223,12 +224,17 @@ func (u *Updater) view(now time.Time) Zone {
 		if t != dns.TypeTXT && t != dns.TypeANY {
 			return rrs
 		}
-		e, ok := u.overlay.entry(name, now)
-		if !ok {
+		e := u.overlay.entry(name, now)
+		if e == nil {
 			return rrs
 		}
-		txt := e.apply(name, rrs)
+		var txt []dns.RR
+		for _, rr := range rrs {
+			if rr.Header().Rrtype == dns.TypeTXT {
+				txt = append(txt, rr)
+			}
+		}
 		rrs = slices.DeleteFunc(slices.Clone(rrs), func(rr dns.RR) bool { return rr.Header().Rrtype == dns.TypeTXT })
-		return append(rrs, txt...)
+		return append(rrs, e.apply(name, txt)...)
 	})
 }

@@ -102,3 +102,41 @@ spec:
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestACMEReplicasDeleteThenAdd: a value deleted through one replica and
+// added again through the other is in the cluster: both replicas answer it
+// within overlayWithin, the first one too (its overlay never hides what its
+// index shows; it used to answer NODATA for the overlay's hold, 30 s).
+func TestACMEReplicasDeleteThenAdd(t *testing.T) {
+	a := acmeSetup(t)
+	s1 := a.s
+	s2 := startServer(t, "test/e2e/testdata/Corefile.acme", kubeconfig, append(slices.Clone(a.env), "ACME_UPDATE_PORT="+strconv.Itoa(freePort(t)), "ACME_METRICS_PORT="+strconv.Itoa(freePort(t)))...)
+	name := "_acme-challenge." + a.domainA
+	v := fmt.Sprintf("again-%d", time.Now().UnixNano())
+	if r := sendRaw(t, s1, signedUpdate(t, a.zone, a.coreA, name+".", v, time.Now())); r.Rcode != dns.RcodeSuccess {
+		t.Fatalf("add through replica 1: %s", dns.RcodeToString[r.Rcode])
+	}
+	for _, s := range []*server{s1, s2} {
+		waitFor(t, overlayWithin, func() bool { return sameValues(s.txtValues(t, name), []string{v}) })
+	}
+	if out, err := nsupdate(t, s1, a.zone, a.coreA, "update delete "+name+" TXT "+v); err != nil {
+		t.Fatalf("delete through replica 1: %v\n%s", err, out)
+	}
+	if r := sendRaw(t, s2, signedUpdate(t, a.zone, a.coreA, name+".", v, time.Now())); r.Rcode != dns.RcodeSuccess {
+		t.Fatalf("add again through replica 2: %s", dns.RcodeToString[r.Rcode])
+	}
+	if got := endpointTargets(t, a.nsA); !sameValues(got, []string{v}) {
+		t.Fatalf("the DNSEndpoint holds %q", got)
+	}
+	start := time.Now()
+	for i, s := range []*server{s1, s2} {
+		deadline := start.Add(overlayWithin)
+		for got := s.txtValues(t, name); !sameValues(got, []string{v}); got = s.txtValues(t, name) {
+			if time.Now().After(deadline) {
+				t.Fatalf("replica %d answers %q %s after the value was added again, want it", i+1, got, overlayWithin)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	t.Logf("both replicas answer the value again %s after it was added back", time.Since(start).Round(time.Millisecond))
+}
