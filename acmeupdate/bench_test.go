@@ -50,7 +50,7 @@ func BenchmarkForgedUpdate(b *testing.B) {
 				b.SetBytes(int64(len(msg)))
 				b.ReportAllocs()
 				for b.Loop() {
-					if u.Handle(context.Background(), msg) == nil {
+					if reply, _ := u.Handle(context.Background(), msg); reply == nil {
 						b.Fatal("no reply")
 					}
 				}

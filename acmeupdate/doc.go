@@ -18,8 +18,14 @@
 // sockets, the newest Updater answering.
 //
 // The listener answers at most 64 UDP messages and 64 TCP connections at
-// once, at most 8 of these from one address, each connection at most 16
-// messages of 5 s each; a panic answering a message is logged and answered
+// once. A TCP connection must prove a key with its first message (a MAC and
+// time that verify, on a message not seen before), sent within 2 s, or it is
+// answered and closed; a proven one carries at most 16 messages of 5 s
+// each. Unproven connections count apart: at most 32 of the 64 (the others
+// are kept for proven ones) and 4 of one address (8 with its proven ones);
+// when those 32 are taken, a new connection takes the place of the oldest
+// unproven one of the address holding the most, if that is more than its
+// own address holds. A panic answering a message is logged and answered
 // SERVFAIL. The work per message is bounded before it is done:
 //
 //  0. Limits, on the header alone: a message over Limits.MaxMessage

@@ -129,7 +129,7 @@ func FuzzSignedUpdate(f *testing.F) {
 		}
 		u, store, rejected := testUpdater(t, existing(t))
 		before := macsComputed.Load()
-		reply := u.Handle(context.Background(), wire)
+		reply, proven := u.Handle(context.Background(), wire)
 		macs := macsComputed.Load() - before
 		if macs > 1 || len(wire) > u.cfg.Limits.MaxMessage && macs > 0 {
 			t.Fatalf("%d MACs computed for a message of %d bytes", macs, len(wire))
@@ -137,8 +137,8 @@ func FuzzSignedUpdate(f *testing.F) {
 		if !forged {
 			return
 		}
-		if len(store.objs) > 0 || len(*rejected) > 0 {
-			t.Fatalf("a forged message stored %v, reported %v", store.objs, *rejected)
+		if len(store.objs) > 0 || len(*rejected) > 0 || proven {
+			t.Fatalf("a forged message stored %v, reported %v, proved its key %v", store.objs, *rejected, proven)
 		}
 		m := new(dns.Msg)
 		if reply != nil && m.Unpack(reply) == nil && m.Rcode == dns.RcodeSuccess {

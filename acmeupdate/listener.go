@@ -23,17 +23,33 @@ import (
 // the size and counts on the header, finds the TSIG in one pass and computes
 // one MAC over what arrived, as BIND does.
 
-// Handler answers one message; nil means no reply.
-type Handler func(ctx context.Context, msg []byte) []byte
+// Handler answers one message; a nil reply means none. proven says that the
+// sender proved a key with it (a MAC and time that verified, on a message
+// not seen before): only such a message lets a TCP connection stay open.
+type Handler func(ctx context.Context, msg []byte) (reply []byte, proven bool)
 
 const (
-	maxWire     = 65535           // the largest DNS message
-	maxWorkers  = 64              // messages over UDP handled at once
-	maxConns    = 64              // TCP connections at once
-	maxConnsIP  = 8               // TCP connections at once from one address
-	maxPerConn  = 16              // messages of one TCP connection
-	connTimeout = 5 * time.Second // for each message of a TCP connection
+	maxWire      = 65535           // the largest DNS message
+	maxWorkers   = 64              // messages over UDP handled at once
+	maxConns     = 64              // TCP connections at once
+	maxUnproven  = 32              // of them, not proven yet: the others are the provers'
+	maxConnsIP   = 8               // TCP connections at once from one address
+	maxUnprovIP  = 4               // of them, not proven yet
+	maxPerConn   = 16              // messages of one TCP connection
+	firstTimeout = 2 * time.Second // for the first message of a TCP connection
+	connTimeout  = 5 * time.Second // for each later message of a proven one
 )
+
+// The TCP budget spends little on clients that have not proven a key. A new
+// connection is unproven until its first message proves one (see Handler);
+// one whose first message does not is answered and closed, and it had
+// firstTimeout to send it. Unproven connections count apart from proven
+// ones, per address and in all: at most maxUnproven of the maxConns, so the
+// rest is kept for proven ones, and at most maxUnprovIP of one address. When
+// the unproven share is full, a new connection takes the place of the oldest
+// unproven connection of the address holding the most of them, if that is
+// more than its own address holds: a client behind an address of its own
+// gets in at once, however many connections a few addresses open.
 
 // listener serves one address; several generations of a Corefile (reloads)
 // share it, the newest one answering.
@@ -45,11 +61,24 @@ type listener struct {
 	handlers []*Handler // the newest last
 	inline   int        // messages longer than this are answered by the reader
 	workers  chan struct{}
-	conns    chan struct{}
 	wg       sync.WaitGroup
-	open     map[net.Conn]struct{} // the TCP connections, closed with the listener
-	perIP    map[netip.Addr]int    // the TCP connections of each address
+	open     map[*tcpConn]struct{}      // the TCP connections, closed with the listener
+	perIP    map[netip.Addr]*addrConns // the TCP connections of each address
+	unproven int                        // the unproven TCP connections
+	arrivals uint64                     // the TCP connections accepted so far
 }
+
+// tcpConn is one TCP connection and its place in the budget.
+type tcpConn struct {
+	net.Conn
+	ip      netip.Addr
+	arrival uint64 // the order it came in: the oldest unproven one goes first
+	proven  bool   // its first message proved a key
+	counted bool   // it holds its slots (false once given back)
+}
+
+// addrConns are the TCP connections of one address.
+type addrConns struct{ unproven, proven int }
 
 var listeners = struct {
 	sync.Mutex
@@ -99,7 +128,7 @@ func listen(addr string, inline int) (*listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &listener{addr: addr, udp: pc, tcp: ln, inline: inline, open: map[net.Conn]struct{}{}, perIP: map[netip.Addr]int{}, workers: make(chan struct{}, maxWorkers), conns: make(chan struct{}, maxConns)}
+	l := &listener{addr: addr, udp: pc, tcp: ln, inline: inline, open: map[*tcpConn]struct{}{}, perIP: map[netip.Addr]*addrConns{}, workers: make(chan struct{}, maxWorkers)}
 	l.wg.Add(2)
 	go l.serveUDP()
 	go l.serveTCP()
@@ -161,7 +190,7 @@ func (l *listener) serveUDP() {
 			continue
 		}
 		if n > l.inline {
-			if reply := answer(h, buf[:n], from); reply != nil {
+			if reply, _ := answer(h, buf[:n], from); reply != nil {
 				l.udp.WriteTo(reply, from) // #nosec G104 -- UDP: best effort
 			}
 			continue
@@ -174,7 +203,7 @@ func (l *listener) serveUDP() {
 		msg := append([]byte(nil), buf[:n]...)
 		go func() {
 			defer func() { <-l.workers }()
-			if reply := answer(h, msg, from); reply != nil {
+			if reply, _ := answer(h, msg, from); reply != nil {
 				l.udp.WriteTo(reply, from) // #nosec G104 -- UDP: best effort
 			}
 		}()
@@ -194,40 +223,109 @@ func (l *listener) serveTCP() {
 			time.Sleep(10 * time.Millisecond)
 			continue
 		}
-		// One client cannot hold every connection: idle, each lasts
-		// connTimeout, and a few would starve the others.
-		ip := remoteIP(c)
-		l.mu.Lock()
-		full := l.perIP[ip] >= maxConnsIP
-		if !full {
-			l.perIP[ip]++
-		}
-		l.mu.Unlock()
-		if full {
-			c.Close()
+		tc := l.admit(c)
+		if tc == nil {
+			c.Close() // over the budget (see above)
 			continue
 		}
-		select {
-		case l.conns <- struct{}{}:
-		default:
-			c.Close() // too many connections
-			l.releaseIP(ip)
-			continue
-		}
-		l.mu.Lock()
-		l.open[c] = struct{}{}
-		l.mu.Unlock()
 		conns.Add(1)
 		go func() {
 			defer conns.Done()
-			defer func() { <-l.conns }()
-			l.serveConn(c)
-			l.mu.Lock()
-			delete(l.open, c)
-			l.mu.Unlock()
-			c.Close()
-			l.releaseIP(ip)
+			l.serveConn(tc)
+			tc.Close()
+			l.ended(tc)
 		}()
+	}
+}
+
+// admit counts a new connection in the budget, making room by closing the
+// oldest unproven connection of the address holding the most of them when
+// the unproven share is full; nil when there is no room for it.
+func (l *listener) admit(c net.Conn) *tcpConn {
+	ip := remoteIP(c)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	a := l.perIP[ip]
+	if a == nil {
+		a = &addrConns{}
+	}
+	if a.unproven >= maxUnprovIP || a.unproven+a.proven >= maxConnsIP {
+		return nil
+	}
+	if l.unproven >= maxUnproven || len(l.open) >= maxConns {
+		victim := l.victim()
+		if victim == nil || l.perIP[victim.ip].unproven <= a.unproven {
+			return nil
+		}
+		victim.Close() // its goroutine ends; its slots are given back now
+		l.giveBack(victim)
+	}
+	l.arrivals++
+	tc := &tcpConn{Conn: c, ip: ip, arrival: l.arrivals, counted: true}
+	a.unproven++
+	l.perIP[ip] = a
+	l.unproven++
+	l.open[tc] = struct{}{}
+	return tc
+}
+
+// victim returns the oldest unproven connection of the address holding the
+// most unproven connections, nil when there is none. l.mu is held.
+func (l *listener) victim() *tcpConn {
+	var v *tcpConn
+	for c := range l.open {
+		if c.proven || !c.counted {
+			continue
+		}
+		if v == nil {
+			v = c
+			continue
+		}
+		cn, vn := l.perIP[c.ip].unproven, l.perIP[v.ip].unproven
+		if cn > vn || cn == vn && c.arrival < v.arrival {
+			v = c
+		}
+	}
+	return v
+}
+
+// prove moves a connection from the unproven share to the proven one.
+func (l *listener) prove(tc *tcpConn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if tc.proven || !tc.counted {
+		return
+	}
+	tc.proven = true
+	a := l.perIP[tc.ip]
+	a.unproven--
+	a.proven++
+	l.unproven--
+}
+
+// ended gives back the slots of a connection that ended.
+func (l *listener) ended(tc *tcpConn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.giveBack(tc)
+}
+
+// giveBack gives back tc's slots, once. l.mu is held.
+func (l *listener) giveBack(tc *tcpConn) {
+	if !tc.counted {
+		return
+	}
+	tc.counted = false
+	delete(l.open, tc)
+	a := l.perIP[tc.ip]
+	if tc.proven {
+		a.proven--
+	} else {
+		a.unproven--
+		l.unproven--
+	}
+	if a.proven+a.unproven <= 0 {
+		delete(l.perIP, tc.ip)
 	}
 }
 
@@ -239,39 +337,41 @@ func remoteIP(c net.Conn) netip.Addr {
 	return netip.Addr{}
 }
 
-// releaseIP counts one connection of ip less.
-func (l *listener) releaseIP(ip netip.Addr) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.perIP[ip]--; l.perIP[ip] <= 0 {
-		delete(l.perIP, ip)
-	}
-}
-
-// serveConn answers the messages of one TCP connection in turn, each read
-// within connTimeout, at most maxPerConn of them.
-func (l *listener) serveConn(c net.Conn) {
-	buf := make([]byte, maxWire)
-	for range maxPerConn {
-		c.SetDeadline(time.Now().Add(connTimeout)) // #nosec G104
+// serveConn answers the messages of one TCP connection in turn: the first
+// within firstTimeout, then, once it proved a key, each within connTimeout,
+// at most maxPerConn of them. An unproven connection ends after the reply to
+// its first message. A message's buffer is taken once its length has come:
+// an idle connection holds none.
+func (l *listener) serveConn(c *tcpConn) {
+	for i := range maxPerConn {
+		timeout := connTimeout
+		if i == 0 {
+			timeout = firstTimeout
+		}
+		c.SetDeadline(time.Now().Add(timeout)) // #nosec G104
 		var size [2]byte
 		if _, err := io.ReadFull(c, size[:]); err != nil {
 			return
 		}
-		n := int(binary.BigEndian.Uint16(size[:]))
-		if _, err := io.ReadFull(c, buf[:n]); err != nil {
+		msg := make([]byte, binary.BigEndian.Uint16(size[:]))
+		if _, err := io.ReadFull(c, msg); err != nil {
 			return
 		}
 		h := l.handler()
 		if h == nil {
 			return
 		}
-		reply := answer(h, buf[:n], c.RemoteAddr())
-		if reply == nil {
-			return
+		reply, proven := answer(h, msg, c.RemoteAddr())
+		if proven && i == 0 {
+			l.prove(c)
 		}
-		out := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(reply)), uint16(len(reply))) // #nosec G115 -- a DNS message
-		if _, err := c.Write(append(out, reply...)); err != nil {
+		if reply != nil {
+			out := binary.BigEndian.AppendUint16(make([]byte, 0, 2+len(reply)), uint16(len(reply))) // #nosec G115 -- a DNS message
+			if _, err := c.Write(append(out, reply...)); err != nil {
+				return
+			}
+		}
+		if reply == nil || !c.proven {
 			return
 		}
 	}
@@ -283,13 +383,13 @@ var panics = logLimit{every: time.Second, what: "panics"}
 // answer returns h's reply to msg. These sockets are the plugin's own, with
 // no CoreDNS server around them to recover: a panic of h (a bug, on input
 // anyone can send) is logged and answered SERVFAIL, and the process lives on.
-func answer(h Handler, msg []byte, from net.Addr) (reply []byte) {
+func answer(h Handler, msg []byte, from net.Addr) (reply []byte, proven bool) {
 	defer func() {
 		if p := recover(); p != nil {
 			if line := panics.line(time.Now(), "updates: recovered from a panic answering %d octets from %v: %v", len(msg), from, p); line != "" {
 				log.Error(line)
 			}
-			reply = nil
+			reply, proven = nil, false
 			if hd, ok := readHeader(msg); ok && !hd.response {
 				reply = plainReply(hd, dns.RcodeServerFailure)
 			}

@@ -8,11 +8,18 @@ import (
 )
 
 // Handle answers the UPDATE message b, as it came from the network, and
-// returns the reply to send (nil: none). The work spent on a message that is
-// not authenticated is bounded before any of it is done: its size and
-// section counts are checked on the header, its records are found in one
-// pass over its bytes, and one MAC is computed over those bytes.
-func (u *Updater) Handle(ctx context.Context, b []byte) []byte {
+// returns the reply to send (nil: none), and whether b proved its key: a MAC
+// and time that verified, on a message not seen before (see Handler). The
+// work spent on a message that is not authenticated is bounded before any
+// of it is done: its size and section counts are checked on the header, its
+// records are found in one pass over its bytes, and one MAC is computed
+// over those bytes.
+func (u *Updater) Handle(ctx context.Context, b []byte) (reply []byte, proven bool) {
+	reply = u.handle(ctx, b, &proven)
+	return reply, proven
+}
+
+func (u *Updater) handle(ctx context.Context, b []byte, proven *bool) []byte {
 	now := u.cfg.Now()
 	h, ok := readHeader(b)
 	if !ok || h.response {
@@ -81,6 +88,7 @@ func (u *Updater) Handle(ctx context.Context, b []byte) []byte {
 	case ReasonQuota:
 		return early(dns.RcodeRefused, ReasonQuota, "too many recent updates of namespace "+v.key.Namespace)
 	}
+	*proven = true
 	if ok, why := u.rate.allow(v.key.Namespace, now); !ok {
 		return early(dns.RcodeRefused, ReasonRate, why)
 	}
