@@ -109,7 +109,8 @@ bench-smoke:
 	hack/bench.sh -sizes 40,60 -rounds 1 -duration 1s -latency-duration 1s -rate 1000 -fresh 5 -churn 20
 
 ## bench-hostile: forged UPDATE messages (512 B, 16 KB, 64 KB; UDP and TCP) against the updates listener while
-## dnsperf measures queries: server CPU per forged message, query rates (the smoke runs in e2e); see docs/benchmarks.md
+## dnsperf measures queries: server CPU per forged message, query rates; a signed update over TCP under 64
+## connections without a key from 8 addresses (the smoke runs in e2e); see docs/benchmarks.md
 bench-hostile:
 	hack/bench-hostile.sh $(HOSTILE_ARGS)
 

@@ -2,9 +2,11 @@
 # make bench-hostile: the hostile-client benchmark of the updates option
 # (test/e2e/acme_hostile_test.go): forged UPDATE messages of 512 B, 16 KB and
 # 64 KB as fast as one client can, over UDP and TCP, while dnsperf measures
-# normal queries; then 100 forged 64 KB messages a second. It prints the
-# server's CPU per forged message and the query rates (min and median over
-# the rounds) and writes the table to $K8SGW_HOSTILE_OUT when set.
+# normal queries; then 100 forged 64 KB messages a second; then signed
+# updates over TCP while 64 connections without a key, from 8 loopback
+# addresses, hold what they can. It prints the server's CPU per forged
+# message, the query rates (min and median over the rounds) and how long the
+# signed updates took, and writes the table to $K8SGW_HOSTILE_OUT when set.
 # Usage: hack/bench-hostile.sh [ROUNDS [SECONDS]]   (default 5 rounds of 3 s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
