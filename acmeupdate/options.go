@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"github.com/seed-e581d630/k8s_gateway/internal/tsig"
 )
 
@@ -16,6 +18,7 @@ import (
 //	    listen ADDRESS
 //	    key NAME ALGORITHM FILE NAMESPACE
 //	    secrets [NAMESPACES...]
+//	    tenant_secrets NAMESPACE [TENANTS...]
 //	    expire DURATION
 //	    maxttl SECONDS
 //	    rate N
@@ -30,6 +33,11 @@ type Options struct {
 	// those namespaces (and the janitor too, with the Corefile keys' ones).
 	Secrets           bool
 	SecretsNamespaces []string
+	// TenantSecrets: keys from the labelled Secrets of this one namespace
+	// (the platform team's), each acting for the namespace its TenantLabel
+	// names, one of Tenants when they are given.
+	TenantSecrets string
+	Tenants       []string
 	Expire            time.Duration
 	Limits            Limits
 	RatePerMinute     int
@@ -93,6 +101,19 @@ func (o *Options) Set(opt string, args []string) error {
 	case "secrets":
 		o.Secrets = true
 		o.SecretsNamespaces = append(o.SecretsNamespaces, args...)
+	case "tenant_secrets":
+		if len(args) == 0 {
+			return fmt.Errorf("tenant_secrets: want tenant_secrets NAMESPACE [TENANTS...]")
+		}
+		if o.TenantSecrets != "" {
+			return fmt.Errorf("tenant_secrets is given twice")
+		}
+		for _, ns := range args {
+			if errs := validation.IsDNS1123Label(ns); len(errs) > 0 {
+				return fmt.Errorf("tenant_secrets: %q is not a namespace name", ns)
+			}
+		}
+		o.TenantSecrets, o.Tenants = args[0], args[1:]
 	case "expire":
 		var d time.Duration
 		if err = one("DURATION"); err == nil {
@@ -123,10 +144,11 @@ func (o *Options) Set(opt string, args []string) error {
 }
 
 // Namespaces returns the namespaces the plugin writes and expires challenges
-// in: every one ("") when keys come from the Secrets of every namespace,
-// else those of the Corefile's keys and of the secrets line.
+// in: every one ("") when keys come from the Secrets of every namespace, or
+// act for any tenant (tenant_secrets without TENANTS), else those of the
+// Corefile's keys, of the secrets line and of the tenants.
 func (o *Options) Namespaces() []string {
-	if o.Secrets && len(o.SecretsNamespaces) == 0 {
+	if o.Secrets && len(o.SecretsNamespaces) == 0 || o.TenantSecrets != "" && len(o.Tenants) == 0 {
 		return []string{""}
 	}
 	var out []string
@@ -135,7 +157,7 @@ func (o *Options) Namespaces() []string {
 			out = append(out, k.Namespace)
 		}
 	}
-	for _, ns := range o.SecretsNamespaces {
+	for _, ns := range slices.Concat(o.SecretsNamespaces, o.Tenants) {
 		if !slices.Contains(out, ns) {
 			out = append(out, ns)
 		}
@@ -143,10 +165,30 @@ func (o *Options) Namespaces() []string {
 	return out
 }
 
+// SecretsWatched returns the namespaces whose labelled Secrets hold keys
+// ("" for all), each watched once, and how their keys are bound.
+func (o *Options) SecretsWatched() ([]string, SecretTenancy) {
+	st := SecretTenancy{Shared: o.TenantSecrets, Tenants: o.Tenants}
+	var out []string
+	if o.Secrets {
+		out = o.SecretsNamespaces
+		if len(out) == 0 {
+			return []string{""}, st // the shared namespace's too
+		}
+	}
+	if o.TenantSecrets != "" {
+		out = append(slices.Clone(out), o.TenantSecrets)
+	}
+	return out, st
+}
+
 // Check reports an unusable configuration.
 func (o *Options) Check() error {
-	if len(o.Keys) == 0 && !o.Secrets {
-		return fmt.Errorf("updates: no key: give key lines or secrets")
+	if len(o.Keys) == 0 && !o.Secrets && o.TenantSecrets == "" {
+		return fmt.Errorf("updates: no key: give key lines, secrets or tenant_secrets")
+	}
+	if slices.Contains(o.SecretsNamespaces, o.TenantSecrets) {
+		return fmt.Errorf("updates: namespace %s is given to secrets (keys acting for it) and to tenant_secrets (keys acting for the tenants their label names): give it to one", o.TenantSecrets)
 	}
 	if o.Listen == "" {
 		return fmt.Errorf("updates: no listen address: UPDATE messages are read on an address of their own (listen HOST:PORT)")

@@ -60,3 +60,54 @@ func TestOptions(t *testing.T) {
 		t.Fatal("no keys accepted")
 	}
 }
+
+// TestTenantSecretsOption: tenant_secrets NAMESPACE [TENANTS...]: which
+// Secrets are watched, where challenges are written, and the conflicts.
+func TestTenantSecretsOption(t *testing.T) {
+	cases := []struct {
+		lines      []string
+		err        string
+		watched    []string
+		namespaces []string
+	}{
+		{lines: []string{"tenant_secrets platform"}, watched: []string{"platform"}, namespaces: []string{""}},
+		{lines: []string{"tenant_secrets platform team-a team-b"}, watched: []string{"platform"}, namespaces: []string{"team-a", "team-b"}},
+		{lines: []string{"secrets team-c", "tenant_secrets platform team-a"}, watched: []string{"team-c", "platform"}, namespaces: []string{"team-c", "team-a"}},
+		{lines: []string{"secrets", "tenant_secrets platform team-a"}, watched: []string{""}, namespaces: []string{""}},
+		{lines: []string{"tenant_secrets"}, err: "want tenant_secrets NAMESPACE"},
+		{lines: []string{"tenant_secrets a", "tenant_secrets b"}, err: "given twice"},
+		{lines: []string{"tenant_secrets Platform"}, err: "not a namespace name"},
+		{lines: []string{"secrets platform", "tenant_secrets platform"}, err: "give it to one"},
+	}
+	for _, c := range cases {
+		o := NewOptions()
+		o.Listen = "127.0.0.1:0"
+		var err error
+		for _, line := range c.lines {
+			f := strings.Fields(line)
+			if err = o.Set(f[0], f[1:]); err != nil {
+				break
+			}
+		}
+		if err == nil {
+			err = o.Check()
+		}
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("%q: error %v, want %q", c.lines, err, c.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", c.lines, err)
+			continue
+		}
+		watched, st := o.SecretsWatched()
+		if !slices.Equal(watched, c.watched) || st.Shared != "platform" {
+			t.Errorf("%q: Secrets watched in %q (shared %q), want %q", c.lines, watched, st.Shared, c.watched)
+		}
+		if got := o.Namespaces(); !slices.Equal(got, c.namespaces) {
+			t.Errorf("%q: challenges in %q, want %q", c.lines, got, c.namespaces)
+		}
+	}
+}

@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/tools/cache"
 
@@ -17,17 +20,55 @@ import (
 )
 
 // SecretLabel marks the Secrets holding a tenant's TSIG key (value "true").
-// The key is named <secret>.<namespace>., bound to the Secret's namespace;
+// The key is named <secret>.<namespace>., bound to the Secret's namespace
+// (or, in the namespace of tenant_secrets, to the one TenantLabel names);
 // data "secret" is its base64 secret, data "algorithm" its algorithm
 // (default hmac-sha256).
 const SecretLabel = "k8s-gateway.dns/tsig-key"
+
+// TenantLabel, on a labelled Secret of the namespace of tenant_secrets (one
+// namespace the platform team owns), names the tenant namespace its key acts
+// for, and only that one. Anywhere else a Secret's key acts for its own
+// namespace: a TenantLabel naming another one gives no key.
+const TenantLabel = "k8s-gateway.dns/tenant"
+
+// SecretTenancy says which tenant the key of a Secret acts for.
+type SecretTenancy struct {
+	// Shared is the namespace of tenant_secrets ("" when none).
+	Shared string
+	// Tenants are the namespaces Shared's keys may act for; any when empty.
+	Tenants []string
+}
+
+// tenantOf returns the namespace the key of Secret u acts for, or why it
+// acts for none.
+func (st SecretTenancy) tenantOf(u *unstructured.Unstructured) (string, error) {
+	ns := u.GetNamespace()
+	tenant, labelled := u.GetLabels()[TenantLabel]
+	if st.Shared == "" || ns != st.Shared {
+		if labelled && tenant != ns {
+			return "", fmt.Errorf("label %s names namespace %q: only a Secret of the tenants' keys' namespace (tenant_secrets) acts for another namespace than its own", TenantLabel, tenant)
+		}
+		return ns, nil
+	}
+	switch {
+	case !labelled || tenant == "":
+		return "", fmt.Errorf("a Secret of the tenants' keys' namespace %s needs the label %s naming the namespace its key acts for", ns, TenantLabel)
+	case len(validation.IsDNS1123Label(tenant)) > 0:
+		return "", fmt.Errorf("label %s: %q is not a namespace name", TenantLabel, tenant)
+	case len(st.Tenants) > 0 && !slices.Contains(st.Tenants, tenant):
+		return "", fmt.Errorf("label %s: namespace %s is not one of the tenants of tenant_secrets (%s)", TenantLabel, tenant, strings.Join(st.Tenants, " "))
+	}
+	return tenant, nil
+}
 
 // secretsResource is read with the dynamic client: the plugin's binary links
 // neither client-go's clientset nor the types of k8s.io/api.
 var secretsResource = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 
-// SecretKey returns the key a Secret holds, or why it holds none.
-func SecretKey(u *unstructured.Unstructured) (Key, error) {
+// SecretKey returns the key a Secret holds, bound to the tenant st gives
+// it, or why it holds none.
+func SecretKey(u *unstructured.Unstructured, st SecretTenancy) (Key, error) {
 	data := func(k string) (string, error) {
 		s, _, _ := unstructured.NestedString(u.Object, "data", k)
 		b, err := base64.StdEncoding.DecodeString(s)
@@ -47,18 +88,23 @@ func SecretKey(u *unstructured.Unstructured) (Key, error) {
 	if err != nil {
 		return Key{}, err
 	}
+	tenant, err := st.tenantOf(u)
+	if err != nil {
+		return Key{}, err
+	}
 	ns, name := u.GetNamespace(), u.GetName()
-	return NewKey(name+"."+ns+".", alg, secret, ns, "Secret/"+ns+"/"+name)
+	return NewKey(name+"."+ns+".", alg, secret, tenant, "Secret/"+ns+"/"+name)
 }
 
 // secretsTiming are the waits of the Secrets informer's guard; tests shorten them.
 var secretsTiming = informer.DefaultTiming
 
 // WatchSecrets keeps kr in step with the labelled Secrets of namespace (""
-// for all) until stop closes; it returns once the informer has synced. The
-// informer is the plugin's recipe (internal/informer): a Secret changed
-// during an API outage is read within about a second of the API's return.
-func WatchSecrets(client dynamic.Interface, namespace string, kr *Keyring, stop <-chan struct{}) {
+// for all), their keys bound as st says, until stop closes; it returns once
+// the informer has synced. The informer is the plugin's recipe
+// (internal/informer): a Secret changed during an API outage is read within
+// about a second of the API's return.
+func WatchSecrets(client dynamic.Interface, namespace string, st SecretTenancy, kr *Keyring, stop <-chan struct{}) {
 	c := client.Resource(secretsResource).Namespace(namespace)
 	selector := SecretLabel + "=true"
 	inf, _ := informer.New(informer.Config{
@@ -69,8 +115,8 @@ func WatchSecrets(client dynamic.Interface, namespace string, kr *Keyring, stop 
 		Client:  client, Resync: 10 * time.Minute,
 	})
 	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { setSecretKey(kr, obj) },
-		UpdateFunc: func(_, obj any) { setSecretKey(kr, obj) },
+		AddFunc:    func(obj any) { setSecretKey(kr, st, obj) },
+		UpdateFunc: func(_, obj any) { setSecretKey(kr, st, obj) },
 		DeleteFunc: func(obj any) {
 			if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 				obj = d.Obj
@@ -89,13 +135,13 @@ func WatchSecrets(client dynamic.Interface, namespace string, kr *Keyring, stop 
 }
 
 // setSecretKey puts the key of a Secret in kr, or logs why there is none.
-func setSecretKey(kr *Keyring, obj any) {
+func setSecretKey(kr *Keyring, st SecretTenancy, obj any) {
 	u, ok := obj.(*unstructured.Unstructured)
 	if !ok {
 		return
 	}
 	src := "Secret/" + u.GetNamespace() + "/" + u.GetName()
-	k, err := SecretKey(u)
+	k, err := SecretKey(u, st)
 	if err == nil {
 		err = kr.Set(src, k)
 	}

@@ -17,6 +17,8 @@ import (
 	dynfake "k8s.io/client-go/dynamic/fake"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/miekg/dns"
+
 	"github.com/seed-e581d630/k8s_gateway/internal/informer"
 )
 
@@ -41,7 +43,7 @@ func TestWatchSecrets(t *testing.T) {
 	kr := NewKeyring([]Key{core})
 	stop := make(chan struct{})
 	defer close(stop)
-	WatchSecrets(client, "", kr, stop)
+	WatchSecrets(client, "", SecretTenancy{}, kr, stop)
 	if k, ok := kr.Get("acme.team-a."); !ok || k.Namespace != "team-a" || k.Algorithm != "hmac-sha256." {
 		t.Fatalf("key of the labelled Secret: %+v %v", k, ok)
 	}
@@ -108,7 +110,7 @@ func TestWatchSecretsAfterOutage(t *testing.T) {
 	kr := NewKeyring(nil)
 	stop := make(chan struct{})
 	defer close(stop)
-	WatchSecrets(client, "", kr, stop)
+	WatchSecrets(client, "", SecretTenancy{}, kr, stop)
 	if k, ok := kr.Get("acme.team-a."); !ok || k.Secret != secretA {
 		t.Fatalf("before the outage: key %+v %v", k, ok)
 	}
@@ -140,4 +142,82 @@ func TestWatchSecretsAfterOutage(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Logf("read %s after the API server's return", time.Since(back).Round(time.Millisecond))
+}
+
+// tenantSecret is a labelled Secret of ns holding secretA, with the tenant
+// label naming tenant when it is not "-".
+func tenantSecret(ns, name, tenant string) *unstructured.Unstructured {
+	u := secret(ns, name, secretA, true)
+	if tenant != "-" {
+		u.SetLabels(map[string]string{SecretLabel: "true", TenantLabel: tenant})
+	}
+	return u
+}
+
+// TestSecretTenancy: a key of the tenants' keys' namespace acts for the
+// tenant its label names, and only there; elsewhere a key acts for its own
+// namespace, and a label naming another one gives no key.
+func TestSecretTenancy(t *testing.T) {
+	shared := SecretTenancy{Shared: "platform"}
+	listed := SecretTenancy{Shared: "platform", Tenants: []string{"team-a", "team-b"}}
+	cases := []struct {
+		what   string
+		st     SecretTenancy
+		secret *unstructured.Unstructured
+		tenant string // "" when no key
+	}{
+		{"shared, labelled", shared, tenantSecret("platform", "a", "team-a"), "team-a"},
+		{"shared, among the tenants", listed, tenantSecret("platform", "b", "team-b"), "team-b"},
+		{"shared, not among the tenants", listed, tenantSecret("platform", "c", "team-c"), ""},
+		{"shared, no tenant label", shared, tenantSecret("platform", "x", "-"), ""},
+		{"shared, empty tenant label", shared, tenantSecret("platform", "x", ""), ""},
+		{"shared, not a namespace name", shared, tenantSecret("platform", "x", "Team_A"), ""},
+		{"own namespace", shared, tenantSecret("team-a", "acme", "-"), "team-a"},
+		{"own namespace, labelled with itself", shared, tenantSecret("team-a", "acme", "team-a"), "team-a"},
+		{"own namespace, labelled with another", shared, tenantSecret("team-b", "acme", "team-a"), ""},
+		{"no shared namespace, labelled with another", SecretTenancy{}, tenantSecret("platform", "a", "team-a"), ""},
+	}
+	for _, c := range cases {
+		k, err := SecretKey(c.secret, c.st)
+		switch {
+		case c.tenant == "" && err == nil:
+			t.Errorf("%s: key %s acts for %s, want none", c.what, k.Name, k.Namespace)
+		case c.tenant != "" && err != nil:
+			t.Errorf("%s: %v", c.what, err)
+		case c.tenant != "" && (k.Namespace != c.tenant || k.Name != c.secret.GetName()+"."+c.secret.GetNamespace()+"."):
+			t.Errorf("%s: key %s acts for %s, want %s", c.what, k.Name, k.Namespace, c.tenant)
+		}
+	}
+}
+
+// TestTenantSecretActsForItsTenant: a key of the tenants' keys' namespace
+// writes its challenges in its tenant's namespace and may answer only that
+// tenant's names.
+func TestTenantSecretActsForItsTenant(t *testing.T) {
+	client := dynfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{secretsResource: "SecretList"},
+		tenantSecret("platform", "for-a", "team-a"), tenantSecret("platform", "for-b", "team-b"))
+	u, store, _ := testUpdater(t, nil)
+	stop := make(chan struct{})
+	defer close(stop)
+	WatchSecrets(client, "platform", SecretTenancy{Shared: "platform"}, u.cfg.Keys, stop)
+	send := func(key string) int {
+		m := updateMsg(testZone)
+		m.Id = dns.Id()
+		m.Insert([]dns.RR{txt(t, challengeA, 60, acmeValue)})
+		wire, _ := signed(t, m, key, dns.HmacSHA256, secretA, time.Now())
+		reply, _ := serve(t, u, wire)
+		return reply.Rcode
+	}
+	if rc := send("for-b.platform."); rc != dns.RcodeRefused {
+		t.Errorf("team-b's key at team-a's name: %s, want REFUSED", dns.RcodeToString[rc])
+	}
+	if rc := send("for-a.platform."); rc != dns.RcodeSuccess {
+		t.Errorf("team-a's key at team-a's name: %s", dns.RcodeToString[rc])
+	}
+	if got := store.values("team-a", challengeA); len(got) != 1 {
+		t.Errorf("team-a's namespace holds %q", got)
+	}
+	if got := store.values("platform", challengeA); len(got) != 0 {
+		t.Errorf("the keys' namespace holds %q", got)
+	}
 }

@@ -107,8 +107,8 @@ func (s *Service) StartClient(dyn dynamic.Interface) {
 	s.store.Client = dyn
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel, s.done = cancel, make(chan struct{})
-	if s.opts.Secrets {
-		s.watchSecrets(ctx)
+	if namespaces, st := s.opts.SecretsWatched(); len(namespaces) > 0 {
+		s.watchSecrets(ctx, namespaces, st)
 	}
 	interval := min(max(s.opts.Expire/4, 10*time.Second), 5*time.Minute)
 	namespaces := s.opts.Namespaces()
@@ -120,18 +120,15 @@ func (s *Service) StartClient(dyn dynamic.Interface) {
 }
 
 // watchSecrets starts the informers of the Secrets holding keys, one per
-// namespace of the secrets line (or one for all), and waits a while for them.
-func (s *Service) watchSecrets(ctx context.Context) {
-	namespaces := s.opts.SecretsNamespaces
-	if len(namespaces) == 0 {
-		namespaces = []string{""}
-	}
+// namespace (of the secrets and tenant_secrets lines, or one for all), and
+// waits a while for them.
+func (s *Service) watchSecrets(ctx context.Context, namespaces []string, st SecretTenancy) {
 	var wg sync.WaitGroup
 	for _, ns := range namespaces {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			WatchSecrets(s.store.Client, ns, s.keys, ctx.Done())
+			WatchSecrets(s.store.Client, ns, st, s.keys, ctx.Done())
 		}()
 	}
 	synced := make(chan struct{})
