@@ -347,6 +347,38 @@ or nothing.
 {{- end -}}
 
 {{/*
+acmeKeysFrom: where the keys of Secrets are read, checked: "clusterWide"
+(acme.secrets.clusterWide, every namespace), "keyNamespace" (the one
+namespace of acme.keyNamespace, each Secret naming its tenant),
+"namespaces" (acme.namespaces, each Secret acting for its own), or "" when
+acme.secretKeys is off. RBAC cannot narrow Secrets to a label, so there is
+no default: a ClusterRole on Secrets only when asked for by name.
+*/}}
+{{- define "k8s-gateway.acmeKeysFrom" -}}
+{{- with .Values.acme }}
+{{- $clusterWide := (.secrets).clusterWide }}
+{{- if .secretKeys }}
+{{- if $clusterWide }}
+{{- if or .namespaces .keyNamespace }}
+{{- fail "acme.secrets.clusterWide reads the Secrets of every namespace: leave acme.namespaces and acme.keyNamespace empty, or set acme.secrets.clusterWide: false" }}
+{{- end -}}
+clusterWide
+{{- else if .keyNamespace -}}
+keyNamespace
+{{- else if .namespaces -}}
+namespaces
+{{- else }}
+{{- fail "acme.secretKeys reads the tenants' TSIG keys from Secrets, and RBAC cannot narrow Secrets to a label: set acme.namespaces (a Role in each tenant's namespace, whose Secrets act for it), acme.keyNamespace (one namespace of yours whose Secrets name their tenant with the label k8s-gateway.dns/tenant), or acme.secrets.clusterWide: true (the pod may read every Secret of the cluster); or acme.secretKeys: false with acme.keys" }}
+{{- end }}
+{{- else if $clusterWide }}
+{{- fail "acme.secrets.clusterWide needs acme.secretKeys" }}
+{{- else if .keyNamespace }}
+{{- fail "acme.keyNamespace needs acme.secretKeys" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
 acmeUpdates: the updates block of the acme values (plugin README:
 Certificates (ACME DNS-01)), and the checks that make it usable.
 */}}
@@ -359,6 +391,7 @@ Certificates (ACME DNS-01)), and the checks that make it usable.
 {{- if not (or .keys .secretKeys) }}
 {{- fail "acme.enabled needs keys: acme.secretKeys or acme.keys" }}
 {{- end }}
+{{- $from := include "k8s-gateway.acmeKeysFrom" $ }}
 {{- range .keys }}
 {{- if and $.Values.acme.namespaces (not (has .namespace $.Values.acme.namespaces)) }}
 {{- fail (printf "acme.keys %s: its namespace %s is not in acme.namespaces, where the chart grants the writes" .name .namespace) }}
@@ -369,8 +402,12 @@ Certificates (ACME DNS-01)), and the checks that make it usable.
             {{- range .keys }}
             key {{ .name }} {{ .algorithm | default "hmac-sha256" }} /etc/k8s-gateway/tsig/{{ .secretName }}/{{ .key | default "secret" }} {{ .namespace }}
             {{- end }}
-            {{- if .secretKeys }}
+            {{- if eq $from "clusterWide" }}
+            secrets
+            {{- else if eq $from "namespaces" }}
             secrets{{ range .namespaces }} {{ . }}{{ end }}
+            {{- else if eq $from "keyNamespace" }}
+            tenant_secrets {{ .keyNamespace }}{{ range .namespaces }} {{ . }}{{ end }}
             {{- end }}
             expire {{ .expire }}
             maxttl {{ .maxTTL }}
@@ -381,15 +418,16 @@ Certificates (ACME DNS-01)), and the checks that make it usable.
 {{- end }}
 
 {{/*
-acmeRules: what the updates option needs: the plugin's DNSEndpoints (get,
-create, update, delete; list and watch for the janitor), and with
-acme.secretKeys the Secrets holding keys (RBAC cannot narrow them to a label).
+acmeRules: what the updates option needs where the challenges are written:
+the plugin's DNSEndpoints (get, create, update, delete; list and watch for
+the janitor), and the Secrets holding keys when they are read there too.
+Its argument is a list: the root context and whether Secrets are included.
 */}}
 {{- define "k8s-gateway.acmeRules" -}}
 - apiGroups: ["externaldns.k8s.io"]
   resources: ["dnsendpoints"]
   verbs: ["get", "list", "watch", "create", "update", "delete"]
-{{- if .Values.acme.secretKeys }}
+{{- if index . 1 }}
 - apiGroups: [""]
   resources: ["secrets"]
   verbs: ["list", "watch"]
