@@ -62,10 +62,10 @@ type listener struct {
 	inline   int        // messages longer than this are answered by the reader
 	workers  chan struct{}
 	wg       sync.WaitGroup
-	open     map[*tcpConn]struct{}      // the TCP connections, closed with the listener
+	open     map[*tcpConn]struct{}     // the TCP connections, closed with the listener
 	perIP    map[netip.Addr]*addrConns // the TCP connections of each address
-	unproven int                        // the unproven TCP connections
-	arrivals uint64                     // the TCP connections accepted so far
+	unproven int                       // the unproven TCP connections
+	arrivals uint64                    // the TCP connections accepted so far
 }
 
 // tcpConn is one TCP connection and its place in the budget.

@@ -38,10 +38,10 @@ type Options struct {
 	// names, one of Tenants when they are given.
 	TenantSecrets string
 	Tenants       []string
-	Expire            time.Duration
-	Limits            Limits
-	RatePerMinute     int
-	Fudge             uint16
+	Expire        time.Duration
+	Limits        Limits
+	RatePerMinute int
+	Fudge         uint16
 }
 
 // NewOptions returns the defaults.

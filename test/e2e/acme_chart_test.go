@@ -174,7 +174,9 @@ acme:
 		t.Errorf("Corefile without %q:\n%s", want, cm.Data["Corefile"])
 	}
 	kubectl(t, m.only("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"), "apply", "-f", "-")
-	t.Cleanup(func() { kubectlErr(m.only("ClusterRole", "ClusterRoleBinding"), "delete", "--ignore-not-found", "-f", "-") })
+	t.Cleanup(func() {
+		kubectlErr(m.only("ClusterRole", "ClusterRoleBinding"), "delete", "--ignore-not-found", "-f", "-")
+	})
 	for _, c := range []struct{ verb, resource, ns, want string }{
 		{"list", "secrets", platform, "yes"},
 		{"watch", "secrets", platform, "yes"},
