@@ -38,17 +38,26 @@ func ParseWeight(s string) (uint32, error) {
 
 // Steering returns the weight (0 when unset) and the location (zero when
 // unset) of an object's annotations, and what is wrong with them: an
-// invalid value is ignored.
+// invalid value is ignored. A value longer than maxWarningValue octets is
+// none of them (a location names each part once), and is refused unread: a
+// warning never quotes more than that of an annotation.
 func Steering(meta metav1.Object) (weight uint32, loc index.Location, warnings []string) {
 	a := meta.GetAnnotations()
-	if v, ok := a[WeightAnnotation]; ok {
+	tooLong := func(name, v string) bool {
+		if len(v) <= maxWarningValue {
+			return false
+		}
+		warnings = append(warnings, fmt.Sprintf("annotation %s: %d octets, longer than any valid value; ignored", name, len(v)))
+		return true
+	}
+	if v, ok := a[WeightAnnotation]; ok && !tooLong(WeightAnnotation, v) {
 		w, err := ParseWeight(v)
 		if err != nil {
 			warnings = append(warnings, "annotation "+WeightAnnotation+": "+err.Error()+"; ignored")
 		}
 		weight = w
 	}
-	if v, ok := a[LocationAnnotation]; ok {
+	if v, ok := a[LocationAnnotation]; ok && !tooLong(LocationAnnotation, v) {
 		l, err := index.ParseLocation(v)
 		if err != nil {
 			warnings = append(warnings, "annotation "+LocationAnnotation+": "+err.Error()+"; ignored")
