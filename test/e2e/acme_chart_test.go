@@ -210,7 +210,7 @@ acme:
 	chartApplyDryRun(t, strings.Replace(string(np), "namespace: dns\n", "namespace: "+ns+"\n", 1))
 
 	for _, c := range []struct{ values, want string }{
-		{"domain: example.com\nwatchedResources: [Service]\nacme: {enabled: true}\n", "acme.enabled needs DNSEndpoint in watchedResources"},
+		{"domain: example.com\nwatchedResources: [Service]\nacme: {enabled: true, namespaces: [a]}\n", "acme.enabled needs DNSEndpoint in watchedResources"},
 		{"domain: example.com\nacme: {enabled: true, secretKeys: false}\n", "acme.enabled needs keys"},
 		{"domain: example.com\nacme: {enabled: true, namespaces: [a], keys: [{name: k., namespace: b, secretName: s}]}\n", "its namespace b is not in acme.namespaces"},
 		{"domain: example.com\nacme: {enabled: true, keys: [{name: k., namespace: b, secretName: s, algorithm: hmac-md5}]}\n", "/acme/keys/0/algorithm"},
