@@ -33,11 +33,11 @@ type Options struct {
 	// those namespaces (and the janitor too, with the Corefile keys' ones).
 	Secrets           bool
 	SecretsNamespaces []string
-	// TenantSecrets: keys from the labelled Secrets of this one namespace
-	// (the platform team's), each acting for the namespace its TenantLabel
-	// names, one of Tenants when they are given.
-	TenantSecrets string
-	Tenants       []string
+	// tenantSecrets: keys from the labelled Secrets of this one namespace
+	// (the platform team's), each acting for the namespace its tenantLabel
+	// names, one of tenants when they are given.
+	tenantSecrets string
+	tenants       []string
 	Expire        time.Duration
 	Limits        Limits
 	RatePerMinute int
@@ -105,7 +105,7 @@ func (o *Options) Set(opt string, args []string) error {
 		if len(args) == 0 {
 			return fmt.Errorf("tenant_secrets: want tenant_secrets NAMESPACE [TENANTS...]")
 		}
-		if o.TenantSecrets != "" {
+		if o.tenantSecrets != "" {
 			return fmt.Errorf("tenant_secrets is given twice")
 		}
 		for _, ns := range args {
@@ -113,7 +113,7 @@ func (o *Options) Set(opt string, args []string) error {
 				return fmt.Errorf("tenant_secrets: %q is not a namespace name", ns)
 			}
 		}
-		o.TenantSecrets, o.Tenants = args[0], args[1:]
+		o.tenantSecrets, o.tenants = args[0], args[1:]
 	case "expire":
 		var d time.Duration
 		if err = one("DURATION"); err == nil {
@@ -148,7 +148,7 @@ func (o *Options) Set(opt string, args []string) error {
 // act for any tenant (tenant_secrets without TENANTS), else those of the
 // Corefile's keys, of the secrets line and of the tenants.
 func (o *Options) Namespaces() []string {
-	if o.Secrets && len(o.SecretsNamespaces) == 0 || o.TenantSecrets != "" && len(o.Tenants) == 0 {
+	if o.Secrets && len(o.SecretsNamespaces) == 0 || o.tenantSecrets != "" && len(o.tenants) == 0 {
 		return []string{""}
 	}
 	var out []string
@@ -157,7 +157,7 @@ func (o *Options) Namespaces() []string {
 			out = append(out, k.Namespace)
 		}
 	}
-	for _, ns := range slices.Concat(o.SecretsNamespaces, o.Tenants) {
+	for _, ns := range slices.Concat(o.SecretsNamespaces, o.tenants) {
 		if !slices.Contains(out, ns) {
 			out = append(out, ns)
 		}
@@ -165,10 +165,10 @@ func (o *Options) Namespaces() []string {
 	return out
 }
 
-// SecretsWatched returns the namespaces whose labelled Secrets hold keys
+// secretsWatched returns the namespaces whose labelled Secrets hold keys
 // ("" for all), each watched once, and how their keys are bound.
-func (o *Options) SecretsWatched() ([]string, SecretTenancy) {
-	st := SecretTenancy{Shared: o.TenantSecrets, Tenants: o.Tenants}
+func (o *Options) secretsWatched() ([]string, SecretTenancy) {
+	st := SecretTenancy{shared: o.tenantSecrets, tenants: o.tenants}
 	var out []string
 	if o.Secrets {
 		out = o.SecretsNamespaces
@@ -176,19 +176,19 @@ func (o *Options) SecretsWatched() ([]string, SecretTenancy) {
 			return []string{""}, st // the shared namespace's too
 		}
 	}
-	if o.TenantSecrets != "" {
-		out = append(slices.Clone(out), o.TenantSecrets)
+	if o.tenantSecrets != "" {
+		out = append(slices.Clone(out), o.tenantSecrets)
 	}
 	return out, st
 }
 
 // Check reports an unusable configuration.
 func (o *Options) Check() error {
-	if len(o.Keys) == 0 && !o.Secrets && o.TenantSecrets == "" {
+	if len(o.Keys) == 0 && !o.Secrets && o.tenantSecrets == "" {
 		return fmt.Errorf("updates: no key: give key lines, secrets or tenant_secrets")
 	}
-	if slices.Contains(o.SecretsNamespaces, o.TenantSecrets) {
-		return fmt.Errorf("updates: namespace %s is given to secrets (keys acting for it) and to tenant_secrets (keys acting for the tenants their label names): give it to one", o.TenantSecrets)
+	if slices.Contains(o.SecretsNamespaces, o.tenantSecrets) {
+		return fmt.Errorf("updates: namespace %s is given to secrets (keys acting for it) and to tenant_secrets (keys acting for the tenants their label names): give it to one", o.tenantSecrets)
 	}
 	if o.Listen == "" {
 		return fmt.Errorf("updates: no listen address: UPDATE messages are read on an address of their own (listen HOST:PORT)")

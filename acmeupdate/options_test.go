@@ -102,9 +102,9 @@ func TestTenantSecretsOption(t *testing.T) {
 			t.Errorf("%q: %v", c.lines, err)
 			continue
 		}
-		watched, st := o.SecretsWatched()
-		if !slices.Equal(watched, c.watched) || st.Shared != "platform" {
-			t.Errorf("%q: Secrets watched in %q (shared %q), want %q", c.lines, watched, st.Shared, c.watched)
+		watched, st := o.secretsWatched()
+		if !slices.Equal(watched, c.watched) || st.shared != "platform" {
+			t.Errorf("%q: Secrets watched in %q (shared %q), want %q", c.lines, watched, st.shared, c.watched)
 		}
 		if got := o.Namespaces(); !slices.Equal(got, c.namespaces) {
 			t.Errorf("%q: challenges in %q, want %q", c.lines, got, c.namespaces)

@@ -64,8 +64,8 @@ type overlayEntry struct {
 	shown atomic.Bool // the index has shown every value: the entry steps aside
 }
 
-// NewOverlay returns an overlay whose entries last at most hold.
-func NewOverlay(hold time.Duration) *Overlay {
+// newOverlay returns an overlay whose entries last at most hold.
+func newOverlay(hold time.Duration) *Overlay {
 	o := &Overlay{hold: hold}
 	o.entries.Store(&map[string]*overlayEntry{})
 	return o

@@ -169,7 +169,7 @@ func TestOverlayNeverHidesTheIndex(t *testing.T) {
 // TestOverlayConcurrent: queries read the overlay while updates replace it
 // (run with -race: the query path takes no lock).
 func TestOverlayConcurrent(t *testing.T) {
-	o := NewOverlay(time.Minute)
+	o := newOverlay(time.Minute)
 	now := time.Now()
 	done := make(chan struct{})
 	go func() {

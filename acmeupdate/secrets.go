@@ -21,43 +21,43 @@ import (
 
 // SecretLabel marks the Secrets holding a tenant's TSIG key (value "true").
 // The key is named <secret>.<namespace>., bound to the Secret's namespace
-// (or, in the namespace of tenant_secrets, to the one TenantLabel names);
+// (or, in the namespace of tenant_secrets, to the one tenantLabel names);
 // data "secret" is its base64 secret, data "algorithm" its algorithm
 // (default hmac-sha256).
 const SecretLabel = "k8s-gateway.dns/tsig-key"
 
-// TenantLabel, on a labelled Secret of the namespace of tenant_secrets (one
+// tenantLabel, on a labelled Secret of the namespace of tenant_secrets (one
 // namespace the platform team owns), names the tenant namespace its key acts
 // for, and only that one. Anywhere else a Secret's key acts for its own
-// namespace: a TenantLabel naming another one gives no key.
-const TenantLabel = "k8s-gateway.dns/tenant"
+// namespace: a tenantLabel naming another one gives no key.
+const tenantLabel = "k8s-gateway.dns/tenant"
 
 // SecretTenancy says which tenant the key of a Secret acts for.
 type SecretTenancy struct {
-	// Shared is the namespace of tenant_secrets ("" when none).
-	Shared string
-	// Tenants are the namespaces Shared's keys may act for; any when empty.
-	Tenants []string
+	// shared is the namespace of tenant_secrets ("" when none).
+	shared string
+	// tenants are the namespaces shared's keys may act for; any when empty.
+	tenants []string
 }
 
 // tenantOf returns the namespace the key of Secret u acts for, or why it
 // acts for none.
 func (st SecretTenancy) tenantOf(u *unstructured.Unstructured) (string, error) {
 	ns := u.GetNamespace()
-	tenant, labelled := u.GetLabels()[TenantLabel]
-	if st.Shared == "" || ns != st.Shared {
+	tenant, labelled := u.GetLabels()[tenantLabel]
+	if st.shared == "" || ns != st.shared {
 		if labelled && tenant != ns {
-			return "", fmt.Errorf("label %s names namespace %q: only a Secret of the tenants' keys' namespace (tenant_secrets) acts for another namespace than its own", TenantLabel, tenant)
+			return "", fmt.Errorf("label %s names namespace %q: only a Secret of the tenants' keys' namespace (tenant_secrets) acts for another namespace than its own", tenantLabel, tenant)
 		}
 		return ns, nil
 	}
 	switch {
 	case !labelled || tenant == "":
-		return "", fmt.Errorf("a Secret of the tenants' keys' namespace %s needs the label %s naming the namespace its key acts for", ns, TenantLabel)
+		return "", fmt.Errorf("a Secret of the tenants' keys' namespace %s needs the label %s naming the namespace its key acts for", ns, tenantLabel)
 	case len(validation.IsDNS1123Label(tenant)) > 0:
-		return "", fmt.Errorf("label %s: %q is not a namespace name", TenantLabel, tenant)
-	case len(st.Tenants) > 0 && !slices.Contains(st.Tenants, tenant):
-		return "", fmt.Errorf("label %s: namespace %s is not one of the tenants of tenant_secrets (%s)", TenantLabel, tenant, strings.Join(st.Tenants, " "))
+		return "", fmt.Errorf("label %s: %q is not a namespace name", tenantLabel, tenant)
+	case len(st.tenants) > 0 && !slices.Contains(st.tenants, tenant):
+		return "", fmt.Errorf("label %s: namespace %s is not one of the tenants of tenant_secrets (%s)", tenantLabel, tenant, strings.Join(st.tenants, " "))
 	}
 	return tenant, nil
 }
@@ -66,9 +66,9 @@ func (st SecretTenancy) tenantOf(u *unstructured.Unstructured) (string, error) {
 // neither client-go's clientset nor the types of k8s.io/api.
 var secretsResource = schema.GroupVersionResource{Version: "v1", Resource: "secrets"}
 
-// SecretKey returns the key a Secret holds, bound to the tenant st gives
+// secretKey returns the key a Secret holds, bound to the tenant st gives
 // it, or why it holds none.
-func SecretKey(u *unstructured.Unstructured, st SecretTenancy) (Key, error) {
+func secretKey(u *unstructured.Unstructured, st SecretTenancy) (Key, error) {
 	data := func(k string) (string, error) {
 		s, _, _ := unstructured.NestedString(u.Object, "data", k)
 		b, err := base64.StdEncoding.DecodeString(s)
@@ -141,7 +141,7 @@ func setSecretKey(kr *Keyring, st SecretTenancy, obj any) {
 		return
 	}
 	src := "Secret/" + u.GetNamespace() + "/" + u.GetName()
-	k, err := SecretKey(u, st)
+	k, err := secretKey(u, st)
 	if err == nil {
 		err = kr.Set(src, k)
 	}

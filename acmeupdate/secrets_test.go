@@ -148,7 +148,7 @@ func TestWatchSecretsAfterOutage(t *testing.T) {
 func tenantSecret(ns, name, tenant string) *unstructured.Unstructured {
 	u := secret(ns, name, secretA, true)
 	if tenant != "-" {
-		u.SetLabels(map[string]string{SecretLabel: "true", TenantLabel: tenant})
+		u.SetLabels(map[string]string{SecretLabel: "true", tenantLabel: tenant})
 	}
 	return u
 }
@@ -157,8 +157,8 @@ func tenantSecret(ns, name, tenant string) *unstructured.Unstructured {
 // tenant its label names, and only there; elsewhere a key acts for its own
 // namespace, and a label naming another one gives no key.
 func TestSecretTenancy(t *testing.T) {
-	shared := SecretTenancy{Shared: "platform"}
-	listed := SecretTenancy{Shared: "platform", Tenants: []string{"team-a", "team-b"}}
+	shared := SecretTenancy{shared: "platform"}
+	listed := SecretTenancy{shared: "platform", tenants: []string{"team-a", "team-b"}}
 	cases := []struct {
 		what   string
 		st     SecretTenancy
@@ -177,7 +177,7 @@ func TestSecretTenancy(t *testing.T) {
 		{"no shared namespace, labelled with another", SecretTenancy{}, tenantSecret("platform", "a", "team-a"), ""},
 	}
 	for _, c := range cases {
-		k, err := SecretKey(c.secret, c.st)
+		k, err := secretKey(c.secret, c.st)
 		switch {
 		case c.tenant == "" && err == nil:
 			t.Errorf("%s: key %s acts for %s, want none", c.what, k.Name, k.Namespace)
@@ -198,7 +198,7 @@ func TestTenantSecretActsForItsTenant(t *testing.T) {
 	u, store, _ := testUpdater(t, nil)
 	stop := make(chan struct{})
 	defer close(stop)
-	WatchSecrets(client, "platform", SecretTenancy{Shared: "platform"}, u.cfg.Keys, stop)
+	WatchSecrets(client, "platform", SecretTenancy{shared: "platform"}, u.cfg.Keys, stop)
 	send := func(key string) int {
 		m := updateMsg(testZone)
 		m.Id = dns.Id()

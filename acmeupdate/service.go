@@ -107,7 +107,7 @@ func (s *Service) StartClient(dyn dynamic.Interface) {
 	s.store.Client = dyn
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel, s.done = cancel, make(chan struct{})
-	if namespaces, st := s.opts.SecretsWatched(); len(namespaces) > 0 {
+	if namespaces, st := s.opts.secretsWatched(); len(namespaces) > 0 {
 		s.watchSecrets(ctx, namespaces, st)
 	}
 	interval := min(max(s.opts.Expire/4, 10*time.Second), 5*time.Minute)

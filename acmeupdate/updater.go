@@ -107,7 +107,7 @@ func New(cfg Config) *Updater {
 	rate := newRateLimit(cfg.RatePerMinute)
 	rate.global = float64(cfg.GlobalRatePerMinute)
 	return &Updater{
-		cfg: cfg, overlay: NewOverlay(cfg.OverlayHold), replays: newReplays(1 << 16), rate: rate,
+		cfg: cfg, overlay: newOverlay(cfg.OverlayHold), replays: newReplays(1 << 16), rate: rate,
 		unauth: logLimit{every: time.Second, what: "unauthenticated refusals"},
 	}
 }
