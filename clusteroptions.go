@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -24,7 +25,7 @@ type clusterOptions struct {
 	ingressClasses []string
 	gatewayClasses []string
 	labelSelector  string              // for every published kind ...
-	labelSelectors map[string]string   // ... unless set for the kind here
+	labelSelectors map[string][]string // ... unless set for the kind here: any of these
 	namespaces     []string            // publish only from these; all when empty
 	delegations    map[string][]string // namespace → domains from the delegate option
 	emitEvents     bool                // the events option: Events on rejected objects
@@ -38,7 +39,7 @@ type clusterOptions struct {
 func newClusterOptions() clusterOptions {
 	return clusterOptions{
 		resources:      source.SupportedKinds(),
-		labelSelectors: map[string]string{},
+		labelSelectors: map[string][]string{},
 		delegations:    map[string][]string{},
 	}
 }
@@ -75,11 +76,25 @@ var clusterOptionTable = map[string]clusterOption{
 	"location":              {parseLocation, func(o, b *clusterOptions) { o.location = b.location }},
 }
 
+// refusedOptions are options of the k8s-gateway fork that the plugin does
+// not take, with what to do instead.
+var refusedOptions = map[string]string{
+	"nodeAddressType": "nodeAddressType (of the k8s-gateway fork's resources Node) is not supported: " + noNodeAddresses,
+}
+
+// noNodeAddresses says what to use instead of publishing Nodes.
+const noNodeAddresses = "the plugin never publishes node addresses, which are the cluster's own; " +
+	"publish through a LoadBalancer Service (or a Service's spec.externalIPs), or list the nodes' public addresses " +
+	"as the targets of a DNSEndpoint"
+
 // setClusterOption applies one option line, opt (a name or an alias) with its
 // args. Errors say what is wrong without the Corefile position, which the
 // caller adds.
 func setClusterOption(o *clusterOptions, opt string, args []string) error {
 	row, ok := clusterOptionTable[canonicalOption(opt)]
+	if hint, refused := refusedOptions[opt]; !ok && refused {
+		return errors.New(hint)
+	}
 	if !ok {
 		return errUnknownOption
 	}
@@ -93,6 +108,9 @@ func parseResources(o *clusterOptions, _ string, args []string) error {
 	o.resources = nil
 	for _, a := range args {
 		kind, ok := source.CanonicalKind(a)
+		if !ok && strings.EqualFold(a, "Node") {
+			return fmt.Errorf("resource Node (of the k8s-gateway fork) is not supported: %s", noNodeAddresses)
+		}
 		if !ok {
 			return fmt.Errorf("unknown resource %q; supported: %s", a, strings.Join(source.SupportedKinds(), ", "))
 		}
@@ -130,21 +148,34 @@ func parseClasses(o *clusterOptions, opt string, args []string) error {
 	return nil
 }
 
-// parseSelector reads labelSelector and serviceLabelSelectors.
+// parseSelector reads labelSelector, whose arguments are joined with commas
+// (an object must match all), and serviceLabelSelectors, whose arguments are
+// each a selector (a Service that matches any is published, as in the
+// original k8s_gateway).
 func parseSelector(o *clusterOptions, opt string, args []string) error {
 	if len(args) == 0 {
 		return usageErr(opt+" SELECTOR...", args)
 	}
-	sel := strings.Join(args, ",")
-	if _, err := labels.Parse(sel); err != nil {
-		return fmt.Errorf("invalid label selector %q: %v", sel, err)
-	}
 	if opt == "labelSelector" {
+		sel := strings.Join(args, ",")
+		if _, err := labels.Parse(sel); err != nil {
+			return fmt.Errorf("invalid label selector %q: %v", sel, err)
+		}
 		o.labelSelector = sel
-	} else {
-		o.labelSelectors = cloneMap(o.labelSelectors)
-		o.labelSelectors["Service"] = sel
+		return nil
 	}
+	var sels []string
+	for _, sel := range args {
+		if _, err := labels.Parse(sel); err != nil || strings.TrimSpace(sel) == "" {
+			return fmt.Errorf("invalid label selector %q: %v (each argument is a selector, and a Service matching any "+
+				"is published; for a Service that must match all, join them with commas in one argument)", sel, err)
+		}
+		if !slices.Contains(sels, sel) {
+			sels = append(sels, sel)
+		}
+	}
+	o.labelSelectors = cloneMap(o.labelSelectors)
+	o.labelSelectors["Service"] = sels
 	return nil
 }
 

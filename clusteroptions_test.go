@@ -73,7 +73,7 @@ func TestClusterOptionsInherited(t *testing.T) {
 	want := g.clusterOptions
 	switch {
 	case strings.Join(a.resources, ",") != "Service", strings.Join(a.ingressClasses, ",") != "a",
-		strings.Join(a.gatewayClasses, ",") != "b", a.labelSelector != "x=1", a.labelSelectors["Service"] != "y=2",
+		strings.Join(a.gatewayClasses, ",") != "b", a.labelSelector != "x=1", strings.Join(a.labelSelectors["Service"], "|") != "y=2",
 		strings.Join(a.namespaces, ",") != "n", !a.emitEvents, !a.health, a.priority != 3,
 		a.failover != want.failover, a.weight != 4, a.location != want.location:
 		t.Errorf("cluster a did not inherit every option of the block: %+v", a)

@@ -16,7 +16,7 @@ type k8sClusterView struct {
 	Zones                                    []string
 	Resources, Namespaces                    []string
 	LabelSelector                            string
-	Selectors                                map[string]string
+	Selectors                                map[string][]string
 	Delegations                              map[string][]string
 	Events                                   bool
 }
@@ -34,8 +34,8 @@ func TestParseClusters(t *testing.T) {
 			corefile: "k8s_gateway example.com {\n resources Ingress Service\n namespaces apps\n cluster prod {\n  kubeconfig " + kc + " one\n }\n" +
 				" cluster stage { kubeconfig " + kc + " two }\n}",
 			want: []k8sClusterView{
-				{Name: "prod", Kubeconfig: kc, Kubecontext: "one", Zones: []string{"example.com."}, Resources: []string{"Ingress", "Service"}, Namespaces: []string{"apps"}, Selectors: map[string]string{}, Delegations: map[string][]string{}},
-				{Name: "stage", Kubeconfig: kc, Kubecontext: "two", Zones: []string{"example.com."}, Resources: []string{"Ingress", "Service"}, Namespaces: []string{"apps"}, Selectors: map[string]string{}, Delegations: map[string][]string{}},
+				{Name: "prod", Kubeconfig: kc, Kubecontext: "one", Zones: []string{"example.com."}, Resources: []string{"Ingress", "Service"}, Namespaces: []string{"apps"}, Selectors: map[string][]string{}, Delegations: map[string][]string{}},
+				{Name: "stage", Kubeconfig: kc, Kubecontext: "two", Zones: []string{"example.com."}, Resources: []string{"Ingress", "Service"}, Namespaces: []string{"apps"}, Selectors: map[string][]string{}, Delegations: map[string][]string{}},
 			},
 		},
 		{
@@ -43,15 +43,15 @@ func TestParseClusters(t *testing.T) {
 			corefile: "k8s_gateway example.com {\n cluster prod {\n  kubeconfig " + kc + "\n  resources Service\n  subdomain\n  events\n }\n" +
 				" cluster lab {\n  subdomain dev\n  serviceLabelSelectors a=b\n  delegate team t.example.com\n }\n labelSelector x=y\n delegate ops o.example.com\n}",
 			want: []k8sClusterView{
-				{Name: "prod", Subdomain: "prod", Kubeconfig: kc, Zones: []string{"prod.example.com."}, Resources: []string{"Service"}, LabelSelector: "x=y", Selectors: map[string]string{}, Delegations: map[string][]string{"ops": {"o.example.com."}}, Events: true},
-				{Name: "lab", Subdomain: "dev", Zones: []string{"dev.example.com."}, Resources: source.SupportedKinds(), LabelSelector: "x=y", Selectors: map[string]string{"Service": "a=b"},
+				{Name: "prod", Subdomain: "prod", Kubeconfig: kc, Zones: []string{"prod.example.com."}, Resources: []string{"Service"}, LabelSelector: "x=y", Selectors: map[string][]string{}, Delegations: map[string][]string{"ops": {"o.example.com."}}, Events: true},
+				{Name: "lab", Subdomain: "dev", Zones: []string{"dev.example.com."}, Resources: source.SupportedKinds(), LabelSelector: "x=y", Selectors: map[string][]string{"Service": {"a=b"}},
 					Delegations: map[string][]string{"ops": {"o.example.com."}, "team": {"t.example.com."}}},
 			},
 		},
 		{
 			name:     "a subdomain keeps the reverse zones",
 			corefile: "k8s_gateway example.com 192.0.2.0/24 {\n cluster a {\n  subdomain\n }\n}",
-			want:     []k8sClusterView{{Name: "a", Subdomain: "a", Zones: []string{"a.example.com.", "2.0.192.in-addr.arpa."}, Resources: source.SupportedKinds(), Selectors: map[string]string{}, Delegations: map[string][]string{}}},
+			want:     []k8sClusterView{{Name: "a", Subdomain: "a", Zones: []string{"a.example.com.", "2.0.192.in-addr.arpa."}, Resources: source.SupportedKinds(), Selectors: map[string][]string{}, Delegations: map[string][]string{}}},
 		},
 		{name: "no name", corefile: "k8s_gateway example.com {\n cluster\n}", err: []string{"Testfile:2", "cluster NAME"}},
 		{name: "upper-case name", corefile: "k8s_gateway example.com {\n cluster Prod\n}", err: []string{"Testfile:2", "lower-case DNS label"}},

@@ -24,7 +24,7 @@ type k8sSetupView struct {
 	Resources      []string
 	IngressClasses []string
 	GatewayClasses []string
-	Selectors      map[string]string
+	Selectors      map[string][]string
 	LabelSelector  string
 	Namespaces     []string
 	Kubeconfig     string
@@ -72,7 +72,7 @@ func TestParse(t *testing.T) {
 			TTL:         60,
 			Apex:        "dns1.kube-system",
 			Resources:   source.SupportedKinds(),
-			Selectors:   map[string]string{},
+			Selectors:   map[string][]string{},
 			Ownership:   "union",
 			Delegations: map[string][]string{},
 		}
@@ -148,7 +148,7 @@ func TestParse(t *testing.T) {
 				v.Fall = []string{"example.org."}
 				v.IngressClasses = []string{"nginx", "traefik"}
 				v.GatewayClasses = []string{"cilium"}
-				v.Selectors = map[string]string{"Service": "app=web,tier in (front,back)"}
+				v.Selectors = map[string][]string{"Service": {"app=web", "tier in (front,back)"}}
 				v.LabelSelector = "!internal"
 				v.Namespaces = []string{"apps", "web"}
 			},
@@ -183,7 +183,7 @@ func TestParse(t *testing.T) {
 		{
 			name:     "label selector, one token",
 			corefile: "k8s_gateway example.com {\n serviceLabelSelectors !internal\n}",
-			want:     func(v *k8sSetupView) { v.Selectors = map[string]string{"Service": "!internal"} },
+			want:     func(v *k8sSetupView) { v.Selectors = map[string][]string{"Service": {"!internal"}} },
 		},
 
 		// Errors name the line of the Corefile.
@@ -198,6 +198,10 @@ func TestParse(t *testing.T) {
 		{name: "exclude without ranges", corefile: "k8s_gateway example.com {\n ttl 30\n exclude\n}", err: []string{"Testfile:3", "exclude CIDR..."}},
 		{name: "include with host bits", corefile: "k8s_gateway example.com {\n include 10.1.2.3/8\n}", err: []string{"Testfile:2", "did you mean 10.0.0.0/8"}},
 		{name: "unknown option", corefile: "k8s_gateway example.com {\n ttl 30\n foo bar\n}", err: []string{"Testfile:3", `unknown property "foo"`}},
+		// The fork's Node kind and its option: refused with what to use instead.
+		{name: "resources Node", corefile: "k8s_gateway example.com {\n resources Ingress Node\n}", err: []string{"Testfile:2", "resource Node", "never publishes node addresses", "DNSEndpoint"}},
+		{name: "nodeAddressType", corefile: "k8s_gateway example.com {\n nodeAddressType ExternalIP\n}", err: []string{"Testfile:2", "nodeAddressType", "never publishes node addresses", "LoadBalancer Service"}},
+		{name: "serviceLabelSelectors, one bad of several", corefile: "k8s_gateway example.com {\n serviceLabelSelectors app=web \"tier in (a\"\n}", err: []string{"Testfile:2", `"tier in (a"`, "join them with commas"}},
 		{name: "ttl not a number", corefile: "k8s_gateway example.com {\n ttl ten\n}", err: []string{"Testfile:2", "ttl", `"ten"`}},
 		{name: "ttl negative", corefile: "k8s_gateway example.com {\n ttl -1\n}", err: []string{"Testfile:2", "ttl", `"-1"`}},
 		{name: "ttl too large", corefile: "k8s_gateway example.com {\n\n ttl 3601\n}", err: []string{"Testfile:3", "ttl", "3600", `"3601"`}},

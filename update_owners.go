@@ -38,7 +38,7 @@ func (o *clusterOptions) filters() bool {
 
 // unfiltered returns o without the options that hide objects.
 func (o clusterOptions) unfiltered() clusterOptions {
-	o.namespaces, o.labelSelector, o.labelSelectors = nil, "", map[string]string{}
+	o.namespaces, o.labelSelector, o.labelSelectors = nil, "", map[string][]string{}
 	o.ingressClasses, o.gatewayClasses = nil, nil
 	o.health, o.emitEvents = false, false
 	return o

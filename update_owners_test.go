@@ -160,7 +160,7 @@ func TestUpdateOwnershipUnfiltered(t *testing.T) {
 	}{
 		{"exclude", func(g *Gateway) { g.addresses.Exclude = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")} }},
 		{"namespaces", func(g *Gateway) { g.namespaces = []string{"team-b"} }},
-		{"serviceLabelSelectors", func(g *Gateway) { g.labelSelectors = map[string]string{"Service": "expose=public"} }},
+		{"serviceLabelSelectors", func(g *Gateway) { g.labelSelectors = map[string][]string{"Service": {"expose=public"}} }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

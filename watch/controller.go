@@ -47,7 +47,7 @@ type Config struct {
 	Sources         source.Config
 	Resources       []string            // kinds to publish
 	LabelSelector   string              // for every published kind ...
-	LabelSelectors  map[string]string   // ... unless set for the kind here
+	LabelSelectors  map[string][]string // ... unless set for the kind here: any of these (informers.go)
 	Namespaces      []string            // publish only from these; all when empty
 	Nameservers     []string            // "namespace/name" of the nameservers' own Services
 	Reverse         bool                // reverse zones are configured: publish PTR records
@@ -99,12 +99,15 @@ type watched struct {
 	Kind      *source.Kind // as configured
 	Version   *source.Kind // the version of kind read: kind or one of kind.older
 	Namespace string
-	Options   func(*metav1.ListOptions)
-	key       func(obj metav1.Object) string
-	records   func(obj any) source.Result
-	informer  cache.SharedIndexInformer // set once started
-	synced    cache.InformerSynced      // this controller's handler has seen the first list; set once started
-	stop      chan struct{}             // closed to stop this informer alone
+	// alt numbers the informers of a kind listed with several label
+	// selectors, one each: 0, 1, ... (selectors.go).
+	alt      int
+	Options  func(*metav1.ListOptions)
+	key      func(obj metav1.Object) string
+	records  func(obj any) source.Result
+	informer cache.SharedIndexInformer // set once started
+	synced   cache.InformerSynced      // this controller's handler has seen the first list; set once started
+	stop     chan struct{}             // closed to stop this informer alone
 	// retired is set when a newer version's informer has replaced this one:
 	// its events are ignored from then on.
 	retired atomic.Bool

@@ -3,6 +3,7 @@ package watch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -12,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	kwatch "k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
@@ -221,7 +223,7 @@ func TestControllerFilters(t *testing.T) {
 	client := fake.NewSimpleClientset(exposed, otherNS, testutil.NamedService("apps", "hidden", "192.0.2.3"),
 		testutil.NamedService("kube-system", "dns1", "192.0.2.53"))
 	cfg := testConfig("example.com.")
-	cfg.LabelSelectors = map[string]string{"Service": "expose=yes"}
+	cfg.LabelSelectors = map[string][]string{"Service": {"expose=yes"}}
 	cfg.Namespaces = []string{"apps"}
 	cfg.Nameservers, cfg.NameserverZones = []string{"kube-system/dns1"}, cfg.Sources.Zones
 	p := startPipeline(t, cfg, watchtest.API{Core: client}, withNS("dns1.kube-system"))
@@ -230,4 +232,96 @@ func TestControllerFilters(t *testing.T) {
 	p.answers(t, "hidden.apps.example.com.", dns.TypeA, nx)
 	p.answers(t, "example.com.", dns.TypeNS, expect(t, "NOERROR",
 		[]string{"example.com. 60 IN NS dns1.kube-system.example.com."}, "dns1.kube-system.example.com. 60 IN A 192.0.2.53"))
+}
+
+// TestControllerSelectorsOr: a kind listed with several label selectors
+// publishes the objects that match any of them, one claim each, and an
+// object that two match is withdrawn only when no informer holds it.
+func TestControllerSelectorsOr(t *testing.T) {
+	svc := func(name, ip string, labels map[string]string) *corev1.Service {
+		s := testutil.NamedService("apps", name, ip)
+		s.Labels = labels
+		return s
+	}
+	// Created before the start: the fake filters lists by label, not watches.
+	client := fake.NewSimpleClientset(
+		svc("a", "192.0.2.1", map[string]string{"app": "a"}),
+		svc("b", "192.0.2.2", map[string]string{"tier": "b"}),
+		svc("both", "192.0.2.3", map[string]string{"app": "a", "tier": "b"}),
+		svc("neither", "192.0.2.4", map[string]string{"app": "c"}))
+	cfg := testConfig("example.com.")
+	cfg.LabelSelectors = map[string][]string{"Service": {"app=a", "tier=b"}}
+	p := startPipeline(t, cfg, watchtest.API{Core: client})
+	for name, ip := range map[string]string{"a": "192.0.2.1", "b": "192.0.2.2", "both": "192.0.2.3"} {
+		owner := name + ".apps.example.com."
+		p.answers(t, owner, dns.TypeA, expect(t, "NOERROR", []string{owner + " 60 IN A " + ip}))
+	}
+	p.answers(t, "neither.apps.example.com.", dns.TypeA, nx)
+
+	if err := client.CoreV1().Services("apps").Delete(context.Background(), "both", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	p.answers(t, "both.apps.example.com.", dns.TypeA, nx)
+	p.answers(t, "a.apps.example.com.", dns.TypeA, expect(t, "NOERROR", []string{"a.apps.example.com. 60 IN A 192.0.2.1"}))
+}
+
+// TestControllerSelectorsLeave: an object whose labels leave one of its
+// kind's selectors but still match another stays published, with its new
+// contents, whichever of the two watches tells first; it goes when it
+// leaves the last.
+func TestControllerSelectorsLeave(t *testing.T) {
+	both := testutil.NamedService("apps", "both", "192.0.2.3")
+	both.Labels = map[string]string{"app": "a", "tier": "b"}
+	client := fake.NewSimpleClientset(both)
+	// One watch per selector, as the API server filters them.
+	watchers := map[string]*kwatch.FakeWatcher{"app=a": kwatch.NewFake(), "tier=b": kwatch.NewFake()}
+	client.PrependWatchReactor("services", func(a k8stesting.Action) (bool, kwatch.Interface, error) {
+		w, ok := watchers[a.(k8stesting.WatchAction).GetWatchRestrictions().Labels.String()]
+		return ok, w, nil
+	})
+	cfg := testConfig("example.com.")
+	cfg.LabelSelectors = map[string][]string{"Service": {"app=a", "tier=b"}}
+	p := startPipeline(t, cfg, watchtest.API{Core: client})
+	const owner = "both.apps.example.com."
+	p.answers(t, owner, dns.TypeA, expect(t, "NOERROR", []string{owner + " 60 IN A 192.0.2.3"}))
+
+	// settled waits until both informers have handled what was sent to
+	// them: a marker Service sent after it is published through each.
+	markers := 0
+	settled := func() {
+		t.Helper()
+		for _, sel := range []string{"app=a", "tier=b"} {
+			markers++
+			name := fmt.Sprintf("marker%d", markers)
+			m := testutil.NamedService("apps", name, "192.0.2.99")
+			watchers[sel].Add(m)
+			p.answers(t, name+".apps.example.com.", dns.TypeA, expect(t, "NOERROR", []string{name + ".apps.example.com. 60 IN A 192.0.2.99"}))
+		}
+	}
+
+	// It leaves app=a with a new address: tier=b's watch tells first.
+	moved := testutil.NamedService("apps", "both", "192.0.2.33")
+	moved.Labels = map[string]string{"tier": "b"}
+	watchers["tier=b"].Modify(moved)
+	watchers["app=a"].Delete(both)
+	settled()
+	if got, want := p.answer(owner, dns.TypeA), expect(t, "NOERROR", []string{owner + " 60 IN A 192.0.2.33"}); got != want {
+		t.Fatalf("after leaving one selector: %s, want %s", got, want)
+	}
+
+	// Back in app=a, then out of it again, app=a's watch telling first.
+	back := moved.DeepCopy()
+	back.Labels = map[string]string{"app": "a", "tier": "b"}
+	back.Status.LoadBalancer.Ingress[0].IP = "192.0.2.34"
+	watchers["app=a"].Add(back)
+	watchers["tier=b"].Modify(back)
+	settled()
+	watchers["app=a"].Delete(back)
+	settled()
+	if got, want := p.answer(owner, dns.TypeA), expect(t, "NOERROR", []string{owner + " 60 IN A 192.0.2.34"}); got != want {
+		t.Fatalf("after leaving one selector again: %s, want %s", got, want)
+	}
+
+	watchers["tier=b"].Delete(back)
+	p.answers(t, owner, dns.TypeA, nx)
 }

@@ -15,7 +15,7 @@ import (
 // switchVersion replaces the informer of w by one that reads version v, and
 // returns it once it has synced: the records stay published meanwhile.
 func (c *Controller) switchVersion(w *watched, v *source.Kind) (*watched, bool) {
-	nw := &watched{Kind: w.Kind, Version: v, Namespace: w.Namespace, Options: w.Options, key: w.key, records: w.records}
+	nw := &watched{Kind: w.Kind, Version: v, Namespace: w.Namespace, alt: w.alt, Options: w.Options, key: w.key, records: w.records}
 	if !c.waitForSync([]cache.InformerSynced{c.startInformer(nw, false)}) {
 		return nil, false
 	}
@@ -145,7 +145,7 @@ func (c *Controller) watches() []*watched {
 	if len(c.cfg.Namespaces) > 0 {
 		scopes = slices.Compact(slices.Sorted(slices.Values(c.cfg.Namespaces)))
 	}
-	add := func(k *source.Kind, sel string) {
+	add := func(k *source.Kind, sel string, alt int) {
 		in := scopes
 		if k.Cluster && !k.ByName {
 			in = []string{""}
@@ -155,6 +155,7 @@ func (c *Controller) watches() []*watched {
 				Kind:      k,
 				Version:   k,
 				Namespace: ns,
+				alt:       alt,
 				Options:   func(o *metav1.ListOptions) { o.LabelSelector = sel },
 				key: func(o metav1.Object) string {
 					if key := source.KeyOf(o); key != "" && c.cfg.Prefix == "" {
@@ -175,30 +176,32 @@ func (c *Controller) watches() []*watched {
 		if !c.api.Reads(k) {
 			continue // no client for it (unit tests with a fake core client)
 		}
-		sel, ok := c.cfg.LabelSelectors[name]
+		sels, ok := c.cfg.LabelSelectors[name]
 		if !ok {
-			sel = c.cfg.LabelSelector
+			sels = []string{c.cfg.LabelSelector}
 		}
-		add(k, sel)
+		for alt, sel := range sels {
+			add(k, sel, alt)
+		}
 	}
 	if slices.Contains(c.cfg.Resources, "Ingress") && len(c.cfg.Sources.IngressClasses) > 0 && c.api.Reads(source.IngressClassKind) {
 		// A class-less Ingress has the default IngressClass.
-		add(source.IngressClassKind, "")
+		add(source.IngressClassKind, "", 0)
 	}
 	if c.readsEndpointSlices() {
-		add(source.EndpointSliceKind, "")
+		add(source.EndpointSliceKind, "", 0)
 	}
 	namespaces := false
 	if routes && c.api.Reads(source.GatewayKind) {
 		// Routes publish through the kinds they depend on.
 		for _, k := range routeContextKinds {
-			add(k, "")
+			add(k, "", 0)
 		}
 		namespaces = true
 	}
 	if !namespaces && c.cfg.Ownership == index.Delegated && c.api.Reads(source.NamespaceKind) {
 		// Namespaces carry their delegated domains.
-		add(source.NamespaceKind, "")
+		add(source.NamespaceKind, "", 0)
 	}
 	// The nameserver's own Services publish the NS names and their glue.
 	svc := source.KindByName("Service")

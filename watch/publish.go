@@ -28,6 +28,10 @@ type publisher struct {
 	health *health
 	synced <-chan struct{} // closed once the controller has synced
 
+	// selectorsMu serializes the events of a kind listed with several label
+	// selectors (selectors.go), when no other lock of lock() does.
+	selectorsMu sync.Mutex
+
 	mu       sync.Mutex
 	warnings map[string]string   // object key → last warnings logged
 	refused  map[string][]string // object key → names refused before the index (Result.Refused)
@@ -73,6 +77,9 @@ func (p *publisher) lock(w *watched) (unlock func()) {
 	case p.cfg.Health:
 		p.health.mu.Lock()
 		return p.health.mu.Unlock
+	case len(p.cfg.LabelSelectors[w.Kind.Name]) > 1:
+		p.selectorsMu.Lock()
+		return p.selectorsMu.Unlock
 	}
 	return func() {}
 }
@@ -105,7 +112,9 @@ func (p *publisher) remove(w *watched, obj any) {
 	defer p.observeProgramming(w.Kind.Name, time.Now())
 	p.counted(w)
 	defer p.lock(w)()
-	if w.records != nil {
+	// An object that another of its kind's label selectors still lists is
+	// published from there instead (selectors.go).
+	if w.records != nil && !p.publishFromOtherSelector(w, meta) {
 		key := w.key(meta)
 		p.logWarnings(key, nil)
 		p.report(key, nil)

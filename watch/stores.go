@@ -35,10 +35,14 @@ func newStores(cfg *Config) *stores {
 	return &stores{ownership: cfg.Ownership, delegations: cfg.Delegations, informers: map[informerKey]*watched{}}
 }
 
-// informerKey names a running informer: its kind and namespace.
-type informerKey struct{ Kind, namespace string }
+// informerKey names a running informer: its kind and namespace, and which
+// of the kind's label selectors it lists with.
+type informerKey struct {
+	Kind, namespace string
+	alt             int
+}
 
-func keyOf(w *watched) informerKey { return informerKey{w.Kind.Name, w.Namespace} }
+func keyOf(w *watched) informerKey { return informerKey{w.Kind.Name, w.Namespace, w.alt} }
 
 // register makes the lookups of w's kind read its store, in place of the
 // informer of the same kind and namespace registered before, if any.
@@ -61,10 +65,10 @@ func (s *stores) setSynced(w *watched, synced cache.InformerSynced) {
 func (s *stores) informerFor(kind, namespace string) *watched {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if w := s.informers[informerKey{kind, namespace}]; w != nil {
+	if w := s.informers[informerKey{kind, namespace, 0}]; w != nil {
 		return w
 	}
-	return s.informers[informerKey{kind, ""}]
+	return s.informers[informerKey{kind, "", 0}]
 }
 
 // readVersion returns the group version at which the informer of kind in
@@ -120,17 +124,33 @@ func (s *stores) getNamespace(name string) any {
 }
 
 // getKey returns the object of kind with the store key, from the informer
-// that reads namespace, or nil.
+// that reads namespace (from the first of its label selectors' informers
+// that holds it), or nil.
 func (s *stores) getKey(kind, namespace, key string) (*watched, any) {
-	w := s.informerFor(kind, namespace)
+	for _, w := range s.alternatives(s.informerFor(kind, namespace)) {
+		if obj, ok, _ := w.informer.GetStore().GetByKey(key); ok {
+			return w, obj
+		}
+	}
+	return nil, nil
+}
+
+// alternatives returns w and the informers of the kind's other label
+// selectors in the same namespace, in their order; none when w is nil.
+func (s *stores) alternatives(w *watched) []*watched {
 	if w == nil {
-		return nil, nil
+		return nil
 	}
-	obj, ok, _ := w.informer.GetStore().GetByKey(key)
-	if !ok {
-		return nil, nil
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var ws []*watched
+	for alt := 0; ; alt++ {
+		o := s.informers[informerKey{w.Kind.Name, w.Namespace, alt}]
+		if o == nil {
+			return ws
+		}
+		ws = append(ws, o)
 	}
-	return w, obj
 }
 
 // ListenerSet implements source.Context.
