@@ -295,7 +295,7 @@ filters:
 					"gatewayClasses":        {"eg"},
 					"namespaces":            {ns, other},
 					"labelSelector":         {"env in (prod, staging),!skip"},
-					"serviceLabelSelectors": {"tier=frontend,public=yes"},
+					"serviceLabelSelectors": {"tier=frontend", "public=yes"},
 				}
 				if !reflect.DeepEqual(opts, want) {
 					t.Errorf("k8s_gateway options:\n got %q\nwant %q", opts, want)

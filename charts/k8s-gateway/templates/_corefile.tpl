@@ -106,8 +106,8 @@ ranges and plugins) or, without a name, the default block.
         {{- with include "k8s-gateway.selector" (.labelSelector | default "") }}
         labelSelector {{ . | quote }}
         {{- end }}
-        {{- with include "k8s-gateway.selector" (.serviceLabelSelectors | default "") }}
-        serviceLabelSelectors {{ . | quote }}
+        {{- with .serviceLabelSelectors }}
+        serviceLabelSelectors{{ if kindIs "string" . }} {{ trim . | quote }}{{ else }}{{ range . }} {{ . | quote }}{{ end }}{{ end }}
         {{- end }}
         {{- end }}
         {{- with $view.include }}

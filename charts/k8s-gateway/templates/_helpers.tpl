@@ -76,6 +76,8 @@ accepts them so that rendering can say what to use instead.
   "debug" "add {name: debug} to extraZonePlugins"
   "dnsChallenge" "set acme.enabled (RFC 2136 updates for ACME DNS-01 challenges)"
   "env" "use extraEnv"
+  "scheme" "plain DNS is always served; set dnsOverTLS.enabled or dnsOverHTTPS.enabled (with tls) to serve TLS or HTTPS beside it (hack/forkvalues converts the k8s-gateway fork's values)"
+  "secure" "the pods always run as a non-root user (podSecurityContext, securityContext) (hack/forkvalues converts the k8s-gateway fork's values)"
   "args" "use extraArgs (and logFormat for -log-format)"
   "sidecars" "use extraContainers"
   "volumes" "use extraVolumes"
