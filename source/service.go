@@ -226,6 +226,11 @@ func serviceRecords(svc *Service, c *Config) Result {
 	if svc.ignored() {
 		return r
 	}
+	if v, _ := svc.annotation(ResolveEndpointsAnnotation); v == "true" {
+		r.warnf("annotation %s is not supported: the plugin never publishes pod addresses, so this Service publishes "+
+			"nothing; remove the annotation to publish the addresses of its load balancer", ResolveEndpointsAnnotation)
+		return r
+	}
 	var t targets
 	switch svc.typ {
 	case loadBalancerService:
