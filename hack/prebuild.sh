@@ -27,6 +27,7 @@ steps=(
 	"hack/acme.sh certmanager"
 	"hack/baremetal.sh build"
 	"hack/geo.sh build"
+	"hack/fork.sh build"
 	"hack/cluster.sh build-node"
 	"hack/release.sh warm"
 )
