@@ -53,12 +53,13 @@ filters:
   ingressClasses: [nginx]
   gatewayClasses: [fork-class]
 `},
+	{name: "README example", readme: true},
+	{name: "README minimal", minimal: true},
+	// Last: it changes an object at its end (checkSelectorLeave).
 	{name: "chart with two selectors", values: `
 filters:
   serviceLabelSelectors: [app=a, tier=b]
 `},
-	{name: "README example", readme: true},
-	{name: "README minimal", minimal: true},
 }
 
 var forkBuild struct {
@@ -304,6 +305,9 @@ func TestForkDifferential(t *testing.T) {
 			}
 			diffs.endName(s.name, n.name(qname), fmt.Sprintf("`%s`: %s", n.name(qname), name.what))
 		}
+		if s.name == "chart with two selectors" {
+			checkSelectorLeave(t, ns, fork, ours)
+		}
 		fork.stop()
 		ours.stop()
 	}
@@ -347,4 +351,20 @@ func TestForkChartValues(t *testing.T) {
 			t.Errorf("the converted values' Corefile lacks %q:\n%s", want, renderedCorefile(t, out))
 		}
 	}
+}
+
+// checkSelectorLeave: a Service that leaves one of two selectors but
+// matches the other stays published by both servers, with its change; it
+// goes from both when it leaves the second. (Last: it changes the objects.)
+func checkSelectorLeave(t *testing.T, ns string, fork, ours *server) {
+	t.Helper()
+	name := "sel-ab." + ns + "." + forkZone + "."
+	kubectl(t, "", "-n", ns, "patch", "service", "sel-ab", "--type=merge",
+		"-p", `{"metadata": {"labels": {"app": null}}, "spec": {"externalIPs": ["192.0.2.25"]}}`)
+	// The fork answers only the externalIPs of a Service that has some.
+	fork.eventually(t, 10*time.Second, name, dns.TypeA, positive(name+" 300 IN A 192.0.2.25"))
+	ours.eventually(t, 10*time.Second, name, dns.TypeA, positive(name+" 300 IN A 192.0.2.24", name+" 300 IN A 192.0.2.25"))
+	kubectl(t, "", "-n", ns, "label", "service", "sel-ab", "tier-")
+	fork.eventually(t, 10*time.Second, name, dns.TypeA, nxdomain)
+	ours.eventually(t, 10*time.Second, name, dns.TypeA, nxdomain)
 }
