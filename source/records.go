@@ -23,11 +23,11 @@ const (
 	// annotation. external-dns does not read it, so its names are always
 	// added to those of the external-dns hostname annotations.
 	CoreDNSHostnameAnnotation = "coredns.io/hostname"
-	// ResolveEndpointsAnnotation is the k8s-gateway fork's: "true" asks for
+	// resolveEndpointsAnnotation is the k8s-gateway fork's: "true" asks for
 	// the ready pod addresses of a Service's EndpointSlices. The plugin never
 	// publishes pod addresses, so a Service with it publishes nothing and says
 	// why (serviceRecords).
-	ResolveEndpointsAnnotation = "k8s-gateway.dns/resolve-endpoints"
+	resolveEndpointsAnnotation = "k8s-gateway.dns/resolve-endpoints"
 )
 
 // The annotations of external-dns, under its two prefixes. For each key the
@@ -271,7 +271,7 @@ func (r *Result) publish(names []string, t targets, ttl uint32) {
 
 // sourceAnnotations are the annotations every source reads.
 var sourceAnnotations = slices.Concat([]string{CoreDNSHostnameAnnotation}, hostnameAnnotations, targetAnnotations, ttlAnnotations,
-	[]string{WeightAnnotation, LocationAnnotation, ResolveEndpointsAnnotation})
+	[]string{WeightAnnotation, LocationAnnotation, resolveEndpointsAnnotation})
 
 // readAnnotations are the annotations any source reads.
 var readAnnotations = append(slices.Clip(sourceAnnotations), legacyIngressClassAnnotation)

@@ -226,9 +226,9 @@ func serviceRecords(svc *Service, c *Config) Result {
 	if svc.ignored() {
 		return r
 	}
-	if v, _ := svc.annotation(ResolveEndpointsAnnotation); v == "true" {
+	if v, _ := svc.annotation(resolveEndpointsAnnotation); v == "true" {
 		r.warnf("annotation %s is not supported: the plugin never publishes pod addresses, so this Service publishes "+
-			"nothing; remove the annotation to publish the addresses of its load balancer", ResolveEndpointsAnnotation)
+			"nothing; remove the annotation to publish the addresses of its load balancer", resolveEndpointsAnnotation)
 		return r
 	}
 	var t targets

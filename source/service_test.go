@@ -342,21 +342,21 @@ func k8sServiceCases() []k8sServiceCase {
 		},
 		{
 			name: "the fork's resolve-endpoints annotation: nothing published, and why",
-			svc:  testutil.AnnotateService(testutil.Service(lb, "192.0.2.10"), ResolveEndpointsAnnotation, "true"),
-			warn: []string{ResolveEndpointsAnnotation, "never publishes pod addresses"},
+			svc:  testutil.AnnotateService(testutil.Service(lb, "192.0.2.10"), resolveEndpointsAnnotation, "true"),
+			warn: []string{resolveEndpointsAnnotation, "never publishes pod addresses"},
 		},
 		{
 			name: "resolve-endpoints on a headless Service: the same warning",
 			svc: func() *corev1.Service {
-				svc := testutil.AnnotateService(testutil.Service(corev1.ServiceTypeClusterIP), ResolveEndpointsAnnotation, "true")
+				svc := testutil.AnnotateService(testutil.Service(corev1.ServiceTypeClusterIP), resolveEndpointsAnnotation, "true")
 				svc.Spec.ClusterIP = corev1.ClusterIPNone
 				return svc
 			}(),
-			warn: []string{ResolveEndpointsAnnotation},
+			warn: []string{resolveEndpointsAnnotation},
 		},
 		{
 			name: "resolve-endpoints other than true is not the fork's opt-in",
-			svc:  testutil.AnnotateService(testutil.Service(lb, "192.0.2.10"), ResolveEndpointsAnnotation, "yes"),
+			svc:  testutil.AnnotateService(testutil.Service(lb, "192.0.2.10"), resolveEndpointsAnnotation, "yes"),
 			want: []string{"web.apps.example.com. 60 IN A 192.0.2.10"},
 		},
 		{
