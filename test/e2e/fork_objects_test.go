@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 
@@ -380,6 +381,12 @@ func applyForkObjects(t *testing.T, ns, zone string) {
 	kubectl(t, expand(forkObjects), "apply", "-f", "-")
 	chartKubectlRetrying(t, expand(forkGatewayObjects), "apply", "-f", "-")
 	chartKubectlRetrying(t, expand(forkEndpointObjects), "apply", "-f", "-")
+	// The load balancers' status, four kubectl at a time.
+	type lbStatus struct {
+		resource, name string
+		addrs          []string
+	}
+	var statuses []lbStatus
 	for name, addrs := range map[string][]string{
 		"lb": {"192.0.2.1", "2001:db8::1"}, "lb4": {"192.0.2.2"}, "lbhost": {"lb.elb.invalid"},
 		"extip": {"192.0.2.8"}, "annot": {"192.0.2.10"}, "annotext": {"192.0.2.11"}, "annotboth": {"192.0.2.12"},
@@ -388,14 +395,41 @@ func applyForkObjects(t *testing.T, ns, zone string) {
 		"sel-ab": {"192.0.2.24"}, "sel-none": {"192.0.2.23"}, "sharedsvc": {"192.0.2.37"},
 		"exdns-k8s-gateway": {"192.0.2.53", "2001:db8::53"}, "exdns2-k8s-gateway": {"192.0.2.54"},
 	} {
-		setLBStatus(t, ns, "service", name, addrs...)
+		statuses = append(statuses, lbStatus{"service", name, addrs})
 	}
 	for name, addrs := range map[string][]string{
 		"shop": {"192.0.2.30", "2001:db8::30"}, "ingwild": {"192.0.2.31"}, "inghost": {"ing.elb.invalid"},
 		"ingother": {"192.0.2.32"}, "ingnoclass": {"192.0.2.33"}, "ingignored": {"192.0.2.34"},
 		"ingtls": {"192.0.2.35"}, "shared": {"192.0.2.36"},
 	} {
-		setLBStatus(t, ns, "ingress", name, addrs...)
+		statuses = append(statuses, lbStatus{"ingress", name, addrs})
+	}
+	errs := make(chan error, len(statuses))
+	sem := make(chan struct{}, 4)
+	for _, st := range statuses {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			var items []string
+			for _, a := range st.addrs {
+				key := "hostname"
+				if net.ParseIP(a) != nil {
+					key = "ip"
+				}
+				items = append(items, fmt.Sprintf(`{%q: %q}`, key, a))
+			}
+			patch := fmt.Sprintf(`{"status": {"loadBalancer": {"ingress": [%s]}}}`, strings.Join(items, ", "))
+			out, err := kubectlErr("", "-n", ns, "patch", st.resource, st.name, "--subresource=status", "--type=merge", "-p", patch)
+			if err != nil {
+				err = fmt.Errorf("status of %s %s: %v\n%s", st.resource, st.name, err, out)
+			}
+			errs <- err
+		}()
+	}
+	for range statuses {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
 	}
 	setGatewayAddresses(t, ns, "gw", "192.0.2.40", "2001:db8::40")
 	setGatewayAddresses(t, ns, "gwhost", "gw.elb.invalid")
@@ -425,6 +459,7 @@ var forkNames = []forkName{
 	{"exdns-1-k8s-gateway.kube-system", "the README's apex"},
 	{"x.exdns-k8s-gateway.$ns", "below the nameserver's name"},
 	{"nope", "a name that does not exist"},
+	{"static", "a name of the zone file only"},
 	{"a.b.nope", "a deeper name that does not exist"},
 	{"$ns", "the namespace: an empty non-terminal above Services"},
 	{"lb.$ns", "LoadBalancer Service, IPv4 and IPv6"},

@@ -53,6 +53,16 @@ filters:
   ingressClasses: [nginx]
   gatewayClasses: [fork-class]
 `},
+	{name: "chart with a zone file", values: `
+fallthrough: {enabled: true}
+zoneFiles:
+  - filename: static.db
+    domains: forkdiff.example
+    contents: |
+      forkdiff.example. 60 IN SOA ns.forkdiff.example. hostmaster.forkdiff.example. 1 7200 1800 86400 60
+      forkdiff.example. 60 IN NS ns.forkdiff.example.
+      static.forkdiff.example. 60 IN TXT "from the zone file"
+`},
 	{name: "README example", readme: true},
 	{name: "README minimal", minimal: true},
 	// Last: it changes an object at its end (checkSelectorLeave).
@@ -132,8 +142,9 @@ func convertForkValues(t *testing.T, tool, values string) string {
 	return chartValuesFile(t, string(out))
 }
 
-// renderedCorefile returns the Corefile of the ConfigMap in a rendered chart.
-func renderedCorefile(t *testing.T, manifest string) string {
+// renderedConfig returns the data of the ConfigMap of the Corefile in a
+// rendered chart: the Corefile and the zone files.
+func renderedConfig(t *testing.T, manifest string) map[string]string {
 	t.Helper()
 	dec := k8syaml.NewYAMLOrJSONDecoder(strings.NewReader(manifest), 4096)
 	for {
@@ -142,11 +153,35 @@ func renderedCorefile(t *testing.T, manifest string) string {
 			break
 		}
 		if cm.Kind == "ConfigMap" && cm.Data["Corefile"] != "" {
-			return cm.Data["Corefile"]
+			return cm.Data
 		}
 	}
 	t.Fatalf("no Corefile in the rendered chart:\n%s", manifest)
-	return ""
+	return nil
+}
+
+// renderedCorefile returns the Corefile of a rendered chart.
+func renderedCorefile(t *testing.T, manifest string) string {
+	t.Helper()
+	return renderedConfig(t, manifest)["Corefile"]
+}
+
+// localChart writes the zone files of a rendered chart's ConfigMap to a
+// directory of the test and returns its Corefile, reading them there
+// (where the pods mount them, /etc/coredns), made local (localCorefile).
+func localChart(t *testing.T, manifest string) string {
+	t.Helper()
+	data := renderedConfig(t, manifest)
+	dir := t.TempDir()
+	for key, text := range data {
+		if key == "Corefile" {
+			continue
+		}
+		if err := os.WriteFile(filepath.Join(dir, key), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return localCorefile(strings.ReplaceAll(data["Corefile"], "/etc/coredns/", dir+"/"))
 }
 
 // localCorefile turns a chart's Corefile into one that runs here: the DNS
@@ -221,9 +256,9 @@ func forkCorefiles(t *testing.T, s forkSetup, src, tool, ns string) (fork, ours 
 		values = chartValuesFile(t, strings.ReplaceAll(s.values, "$ns", ns))
 	}
 	args := []string{"template", "exdns", "-n", ns, "--set", "domain=" + forkZone}
-	fork = localCorefile(renderedCorefile(t, chartHelmOut(t, append(args, filepath.Join(src, "chart"), "-f", values)...)))
+	fork = localChart(t, chartHelmOut(t, append(args, filepath.Join(src, "chart"), "-f", values)...))
 	converted := convertForkValues(t, tool, values)
-	ours = localCorefile(renderedCorefile(t, chartHelmOut(t, append(args, filepath.Join(repoRoot, chartDir), "-f", converted)...)))
+	ours = localChart(t, chartHelmOut(t, append(args, filepath.Join(repoRoot, chartDir), "-f", converted)...))
 	return fork, ours
 }
 
