@@ -88,7 +88,7 @@ bench:
 
 ## bench-secondaries: one primary feeding 2, 8 and 32 BIND and Knot secondaries: API change to every secondary
 ## answering (p50/max), IXFR and AXFR bytes, primary CPU per change; prints a table for docs/benchmarks.md
-## (SECONDARIES_ARGS="N,N CHANGES NAMES BURST"; the smoke, two secondaries, runs in e2e)
+## (SECONDARIES_ARGS="N,N CHANGES NAMES BURST"; the smoke, four secondaries, runs in e2e)
 .PHONY: bench-secondaries
 bench-secondaries:
 	hack/secondaries-bench.sh $(SECONDARIES_ARGS)

@@ -27,18 +27,19 @@ import (
 // API write to every secondary answering the new address, the bytes of the
 // IXFR and of an AXFR of the zone, and the primary's CPU time.
 //
-// make test runs it small (two secondaries, three changes: a smoke test that
-// asserts correctness only). hack/secondaries-bench.sh runs it larger through
+// make test runs it small (four secondaries, two BIND and two Knot, three
+// changes: a smoke test that asserts correctness only, with more than one
+// secondary of each kind). hack/secondaries-bench.sh runs it larger through
 // these variables, and prints the figures:
 //
-//	K8SGW_SCALE_SECONDARIES  N (2)
+//	K8SGW_SCALE_SECONDARIES  N (4)
 //	K8SGW_SCALE_CHANGES      changes measured (3)
 //	K8SGW_SCALE_NAMES        other Services in the zone (20)
 //	K8SGW_SCALE_BLACKHOLE    1: NOTIFY goes first to an address that never answers
 //	K8SGW_SCALE_BURST        changes written back to back after those (5)
 //	K8SGW_SCALE_OUT          a file the figures are appended to, one line per run
 func TestSecondariesScale(t *testing.T) {
-	n, changes, names := envInt(t, "K8SGW_SCALE_SECONDARIES", 2), envInt(t, "K8SGW_SCALE_CHANGES", 3), envInt(t, "K8SGW_SCALE_NAMES", 20)
+	n, changes, names := envInt(t, "K8SGW_SCALE_SECONDARIES", 4), envInt(t, "K8SGW_SCALE_CHANGES", 3), envInt(t, "K8SGW_SCALE_NAMES", 20)
 	blackhole, burst := os.Getenv("K8SGW_SCALE_BLACKHOLE") == "1", envInt(t, "K8SGW_SCALE_BURST", 5)
 	if n < 1 || n > 64 || changes < 1 || changes > 100 || names < 0 || names > 5000 || burst < 0 || burst > min(names, 100) {
 		t.Fatalf("out of bounds: %d secondaries (1-64), %d changes (1-100), %d names (0-5000), burst %d (0-100, at most names)", n, changes, names, burst)
