@@ -35,11 +35,16 @@ const clusterZonesCorefile = `example.com:{$K8S_GATEWAY_PORT} catalog.invalid:{$
 `
 
 // clusterZonesConfig returns clusterZonesCorefile with a cluster block per
-// name, each reading the suite's cluster under the subdomain of its name.
+// name, each under the subdomain of its name: "two" reads the second API
+// server ($KUBECONFIG2), any other the suite's.
 func clusterZonesConfig(names ...string) string {
 	var blocks strings.Builder
 	for _, n := range names {
-		fmt.Fprintf(&blocks, "        cluster %s {\n            kubeconfig {$KUBECONFIG}\n            subdomain\n        }\n", n)
+		kc := "{$KUBECONFIG}"
+		if n == "two" {
+			kc = "{$KUBECONFIG2}"
+		}
+		fmt.Fprintf(&blocks, "        cluster %s {\n            kubeconfig %s\n            subdomain\n        }\n", n, kc)
 	}
 	return fmt.Sprintf(clusterZonesCorefile, blocks.String())
 }
@@ -116,7 +121,8 @@ func sameZone(t *testing.T, s *server, peers []*daemon, zone string) {
 // subdomain is a zone of its own that the catalog lists: BIND and Knot,
 // configured with the catalog only, serve it as the plugin transfers it, add
 // the zone of a cluster that joins (a reload) and drop that of one that
-// leaves, while example.com delegates to each.
+// leaves, while example.com delegates to each. The clusters are two real API
+// servers: each zone holds its own cluster's objects.
 func TestCatalogClusterZones(t *testing.T) {
 	bindPort, knotPort := freePort(t), freePort(t)
 	corefile := filepath.Join(t.TempDir(), "Corefile")
@@ -125,12 +131,14 @@ func TestCatalogClusterZones(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := startServer(t, rel, kubeconfig,
+	kc2 := secondCluster(t)
+	s := startServer(t, rel, kubeconfig, "KUBECONFIG2="+kc2,
 		fmt.Sprintf("SECONDARY1=127.0.0.1:%d", bindPort), fmt.Sprintf("SECONDARY2=127.0.0.1:%d", knotPort))
 	nameserverService(t, "192.0.2.53")
 	s.eventually(t, 10*time.Second, "dns1.kube-system.one.example.com.", dns.TypeA, positive("dns1.kube-system.one.example.com. 30 IN A 192.0.2.53"))
-	ns := namespace(t)
-	applyLB(t, ns, "192.0.2.40")
+	ns := fleetNamespace(t, kubeconfig, kc2)
+	lbServiceAt(t, kubeconfig, ns, "lb", "", "192.0.2.40")
+	lbServiceAt(t, kc2, ns, "lb", "", "192.0.2.41") // the same Service in cluster two, another address
 	inOne, inTwo := "lb."+ns+".one.example.com.", "lb."+ns+".two.example.com."
 	s.eventually(t, 10*time.Second, inOne, dns.TypeA, positive(inOne+" 30 IN A 192.0.2.40"))
 	// The block's zone delegates the cluster's, with glue.
@@ -158,6 +166,8 @@ func TestCatalogClusterZones(t *testing.T) {
 	s.Signal(syscall.SIGUSR1)
 	waitServes(t, s, peers, "two.example.com.", false, 30*time.Second)
 	t.Logf("the zone of a cluster that joined served by both secondaries %s after the reload", time.Since(start).Round(time.Millisecond))
+	s.eventually(t, 10*time.Second, inTwo, dns.TypeA, positive(inTwo+" 30 IN A 192.0.2.41"))
+	s.eventually(t, 10*time.Second, inOne, dns.TypeA, positive(inOne+" 30 IN A 192.0.2.40"))
 	waitServes(t, s, peers, "example.com.", false, 10*time.Second)
 	sameZone(t, s, peers, "two.example.com.")
 	sameZone(t, s, peers, "example.com.")
