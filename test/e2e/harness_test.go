@@ -107,6 +107,14 @@ func startServerBinary(t *testing.T, binary, corefile, kubecfg string, env ...st
 // launchServer is startServerBinary without the wait for /ready.
 func launchServer(t *testing.T, binary, corefile, kubecfg string, env ...string) *server {
 	t.Helper()
+	s := newServer(t, binary, corefile, kubecfg, env...)
+	s.launch()
+	return s
+}
+
+// newServer is a server not started yet, stopped when the test ends.
+func newServer(t *testing.T, binary, corefile, kubecfg string, env ...string) *server {
+	t.Helper()
 	s := &server{t: t, port: freePort(t), readyPort: freePort(t)}
 	s.Binary, s.Corefile = binary, filepath.Join(repoRoot, corefile)
 	s.ReadyURL = fmt.Sprintf("http://127.0.0.1:%d/ready", s.readyPort)
@@ -124,7 +132,6 @@ func launchServer(t *testing.T, binary, corefile, kubecfg string, env ...string)
 			t.Logf("coredns output:\n%s", s.output())
 		}
 	})
-	s.launch()
 	return s
 }
 

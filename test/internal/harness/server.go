@@ -15,6 +15,7 @@ import (
 type Server struct {
 	Binary   string   // the coredns binary
 	Corefile string   // the path of the Corefile it runs with (-conf)
+	Args     []string // further arguments, after -conf Corefile
 	Env      []string // its environment
 	ReadyURL string   // the ready plugin's URL, which WaitReady polls
 
@@ -25,7 +26,7 @@ type Server struct {
 
 // Start runs the binary; it does not wait for readiness.
 func (s *Server) Start() error {
-	cmd := exec.Command(s.Binary, "-conf", s.Corefile)
+	cmd := exec.Command(s.Binary, append([]string{"-conf", s.Corefile}, s.Args...)...)
 	cmd.Env = s.Env
 	proc, err := Start(cmd)
 	if err != nil {
