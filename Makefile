@@ -80,9 +80,11 @@ chaos: deps
 	hack/gotest.sh $(GO) test -tags chaos -count=1 -timeout 15m -v ./test/chaos
 
 ## bench: k8s_gateway vs stock CoreDNS (file, whoami) and Knot with dnsperf at 1k/10k/100k names; writes docs/benchmarks.md;
-## then bench-secondaries, and what 4 views of one cluster cost against 1 at 5k and 100k objects (hack/bench-views.sh)
+## then bench-steering (weighted and geo names against plain ones, with and without geoip), bench-secondaries,
+## and what 4 views of one cluster cost against 1 at 5k and 100k objects (hack/bench-views.sh)
 bench:
 	hack/bench.sh -out docs/benchmarks.md $(BENCH_ARGS)
+	$(MAKE) --no-print-directory bench-steering
 	hack/secondaries-bench.sh $(SECONDARIES_ARGS)
 	hack/bench-views.sh
 
