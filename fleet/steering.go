@@ -33,28 +33,21 @@ func (s steering) over(base steering) steering {
 	return s
 }
 
-// steeringOf reads the weight and location of a Cluster: the annotations
-// source.WeightAnnotation and source.LocationAnnotation, else, for the
-// region, the label source.RegionLabel. An invalid value is logged once
-// and ignored.
+// steeringOf reads the weight and location of a Cluster: its annotations,
+// as an object's (source.Steering), else, for the region, the label
+// source.RegionLabel. An invalid value is logged once and ignored.
 func (d *Discovery) steeringOf(key string, obj metav1.Object) steering {
 	var s steering
-	if v, ok := obj.GetAnnotations()[source.WeightAnnotation]; ok {
-		w, err := source.ParseWeight(v)
-		if err != nil {
-			d.warn(key, "annotation "+source.WeightAnnotation+": "+err.Error()+"; ignored")
-		}
-		s.weight = w
+	var warnings []string
+	s.weight, s.location, warnings = source.Steering(obj)
+	for _, w := range warnings {
+		d.warn(key, w)
 	}
-	if v, ok := obj.GetAnnotations()[source.LocationAnnotation]; ok {
-		l, err := index.ParseLocation(v)
-		if err != nil {
-			d.warn(key, "annotation "+source.LocationAnnotation+": "+err.Error()+"; ignored")
-		}
-		s.location = l
-	} else if r := strings.TrimSpace(obj.GetLabels()[source.RegionLabel]); r != "" {
-		if l, err := index.ParseLocation("region=" + r); err == nil {
-			s.location = l
+	if _, ok := obj.GetAnnotations()[source.LocationAnnotation]; !ok {
+		if r := strings.TrimSpace(obj.GetLabels()[source.RegionLabel]); r != "" {
+			if l, err := index.ParseLocation("region=" + r); err == nil {
+				s.location = l
+			}
 		}
 	}
 	return s
