@@ -383,6 +383,8 @@ func codeMetrics(t *testing.T) map[string][]string {
 			case "CounterVec", "GaugeVec", "Desc":
 			case "HistogramVec":
 				skip = 3
+			case "RenamedCounterVec": // name, help, old name, old help, labels
+				skip = 4
 			default:
 				return true
 			}
@@ -403,6 +405,10 @@ func codeMetrics(t *testing.T) map[string][]string {
 				}
 			}
 			out["coredns_k8s_gateway_"+strs[0]] = strs[1:]
+			if old, ok := call.Args[2].(*ast.BasicLit); ok && sel.Sel.Name == "RenamedCounterVec" {
+				s, _ := strconv.Unquote(old.Value)
+				out["coredns_k8s_gateway_"+s] = strs[1:]
+			}
 			return true
 		})
 	}

@@ -12,12 +12,10 @@ import (
 
 // The metrics of the informers.
 var (
-	objectChanges = metrics.CounterVec("object_changes_total",
+	// objectChanges, with its old name events_total kept for one release.
+	objectChanges = metrics.RenamedCounterVec("object_changes_total",
 		"Counter of Kubernetes object changes (adds, updates, deletes) applied to the index, by kind.",
-		"kind")
-	// Deprecated: the old name of object_changes_total, kept for one release.
-	eventsTotal = metrics.CounterVec("events_total",
-		"Deprecated: use object_changes_total. Counter of Kubernetes object changes applied to the index, by kind.",
+		"events_total", "Counter of Kubernetes object changes applied to the index, by kind.",
 		"kind")
 	programmingDuration = metrics.HistogramVec("programming_duration_seconds",
 		"Time from an informer handing over an object change to the new snapshot being published (answered), by kind; after the initial sync.",
@@ -26,12 +24,10 @@ var (
 	kindEnabled = metrics.GaugeVec("kind_enabled",
 		"1 when the informer of a kind runs, at the group version given, 0 when it does not, with the reason: not_served (the cluster serves none of its versions), refused (RBAC), failing (listing it fails otherwise); by zone, and by namespace with the namespaces option, else namespace \"\".",
 		"zone", "kind", "namespace", "version", "reason")
-	clusterChanges = metrics.CounterVec("cluster_object_changes_total",
+	// clusterChanges, with its old name cluster_events_total kept for one release.
+	clusterChanges = metrics.RenamedCounterVec("cluster_object_changes_total",
 		"Counter of Kubernetes object changes applied to the index, by cluster.",
-		"cluster")
-	// Deprecated: the old name of cluster_object_changes_total, kept for one release.
-	clusterEvents = metrics.CounterVec("cluster_events_total",
-		"Deprecated: use cluster_object_changes_total. Counter of Kubernetes object changes applied to the index, by cluster.",
+		"cluster_events_total", "Counter of Kubernetes object changes applied to the index, by cluster.",
 		"cluster")
 )
 

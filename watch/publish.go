@@ -86,18 +86,12 @@ func (p *publisher) lock(w *watched) (unlock func()) {
 
 // update publishes the records of an added or changed object.
 func (p *publisher) update(w *watched, obj any) {
-	meta, ok := obj.(metav1.Object)
-	if !ok || w.retired.Load() {
-		return
-	}
-	defer p.observeProgramming(w.Kind.Name, time.Now())
-	p.counted(w)
-	defer p.lock(w)()
-	if w.Kind == source.NamespaceKind {
-		p.delegate(meta, false)
-	}
-	p.publish(w, meta, obj)
-	p.routes.refreshDependents(w.Kind, meta)
+	p.change(w, obj, func(meta metav1.Object) {
+		if w.Kind == source.NamespaceKind {
+			p.delegate(meta, false)
+		}
+		p.publish(w, meta, obj)
+	})
 }
 
 // remove withdraws the records of a deleted object.
@@ -105,6 +99,27 @@ func (p *publisher) remove(w *watched, obj any) {
 	if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj
 	}
+	p.change(w, obj, func(meta metav1.Object) {
+		// An object that another of its kind's label selectors still lists
+		// is published from there instead (selectors.go).
+		if w.records != nil && !p.publishFromOtherSelector(w, meta) {
+			key := w.key(meta)
+			p.logWarnings(key, nil)
+			p.report(key, nil)
+			p.out.UpdateClaim(key, index.Claim{}, nil)
+			p.health.dropPart(w, key)
+			p.health.note(key, false, true)
+		}
+		if w.Kind == source.NamespaceKind {
+			p.delegate(meta, true)
+		}
+	})
+}
+
+// change applies a change of an object of w, unless w is retired: counted,
+// timed and under the lock of its kind's events, then the objects that
+// depend on it refreshed.
+func (p *publisher) change(w *watched, obj any, apply func(meta metav1.Object)) {
 	meta, ok := obj.(metav1.Object)
 	if !ok || w.retired.Load() {
 		return
@@ -112,29 +127,15 @@ func (p *publisher) remove(w *watched, obj any) {
 	defer p.observeProgramming(w.Kind.Name, time.Now())
 	p.counted(w)
 	defer p.lock(w)()
-	// An object that another of its kind's label selectors still lists is
-	// published from there instead (selectors.go).
-	if w.records != nil && !p.publishFromOtherSelector(w, meta) {
-		key := w.key(meta)
-		p.logWarnings(key, nil)
-		p.report(key, nil)
-		p.out.UpdateClaim(key, index.Claim{}, nil)
-		p.health.dropPart(w, key)
-		p.health.note(key, false, true)
-	}
-	if w.Kind == source.NamespaceKind {
-		p.delegate(meta, true)
-	}
+	apply(meta)
 	p.routes.refreshDependents(w.Kind, meta)
 }
 
 // counted counts an event of an informer.
 func (p *publisher) counted(w *watched) {
-	objectChanges.WithLabelValues(w.Kind.Name).Inc()
-	eventsTotal.WithLabelValues(w.Kind.Name).Inc()
+	objectChanges.Inc(w.Kind.Name)
 	if p.cfg.Cluster != "" {
-		clusterChanges.WithLabelValues(p.cfg.Cluster).Inc()
-		clusterEvents.WithLabelValues(p.cfg.Cluster).Inc()
+		clusterChanges.Inc(p.cfg.Cluster)
 	}
 }
 

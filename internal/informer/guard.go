@@ -256,13 +256,7 @@ func (g *Guard) List(ctx context.Context, o metav1.ListOptions) (runtime.Object,
 		apiRequests.WithLabelValues(g.kind, "list").Inc()
 		obj, err := g.list(ctx, o)
 		if err == nil {
-			g.state.mu.Lock()
-			g.state.lists++
-			relist := g.state.lists > 1
-			g.state.mu.Unlock()
-			if relist {
-				relistsTotal.WithLabelValues(g.kind).Inc()
-			}
+			g.listed()
 			g.state.success(false)
 			return obj, nil
 		}
@@ -276,6 +270,17 @@ func (g *Guard) List(ctx context.Context, o metav1.ListOptions) (runtime.Object,
 		if werr := wait(ctx, g.timing.Backoff(n, err)); werr != nil {
 			return nil, err
 		}
+	}
+}
+
+// listed counts a list, and one after the first as a relist.
+func (g *Guard) listed() {
+	g.state.mu.Lock()
+	g.state.lists++
+	relist := g.state.lists > 1
+	g.state.mu.Unlock()
+	if relist {
+		relistsTotal.WithLabelValues(g.kind).Inc()
 	}
 }
 
@@ -304,14 +309,7 @@ func (g *Guard) open(ctx context.Context, o metav1.ListOptions) (watch.Interface
 		if err == nil {
 			g.state.success(true)
 			if o.SendInitialEvents != nil {
-				// A WatchList is a list too.
-				g.state.mu.Lock()
-				g.state.lists++
-				relist := g.state.lists > 1
-				g.state.mu.Unlock()
-				if relist {
-					relistsTotal.WithLabelValues(g.kind).Inc()
-				}
+				g.listed() // a WatchList is a list too
 			}
 			return w, nil
 		}

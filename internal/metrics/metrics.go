@@ -32,6 +32,23 @@ func HistogramVec(name, help string, buckets []float64, labels ...string) *prome
 	}, labels)
 }
 
+// Renamed is a counter and its old name, kept for a release: both count the
+// same.
+type Renamed struct{ current, old *prometheus.CounterVec }
+
+// RenamedCounterVec registers the counter coredns_k8s_gateway_<name> and, as
+// coredns_k8s_gateway_<old>, its old name, whose help is "Deprecated: use
+// <name>." and oldHelp.
+func RenamedCounterVec(name, help, old, oldHelp string, labels ...string) Renamed {
+	return Renamed{CounterVec(name, help, labels...), CounterVec(old, "Deprecated: use "+name+". "+oldHelp, labels...)}
+}
+
+// Inc adds one to the series of the label values, under both names.
+func (r Renamed) Inc(values ...string) {
+	r.current.WithLabelValues(values...).Inc()
+	r.old.WithLabelValues(values...).Inc()
+}
+
 // Desc describes coredns_k8s_gateway_<name> for a collector.
 func Desc(name, help string, labels ...string) *prometheus.Desc {
 	return prometheus.NewDesc(prometheus.BuildFQName(plugin.Namespace, Plugin, name), help, labels, nil)
