@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"net"
 	"strings"
 	"testing"
 
@@ -18,20 +19,20 @@ func TestCatalogParse(t *testing.T) {
 		keys     []string
 		corefile string
 		err      string // "" for none
-		want     catalogOption
+		want     catalogFeature
 	}{
 		{[]string{"example.com", "catalog.invalid"}, "k8s_gateway example.com {\n catalog catalog.invalid\n}", "",
-			catalogOption{name: "catalog.invalid."}},
+			catalogFeature{name: "catalog.invalid."}},
 		{[]string{"example.com", "catalog.invalid"}, "k8s_gateway example.com {\n catalog Catalog.Invalid. group blue coo next.invalid\n}", "",
-			catalogOption{name: "catalog.invalid.", group: "blue", coo: "next.invalid."}},
+			catalogFeature{name: "catalog.invalid.", group: "blue", coo: "next.invalid."}},
 		{[]string{"."}, "k8s_gateway example.com {\n catalog catalog.invalid\n}", "",
-			catalogOption{name: "catalog.invalid."}},
-		{[]string{"example.com"}, "k8s_gateway example.com {\n catalog catalog.invalid\n}", "not a zone of the server block", catalogOption{}},
-		{[]string{"example.com"}, "k8s_gateway example.com {\n catalog sub.example.com\n}", "overlaps the zone example.com.", catalogOption{}},
-		{[]string{"."}, "k8s_gateway example.com {\n catalog\n}", "catalog ZONE", catalogOption{}},
-		{[]string{"."}, "k8s_gateway example.com {\n catalog c.invalid group\n}", "catalog ZONE", catalogOption{}},
-		{[]string{"."}, "k8s_gateway example.com {\n catalog c.invalid colour blue\n}", `unknown argument "colour"`, catalogOption{}},
-		{[]string{"."}, "k8s_gateway example.com {\n catalog c.invalid coo c.invalid\n}", "invalid coo", catalogOption{}},
+			catalogFeature{name: "catalog.invalid."}},
+		{[]string{"example.com"}, "k8s_gateway example.com {\n catalog catalog.invalid\n}", "not a zone of the server block", catalogFeature{}},
+		{[]string{"example.com"}, "k8s_gateway example.com {\n catalog sub.example.com\n}", "overlaps the zone example.com.", catalogFeature{}},
+		{[]string{"."}, "k8s_gateway example.com {\n catalog\n}", "catalog ZONE", catalogFeature{}},
+		{[]string{"."}, "k8s_gateway example.com {\n catalog c.invalid group\n}", "catalog ZONE", catalogFeature{}},
+		{[]string{"."}, "k8s_gateway example.com {\n catalog c.invalid colour blue\n}", `unknown argument "colour"`, catalogFeature{}},
+		{[]string{"."}, "k8s_gateway example.com {\n catalog c.invalid coo c.invalid\n}", "invalid coo", catalogFeature{}},
 	}
 	for _, tc := range tests {
 		c := caddy.NewTestController("dns", tc.corefile)
@@ -47,8 +48,8 @@ func TestCatalogParse(t *testing.T) {
 			t.Errorf("%q: %v", tc.corefile, err)
 			continue
 		}
-		if g.catalogOpt == nil || *g.catalogOpt != tc.want {
-			t.Errorf("%q: catalog %+v, want %+v", tc.corefile, g.catalogOpt, tc.want)
+		if g.catalog != tc.want {
+			t.Errorf("%q: catalog %+v, want %+v", tc.corefile, g.catalog, tc.want)
 		}
 	}
 }
@@ -57,8 +58,8 @@ func TestCatalogParse(t *testing.T) {
 func catalogGateway(t *testing.T) *Gateway {
 	t.Helper()
 	g := xtGateway(t, []string{"example.com.", "example.org."}, nil)
-	g.catalogOpt = &catalogOption{name: "catalog.invalid.", group: "g1"}
-	g.buildCatalog(42)
+	g.catalog = catalogFeature{name: "catalog.invalid.", group: "g1"}
+	g.catalog.build(g.Zones, g.ttl, 42)
 	return g
 }
 
@@ -125,10 +126,39 @@ func TestCatalogTransfer(t *testing.T) {
 	if strings.Join(ptrs, " ") != "example.com. example.org." {
 		t.Errorf("members %v, want both zones", ptrs)
 	}
-	if got := xtTransfer(t, g, "catalog.invalid.", g.catalog.SOA().Serial); len(got) != 1 {
+	if got := xtTransfer(t, g, "catalog.invalid.", g.catalog.zone.SOA().Serial); len(got) != 1 {
 		t.Errorf("IXFR from the current serial: %d records, want the SOA alone", len(got))
 	}
 	if _, err := g.Transfer("other.invalid.", 0); err == nil {
 		t.Error("transfer of a zone not served: no error")
+	}
+}
+
+// TestCatalogRequestChecks: a query of the catalog is checked as one of the
+// zones: two OPT records or a malformed ECS option get FORMERR, a class
+// other than IN and ANY REFUSED; an UPDATE is not the catalog's.
+func TestCatalogRequestChecks(t *testing.T) {
+	g := catalogGateway(t)
+	twoOPT := withOPTs("catalog.invalid.", 2)
+	twoOPT.Question[0].Qtype = dns.TypeSOA
+	if code, m := qtServe(t, g, twoOPT); m == nil || m.Rcode != dns.RcodeFormatError || len(m.Extra) != 0 || code != dns.RcodeSuccess {
+		t.Errorf("two OPT records: %s, %v; want FORMERR written, without OPT", dns.RcodeToString[code], m)
+	}
+	ecs := new(dns.Msg).SetQuestion("catalog.invalid.", dns.TypeSOA)
+	ecs.SetEdns0(1232, false)
+	ecs.IsEdns0().Option = append(ecs.IsEdns0().Option, &dns.EDNS0_SUBNET{Code: dns.EDNS0SUBNET, Family: 1, SourceNetmask: 24, SourceScope: 8, Address: net.IPv4(192, 0, 2, 0)})
+	if code, m := qtServe(t, g, ecs); m == nil || m.Rcode != dns.RcodeFormatError || code != dns.RcodeSuccess {
+		t.Errorf("ECS with a scope: %s, %v; want FORMERR written", dns.RcodeToString[code], m)
+	}
+	chaos := new(dns.Msg).SetQuestion("catalog.invalid.", dns.TypeSOA)
+	chaos.Question[0].Qclass = dns.ClassCHAOS
+	if code, m := qtServe(t, g, chaos); code != dns.RcodeRefused || m != nil {
+		t.Errorf("class CH: %s, %v; want REFUSED", dns.RcodeToString[code], m)
+	}
+	next := &lookupNext{}
+	g.Next = next
+	update := new(dns.Msg).SetUpdate("catalog.invalid.")
+	if qtServe(t, g, update); next.calls != 1 {
+		t.Error("an UPDATE of the catalog: not passed to the next plugin")
 	}
 }

@@ -73,7 +73,7 @@ func TestCDS(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			g := xtGateway(t, zones, map[string][]string{"svc": {"www.example.com. 60 IN A 192.0.2.1"}})
-			g.cdsOpt = &cdsOption{remove: tc.remove}
+			g.cds.on, g.cds.remove = true, tc.remove
 			var signer *dnssec.Dnssec
 			if tc.keys != nil {
 				d := dnssec.New(zones, tc.keys, false, g, cache.New[[]dns.RR](16))
@@ -81,9 +81,9 @@ func TestCDS(t *testing.T) {
 			}
 			var err error
 			if signer != nil {
-				err = g.startCDS(signer)
+				err = g.cds.start(signer, g.Zones, g.ttl)
 			} else {
-				err = g.startCDS(nil)
+				err = g.cds.start(nil, g.Zones, g.ttl)
 			}
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {

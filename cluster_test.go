@@ -47,7 +47,7 @@ func k8sNewFleet(t testing.TB, clusters []k8sFleetCluster, configure func(*Gatew
 		configure(g)
 	}
 	g.buildIndex()
-	err := g.addClusters(func(kubeconfig, _ string) (watch.API, error) { return watchtest.API{Core: clients[kubeconfig]}, nil })
+	err := g.addClusters(&g.readers, func(kubeconfig, _ string) (watch.API, error) { return watchtest.API{Core: clients[kubeconfig]}, nil })
 	if err != nil {
 		t.Fatal(err)
 	}

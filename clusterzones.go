@@ -12,7 +12,7 @@ import (
 // parseClusterZones reads `cluster_zones`: the subdomain of each cluster
 // block is served as a zone of its own (SOA, NS, transfers, a member of the
 // catalog), nested in the block's zone, which delegates it.
-func parseClusterZones(c *caddy.Controller, g *Gateway, args []string) error {
+func parseClusterZones(c *caddy.Controller, g *Gateway, _ string, args []string) error {
 	if len(args) != 0 {
 		return argCountErr(c, "cluster_zones", args)
 	}
@@ -28,12 +28,7 @@ func (g *Gateway) addClusterZones() error {
 	if !g.clusterZones {
 		return nil
 	}
-	if g.clusterAPI != nil {
-		return errors.New("cluster_zones: the clusters that clusterapi finds join at run time, and a zone cannot be added to a running block: use cluster blocks")
-	}
-	if g.cdsOpt != nil {
-		return errors.New("cluster_zones: the dnssec plugin signs the cluster zones as part of the block's zone, with no keys of their own for cds to publish: not supported together")
-	}
+	// Refused with clusterapi and cds before (optionConflicts).
 	own := slices.Clone(g.Zones)
 	added := 0
 	for _, s := range g.clusters {

@@ -75,10 +75,10 @@ func TestClusterZones(t *testing.T) {
 func TestClusterZonesServed(t *testing.T) {
 	g := xtGateway(t, []string{"example.com.", "a.example.com."}, nil)
 	g.ownZones = 1
-	g.catalogOpt = &catalogOption{name: "catalog.invalid."}
-	g.buildCatalog(42)
+	g.catalog = catalogFeature{name: "catalog.invalid."}
+	g.catalog.build(g.Zones, g.ttl, 42)
 	var members []string
-	for _, rr := range g.catalog.Records() {
+	for _, rr := range g.catalog.zone.Records() {
 		if p, ok := rr.(interface{ String() string }); ok && strings.Contains(p.String(), "\tPTR\t") {
 			members = append(members, strings.Fields(p.String())[4])
 		}

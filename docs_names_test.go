@@ -150,7 +150,7 @@ func caseLabels(t *testing.T, file, fn string) []string {
 func codeOptions(t *testing.T) map[string]map[string]bool {
 	t.Helper()
 	top, cluster := map[string]bool{}, map[string]bool{"subdomain": true}
-	for _, o := range caseLabels(t, "setup.go", "parseOption") {
+	for o := range blockOptionTable {
 		top[o] = true
 	}
 	for o := range clusterOptionTable {

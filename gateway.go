@@ -6,9 +6,6 @@ package gateway
 import (
 	"context"
 	"net/netip"
-	"slices"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/coredns/coredns/plugin"
@@ -16,16 +13,11 @@ import (
 	"github.com/coredns/coredns/request"
 	"github.com/miekg/dns"
 
-	"github.com/seed-e581d630/k8s_gateway/acmeupdate"
-	"github.com/seed-e581d630/k8s_gateway/catalog"
-	"github.com/seed-e581d630/k8s_gateway/delegation"
-	"github.com/seed-e581d630/k8s_gateway/fleet"
 	"github.com/seed-e581d630/k8s_gateway/index"
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
 	"github.com/seed-e581d630/k8s_gateway/persist"
 	"github.com/seed-e581d630/k8s_gateway/source"
 	"github.com/seed-e581d630/k8s_gateway/watch"
-	"github.com/seed-e581d630/k8s_gateway/xfr"
 )
 
 // timing is how long the plugin and its controllers wait. Tests shorten it.
@@ -61,104 +53,82 @@ var defaultTiming = timing{
 }
 
 // Gateway is the plugin handler. Each k8s_gateway block of a Corefile makes
-// its own Gateway, with its own informers and index.
+// its own Gateway, with its own informers and index. The table of
+// setup_options.go parses the block's options into the values below; the
+// core of each feature is a package of its own (xfr, catalog, delegation,
+// persist, acmeupdate), and a file of the root wires it in.
 type Gateway struct {
 	Next  plugin.Handler
 	Zones []string // fully qualified, lower case
 	Fall  fall.F
 
+	// zoneOptions make the zones' SOA and NS records (apex.go).
+	zoneOptions
+	// clusterOptions are the block's: those of its one cluster, and the
+	// defaults of the clusters that cluster blocks name.
+	clusterOptions
+	ownership index.Policy         // who may publish at a name
+	addresses source.AddressFilter // the include and exclude options
+	clusters  []clusterSpec        // the cluster blocks, in order; none: the block reads one cluster
+	// clusterAPI: the clusterapi option; the readers' discovery then finds clusters.
+	clusterAPI      *clusterAPIConfig
+	apiLimits       watch.ClientLimits // the API clients' rate limits (apiserver_qps, apiserver_burst)
+	defaultLocation index.Location     // the default_location option (steering.go)
+	view            string             // the server block's view (the view plugin), a label of the per-zone gauges
+
+	// readers are the block's index and the clusters that feed it (readers.go).
+	readers
+	timing timing
+	now    func() time.Time // the clock of the zones' serials; time.Now when nil
+	// runState is what start and stop share (lifecycle.go).
+	runState
+
+	// The features: each is a value of its own, zero without its option.
+	xfer      transfers      // zone transfers and NOTIFY (transfer.go)
+	catalog   catalogFeature // the catalog option (catalog.go)
+	cds       cdsFeature     // the cds option (cds.go)
+	parent    parentFeature  // the parent option (parent.go)
+	updates   updatesFeature // the updates option (update.go)
+	persist   persistFeature // the persist option (persist.go)
+	tlsReload []string       // the CERT and KEY of the tls_reload option (tlsreload.go); nil without
+}
+
+// zoneOptions are the options that make the SOA and NS records of the
+// zones, and say which zones are the block's own.
+type zoneOptions struct {
 	ttl       uint32
 	apex      string // nameserver name, relative to each zone or absolute
 	secondary string // peer nameserver name, same form; may be empty
 	// apexAddrs, secondaryAddrs: the names' addresses given in the Corefile
 	// (nameserver_static.go); none: a Service's, or none.
 	apexAddrs, secondaryAddrs []netip.Addr
-
-	// clusterOptions are the block's: those of its one cluster, and the
-	// defaults of the clusters that cluster blocks name.
-	clusterOptions
-	ownership   index.Policy         // who may publish at a name
-	addresses   source.AddressFilter // the include and exclude options
-	clusters    []clusterSpec        // the cluster blocks, in order; none: the block reads one cluster
-	fleet       fleet.Fleet          // the clusters the plugin reads, by key prefix
-	persistDir  string               // the persist option: the copies of the zones on disk; "" without
-	persistLine int                  // the line of the persist option
-	view        string               // the server block's view (the view plugin), a label of the per-zone gauges
-	// defaultLocation: the default_location option (steering.go).
-	defaultLocation index.Location
 	// clusterZones: the cluster_zones option (clusterzones.go); ownZones is
 	// then the number of the block's own zones, which come first in Zones.
 	clusterZones bool
 	ownZones     int
-	// clusterAPI: the clusterapi option; discovery then finds clusters.
-	clusterAPI *clusterAPIConfig
-	discovery  *fleet.Discovery
-
-	index  *index.Index
-	timing timing
-	stopCh chan struct{} // closed by stop
-	// noStartupWait: start returns at once instead of waiting for the sync.
-	noStartupWait bool
-	wg            sync.WaitGroup
-	ready         atomic.Bool
-	now           func() time.Time // the clock of the zones' serials; time.Now when nil
-	notifier      xfr.Notifier     // NOTIFY through the server's transfer plugin
-	ixfr          xfr.Histories    // what transfers served, for incremental IXFR
-	// copies are the zones' copies in persistDir: read at startup, answered
-	// until the informers sync; nil without persist.
-	copies *persist.Copies
-	// unregisterCopies takes the plugin off the copy metric; nil when not on it.
-	unregisterCopies func()
-	// unregisterSizes takes the plugin off the zone size metrics.
-	unregisterSizes func()
-	// apiLimits are the API clients' rate limits (apiserver_qps, apiserver_burst).
-	apiLimits watch.ClientLimits
-	// tlsReload: the CERT and KEY of the tls_reload option (tlsreload.go); nil without.
-	tlsReload []string
-	// updateOpts, updates: the updates option (update.go); nil without.
-	updateOpts *acmeupdate.Options
-	updates    *acmeupdate.Service
-	updatesAt  updatesLines
-	// updatesCluster: the cluster of the keys, Secrets and challenges ("" for
-	// the block's one cluster); owners: the unfiltered view (update_owners.go).
-	updatesCluster string
-	owners         *ownerView
-	// catalogOpt, catalog: the catalog option (catalog.go); nil without.
-	catalogOpt *catalogOption
-	catalog    *catalog.Zone
-	// cdsOpt, cds: the cds option (cds.go); nil without.
-	cdsOpt *cdsOption
-	cds    atomic.Pointer[delegation.CDS]
-	// parentOpt, parent: the parent option (parent.go); nil without.
-	parentOpt *parentOption
-	parent    *delegation.Syncer
-	// releaseShared ends the block's use of its cluster's index.Shared
-	// (index.AcquireShared); nil before buildIndex.
-	releaseShared func()
 }
 
 // newGateway returns a Gateway with the defaults of the original plugin.
 func newGateway() *Gateway {
 	return &Gateway{
-		ttl:            defaultTTL,
-		apex:           defaultApex,
+		zoneOptions:    zoneOptions{ttl: defaultTTL, apex: defaultApex},
 		clusterOptions: newClusterOptions(),
 		timing:         defaultTiming,
 	}
 }
 
-// buildIndex prepares the index and NS records once the configuration is complete.
+// buildIndex prepares the index, the NS records and the features that read
+// the zones, once the configuration is complete.
 func (g *Gateway) buildIndex() {
 	var serials []uint32
-	if g.persistDir != "" {
-		g.copies, serials = persist.Load(persist.LoadConfig{Dir: g.persistDir, Zones: g.Zones, SOA: g.newSOA, NS: g.nsRecords, Now: g.now})
+	if g.persist.dir != "" {
+		g.persist.copies, serials = persist.Load(persist.LoadConfig{Dir: g.persist.dir, Zones: g.Zones, SOA: g.newSOA, NS: g.nsRecords, Now: g.now})
 	}
 	// The blocks that read one cluster (the views of a split horizon) share
 	// what their indexes can; the cluster is the kubeconfig and context as
 	// written (the in-cluster account when empty).
 	shared, release := index.AcquireShared(g.kubeconfig + "\x00" + g.kubecontext)
-	g.releaseShared = release
-	g.index = index.New(index.Config{
+	g.readers = readers{release: release, index: index.New(index.Config{
 		Shared:   shared,
 		Zones:    g.Zones,
 		SOA:      g.newSOA,
@@ -168,13 +138,11 @@ func (g *Gateway) buildIndex() {
 		Policy:   g.ownership,
 		Domains:  g.indexDomains(),
 		Serials:  serials,
-	})
+	})}
 	// The catalog's serial is the time of the start: a reload that changes
 	// the members gives a larger one.
-	g.buildCatalog(uint32(g.clock().Unix()))
-	if g.parentOpt != nil {
-		g.parent = g.newParentSyncer()
-	}
+	g.catalog.build(g.Zones, g.ttl, uint32(g.clock().Unix()))
+	g.parent.build(g)
 }
 
 // clock returns the time of the plugin's clock.
@@ -192,8 +160,8 @@ func (g *Gateway) snapshot(zi int) *index.Snapshot {
 	if g.ready.Load() {
 		return g.index.Snapshot()
 	}
-	if g.copies != nil {
-		return g.copies.Answering(zi, g.clock())
+	if g.persist.copies != nil {
+		return g.persist.copies.Answering(zi, g.clock())
 	}
 	return nil
 }
@@ -207,69 +175,49 @@ func (g *Gateway) Ready() bool {
 	if g.ready.Load() {
 		return true
 	}
-	return g.copies != nil && g.copies.AllFresh(g.clock())
+	return g.persist.copies != nil && g.persist.copies.AllFresh(g.clock())
 }
 
-// ServeDNS implements plugin.Handler.
+// ServeDNS implements plugin.Handler: it finds the zone of the query (one
+// of the block's, or its catalog), checks the request once (request.go),
+// then answers from the catalog, the CDS records or the zone's snapshot.
 func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg) (int, error) {
 	state := request.Request{W: w, Req: r}
 	qname := queryName(&state)
 	zi := index.ZoneOf(g.Zones, qname)
-	if zi < 0 && g.catalog != nil && r.Opcode == dns.OpcodeQuery && dns.IsSubDomain(g.catalog.Name(), qname) {
-		return g.serveCatalogQuery(w, r, &state, qname)
-	}
-	if zi < 0 {
+	var apex string
+	switch {
+	case zi >= 0:
+		apex = g.Zones[zi]
+	case g.catalog.serves(r, qname):
+		apex = g.catalog.zone.Name()
+	default:
 		return plugin.NextOrFailure(g.Name(), g.Next, ctx, w, r)
 	}
-	if moreThanOneOPT(r) {
-		// RFC 6891 §6.1.1: FORMERR. CoreDNS reads only the first OPT record.
-		// The reply carries no OPT, as Knot's and BIND's: which one would it
-		// echo? CoreDNS's writer adds the request's first OPT to a reply that
-		// has none, so the request loses its OPT records first.
-		m := new(dns.Msg)
-		m.SetRcode(r, dns.RcodeFormatError)
-		r.Extra = slices.DeleteFunc(r.Extra, func(rr dns.RR) bool { return rr.Header().Rrtype == dns.TypeOPT })
-		w.WriteMsg(m)
-		return dns.RcodeSuccess, nil // written: CoreDNS must not write another
-	}
-	if badSubnet(r) {
-		// RFC 7871 §6: FORMERR. CoreDNS's writer gives the reply the
-		// request's OPT without its ECS option, as BIND's.
-		m := new(dns.Msg)
-		m.SetRcode(r, dns.RcodeFormatError)
-		w.WriteMsg(m)
-		return dns.RcodeSuccess, nil
-	}
-	if r.Opcode == dns.OpcodeUpdate {
-		return g.serveUpdate(ctx, w, r)
-	}
-	if r.Opcode != dns.OpcodeQuery {
-		return dns.RcodeNotImplemented, nil
+	if rcode, done := checkRequest(w, r, &state, qname, apex); done {
+		return rcode, nil
 	}
 	qtype := state.QType()
-	if qtype == dns.TypeAXFR || qtype == dns.TypeIXFR {
-		return refuseTransfer(w, r, qname, g.Zones[zi])
+	if zi < 0 {
+		answer, ns, nxdomain := g.catalog.lookup(qname, qtype)
+		return writeAuthoritative(w, r, qname, answer, ns, nxdomain)
 	}
-	if c := state.QClass(); c != dns.ClassINET && c != dns.ClassANY {
-		return dns.RcodeRefused, nil
+	if rrs := g.cds.answer(zi, qname, qtype); rrs != nil {
+		return writeAuthoritative(w, r, qname, rrs, nil, false)
 	}
-	if rrs := g.cds.Load().Answer(zi, qname, qtype); rrs != nil {
-		m := new(dns.Msg)
-		m.SetReply(r)
-		m.Authoritative = true
-		m.Answer = withQueryCase(rrs, qname, r.Question[0].Name)
-		w.WriteMsg(m)
-		return dns.RcodeSuccess, nil
-	}
+	return g.answer(ctx, w, r, &state, zi, qname, qtype)
+}
+
+// answer answers a query of zone zi from its snapshot.
+func (g *Gateway) answer(ctx context.Context, w dns.ResponseWriter, r *dns.Msg, state *request.Request, zi int, qname string, qtype uint16) (int, error) {
 	snap := g.snapshot(zi)
 	if snap == nil {
 		return dns.RcodeServerFailure, nil
 	}
-
 	client := g.client(ctx)
 	answer, ns, extra, res := snap.LookupFor(zi, qname, qtype, &client)
 	if qtype == dns.TypeTXT {
-		answer, ns, res = g.overlayTXT(qname, answer, ns, res)
+		answer, ns, res = g.updates.overlayTXT(qname, answer, ns, res)
 	}
 	switch res {
 	case index.ServerFailure:
@@ -291,35 +239,8 @@ func (g *Gateway) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg
 	}
 	echoSubnet(r, m, client.Located)
 	if res == index.Success {
-		fitAdditional(&state, m) // with the echo's OPT, when there is one
+		fitAdditional(state, m) // with the echo's OPT, when there is one
 	}
 	w.WriteMsg(m)
 	return dns.RcodeSuccess, nil
-}
-
-// refuseTransfer answers a zone transfer that reaches the plugin: the
-// transfer plugin, when configured, serves the zones' own. A name below an
-// apex is no zone of this server: NOTAUTH (RFC 5936 §2.2.1), as BIND and Knot
-// answer, written here (CoreDNS writes only SERVFAIL, REFUSED, FORMERR and
-// NOTIMP for a plugin). A transfer of the zone itself is REFUSED: no transfer
-// plugin, or one that does not serve it.
-func refuseTransfer(w dns.ResponseWriter, r *dns.Msg, qname, apex string) (int, error) {
-	if qname == apex {
-		return dns.RcodeRefused, nil
-	}
-	m := new(dns.Msg)
-	m.SetRcode(r, dns.RcodeNotAuth)
-	w.WriteMsg(m)
-	return dns.RcodeNotAuth, nil
-}
-
-// moreThanOneOPT reports whether a request carries two OPT records or more.
-func moreThanOneOPT(r *dns.Msg) bool {
-	n := 0
-	for _, rr := range r.Extra {
-		if rr.Header().Rrtype == dns.TypeOPT {
-			n++
-		}
-	}
-	return n > 1
 }

@@ -4,12 +4,13 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/seed-e581d630/k8s_gateway/fleet"
-	"github.com/seed-e581d630/k8s_gateway/persist"
 	"github.com/seed-e581d630/k8s_gateway/source"
 	"github.com/seed-e581d630/k8s_gateway/watch"
 )
@@ -71,55 +72,40 @@ func (g *Gateway) controllerConfigOf(o *clusterOptions, zones []string, nameserv
 	return cfg
 }
 
-// start starts the clusters' controllers and waits up to startupWait for
-// them to sync, so that a reload does not answer SERVFAIL while the informers
-// list; unless noStartupWait (the first start of the process, see setup).
+// runState is what start and stop share.
+type runState struct {
+	stopCh chan struct{} // closed by stop
+	// noStartupWait: start returns at once instead of waiting for the sync.
+	noStartupWait bool
+	wg            sync.WaitGroup
+	ready         atomic.Bool
+	// unregisterSizes takes the plugin off the zone size metrics.
+	unregisterSizes func()
+}
+
+// runner is a goroutine of the plugin, a feature's or its own: it runs
+// until stop is closed.
+type runner func(stop <-chan struct{})
+
+// start starts the clusters' controllers and the runners, and waits up to
+// startupWait for the clusters to sync, so that a reload does not answer
+// SERVFAIL while the informers list; unless noStartupWait (the first start
+// of the process, see setup).
 func (g *Gateway) start() error {
 	g.stopCh = make(chan struct{})
-	clusters := g.fleet.List()
-	for _, cl := range clusters {
-		if err := cl.Start(g.healthTiming()); err != nil {
-			return err
-		}
+	if err := g.readers.start(g.healthTiming()); err != nil {
+		return err
 	}
-	if g.persistDir != "" {
-		g.unregisterCopies = registerCopies(g)
-	}
+	g.persist.register(g)
 	g.unregisterSizes = registerSizes(g)
-	waits := make([]syncWait, 0, len(clusters)+1)
-	for _, cl := range clusters {
-		waits = append(waits, syncWait{cl.Name, cl.Controller.Synced(), cl.Controller.SyncedKinds})
-	}
-	if g.discovery != nil {
-		g.discovery.Start()
-		waits = append(waits, syncWait{"(Cluster API)", g.discovery.Synced(), func() int { return 2 }})
-	}
-	if g.notifier.Configured() || g.catalog != nil {
-		zones := slices.Clone(g.Zones)
-		if g.catalog != nil {
-			zones = append(zones, g.catalog.Name())
-		}
-		stop, run := g.stopCh, g.notifier.AfterStart(zones)
+	published, stop := make(chan struct{}), g.stopCh
+	for _, run := range g.runners(published) {
 		g.wg.Add(1)
 		go func() {
 			defer g.wg.Done()
 			run(stop)
 		}()
 	}
-	if g.parent != nil {
-		stop := g.stopCh
-		g.wg.Add(1)
-		go func() {
-			defer g.wg.Done()
-			g.parent.Run(stop)
-		}()
-	}
-	published := make(chan struct{})
-	g.wg.Add(1)
-	go func() {
-		defer g.wg.Done()
-		g.publishWhenSynced(waits, published)
-	}()
 	if g.noStartupWait {
 		return nil
 	}
@@ -131,12 +117,43 @@ func (g *Gateway) start() error {
 	return nil
 }
 
+// runners returns what start runs: the publication once the sources have
+// synced (closing published), and each feature's runner.
+func (g *Gateway) runners(published chan struct{}) []runner {
+	waits := g.readers.waits()
+	runners := []runner{func(stop <-chan struct{}) { g.publishWhenSynced(waits, published) }}
+	if run := g.xfer.afterStart(g.Zones, g.catalog.zone); run != nil {
+		runners = append(runners, run)
+	}
+	if g.parent.syncer != nil {
+		runners = append(runners, g.parent.syncer.Run)
+	}
+	if run := g.persist.writer(g, published); run != nil {
+		runners = append(runners, run)
+	}
+	return runners
+}
+
 // syncWait is a source of records the plugin waits for: a cluster, or the
 // Cluster API watch.
 type syncWait struct {
 	name   string
 	synced <-chan struct{}
 	kinds  func() int // the informers it runs, once synced
+}
+
+// waits returns the sources of records the plugin waits for before it is
+// ready: each cluster, and the Cluster API watch.
+func (r *readers) waits() []syncWait {
+	clusters := r.fleet.List()
+	waits := make([]syncWait, 0, len(clusters)+1)
+	for _, cl := range clusters {
+		waits = append(waits, syncWait{cl.Name, cl.Controller.Synced(), cl.Controller.SyncedKinds})
+	}
+	if r.discovery != nil {
+		waits = append(waits, syncWait{"(Cluster API)", r.discovery.Synced(), func() int { return 2 }})
+	}
+	return waits
 }
 
 // publishWhenSynced publishes the index and makes the plugin ready once the
@@ -184,14 +201,8 @@ func (g *Gateway) publishWhenSynced(waits []syncWait, published chan<- struct{})
 	close(published)
 	log.Infof("synced %d kinds for zones %s: published %d names %s after the informers started",
 		kinds, strings.Join(g.Zones, " "), g.index.Snapshot().Len(), time.Since(started).Round(time.Millisecond))
-	if g.copies != nil {
-		g.copies.Live()
-		p, stop := persist.NewWriter(g.persistDir, g.Zones, g.timing.persist, g.clock, g.index.Snapshot, g.copies.SetWritten), g.stopCh
-		g.wg.Add(1)
-		go func() {
-			defer g.wg.Done()
-			p.Run(stop)
-		}()
+	if g.persist.copies != nil {
+		g.persist.copies.Live()
 	}
 	// Decoding the initial lists is the process's biggest burst of garbage,
 	// several times the size of what it keeps; give it back to the OS now
@@ -199,24 +210,17 @@ func (g *Gateway) publishWhenSynced(waits []syncWait, published chan<- struct{})
 	debug.FreeOSMemory()
 }
 
-// stop stops the controllers, and with them readiness and the index's timer.
+// stop stops the controllers and the runners, and with them readiness and
+// the index's timer.
 func (g *Gateway) stop() {
 	if g.stopCh == nil {
 		return
 	}
 	close(g.stopCh)
-	if g.discovery != nil {
-		g.discovery.Stop()
-	}
-	for _, cl := range g.fleet.List() {
-		cl.Stop()
-	}
+	g.readers.stop()
 	g.wg.Wait()
 	g.stopCh = nil
-	if g.unregisterCopies != nil {
-		g.unregisterCopies()
-		g.unregisterCopies = nil
-	}
+	g.persist.unregister()
 	if g.unregisterSizes != nil {
 		g.unregisterSizes()
 		g.unregisterSizes = nil

@@ -12,10 +12,8 @@ import (
 type indexListener struct{ g *Gateway }
 
 func (l indexListener) SerialChanged(zone string, serial uint32) {
-	l.g.notifier.Notify(zone)
-	if l.g.parent != nil {
-		l.g.parent.Kick()
-	}
+	l.g.xfer.notifier.Notify(zone)
+	l.g.parent.kick()
 }
 
 func (l indexListener) Conflict(name, msg string) {

@@ -56,11 +56,11 @@ func (c copyCollector) Collect(ch chan<- prometheus.Metric) {
 		for zi, zone := range g.Zones {
 			k := zoneView{zone, g.view}
 			v := 0.0
-			if !g.ready.Load() && g.copies.Answering(zi, now) != nil {
+			if !g.ready.Load() && g.persist.copies.Answering(zi, now) != nil {
 				v = 1
 			}
 			answered[k] = max(answered[k], v)
-			if at := g.copies.Written(zi); at > 0 {
+			if at := g.persist.copies.Written(zi); at > 0 {
 				written[k] = max(written[k], at)
 			}
 		}

@@ -29,7 +29,7 @@ func TestCopyMetrics(t *testing.T) {
 	defer registerCopies(g)()
 	// A second instance whose zone has no copy.
 	other := newGateway()
-	other.Zones, other.persistDir = zones[1:], t.TempDir()
+	other.Zones, other.persist.dir = zones[1:], t.TempDir()
 	other.buildIndex()
 	t.Cleanup(other.index.Close)
 	defer registerCopies(other)()
@@ -62,7 +62,7 @@ func TestCopyMetrics(t *testing.T) {
 		t.Error("no sample for a zone without a copy")
 	}
 	later := ptWritten.Add(time.Hour)
-	g.copies.SetWritten(zones[0], later)
+	g.persist.copies.SetWritten(zones[0], later)
 	if got := copyGauges(t)[written+zones[0]]; got != float64(later.Unix()) {
 		t.Errorf("after a write: copy_written_timestamp_seconds %v, want %d", got, later.Unix())
 	}

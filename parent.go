@@ -12,15 +12,18 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/internal/tsig"
 )
 
-// parentOption is the parent option: the zones' delegations (NS and glue)
-// are kept current in the parent zone through signed RFC 2136 updates.
-type parentOption struct {
+// parentFeature is the parent option: the zones' delegations (NS and glue)
+// are kept current in the parent zone through signed RFC 2136 updates
+// (delegation.Syncer).
+type parentFeature struct {
+	on     bool
 	parent delegation.Parent
-	ttl    uint32 // of the records written; the block's ttl when 0
+	ttl    uint32             // of the records written; the block's ttl when 0
+	syncer *delegation.Syncer // made by build
 }
 
 // parseParent reads `parent ADDRESS[:PORT] key NAME ALGORITHM SECRETFILE [ttl TTL]`.
-func parseParent(c *caddy.Controller, g *Gateway, args []string) error {
+func parseParent(c *caddy.Controller, g *Gateway, _ string, args []string) error {
 	const usage = "parent ADDRESS[:PORT] key NAME ALGORITHM SECRETFILE [ttl TTL]"
 	if len(args) != 5 && len(args) != 7 || args[1] != "key" {
 		return argCountErr(c, usage, args)
@@ -41,30 +44,39 @@ func parseParent(c *caddy.Controller, g *Gateway, args []string) error {
 	if err != nil {
 		return c.Errf("parent: %v", err)
 	}
-	o := &parentOption{parent: delegation.Parent{Addr: addr, Key: key}}
+	f := parentFeature{on: true, parent: delegation.Parent{Addr: addr, Key: key}}
 	if len(args) == 7 {
 		ttl, err := strconv.Atoi(args[6])
 		if args[5] != "ttl" || err != nil || ttl < 0 || ttl > 86400 {
 			return c.Errf("parent: ttl must be an integer from 0 to 86400; usage: %s", usage)
 		}
-		o.ttl = uint32(ttl)
+		f.ttl = uint32(ttl)
 	}
-	g.parentOpt = o
+	g.parent = f
 	return nil
 }
 
-// newParentSyncer returns the syncer of the block's delegations in the
-// parent: the zones as answered once the plugin is ready.
-func (g *Gateway) newParentSyncer() *delegation.Syncer {
-	o := g.parentOpt
-	ttl := o.ttl
+// build makes the syncer of the block's delegations in the parent: the
+// zones as answered once the plugin is ready.
+func (f *parentFeature) build(g *Gateway) {
+	if !f.on {
+		return
+	}
+	ttl := f.ttl
 	if ttl == 0 {
 		ttl = g.ttl
 	}
-	return delegation.NewSyncer(o.parent, ttl, g.Zones, g.nsRecords, func() *index.Snapshot {
+	f.syncer = delegation.NewSyncer(f.parent, ttl, g.Zones, g.nsRecords, func() *index.Snapshot {
 		if !g.ready.Load() {
 			return nil
 		}
 		return g.index.Snapshot()
 	})
+}
+
+// kick asks the syncer to check the delegations (after a change of a zone).
+func (f *parentFeature) kick() {
+	if f.syncer != nil {
+		f.syncer.Kick()
+	}
 }

@@ -61,7 +61,7 @@ func ptCopyGateway(t *testing.T, zones []string, objects map[string][]string, ag
 		ptWriteCopy(t, from, dir, zi)
 	}
 	g = newGateway()
-	g.Zones, g.persistDir = zones, dir
+	g.Zones, g.persist.dir = zones, dir
 	clk = &testutil.Clock{}
 	clk.Set(ptWritten.Add(age))
 	g.now = clk.Now
@@ -181,7 +181,7 @@ func TestPersistCopyLoad(t *testing.T) {
 				tc.prepare(t, dir)
 			}
 			g := newGateway()
-			g.Zones, g.persistDir = zones, dir
+			g.Zones, g.persist.dir = zones, dir
 			clk := &testutil.Clock{}
 			clk.Set(ptWritten.Add(tc.age))
 			g.now = clk.Now
@@ -226,7 +226,7 @@ func TestPersistSwitchToLive(t *testing.T) {
 		return false, nil, nil
 	})
 	g := k8sNewGateway(client, []string{"example.com."}, func(g *Gateway) {
-		g.persistDir = dir
+		g.persist.dir = dir
 		g.now = func() time.Time { return ptWritten.Add(time.Minute) }
 	})
 	g.noStartupWait = true
@@ -247,7 +247,7 @@ func TestPersistSwitchToLive(t *testing.T) {
 	if live := g.index.Snapshot().Serial(0); !index.SerialLess(persisted, live) {
 		t.Errorf("live serial %d not past the copy's %d", live, persisted)
 	}
-	if g.copies.Answering(0, ptWritten.Add(time.Minute)) != nil {
+	if g.persist.copies.Answering(0, ptWritten.Add(time.Minute)) != nil {
 		t.Error("the copies are kept after the sync")
 	}
 	testutil.Eventually(t, "the live zone written to disk", func() string {

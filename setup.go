@@ -1,11 +1,9 @@
 package gateway
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/coredns/caddy"
@@ -16,12 +14,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
-	"github.com/seed-e581d630/k8s_gateway/fleet"
-	"github.com/seed-e581d630/k8s_gateway/index"
 	"github.com/seed-e581d630/k8s_gateway/internal/metrics"
 	"github.com/seed-e581d630/k8s_gateway/internal/plog"
-	"github.com/seed-e581d630/k8s_gateway/persist"
-	"github.com/seed-e581d630/k8s_gateway/source"
 	"github.com/seed-e581d630/k8s_gateway/watch"
 )
 
@@ -47,27 +41,10 @@ func setup(c *caddy.Controller) error {
 	}
 	g.buildIndex()
 	g.publishStaticNameservers()
-	if err := g.setupUpdates(c); err != nil {
-		return plugin.Error(metrics.Plugin, err)
-	}
-	if err := g.setupTLSReload(c); err != nil {
-		return plugin.Error(metrics.Plugin, err)
-	}
-	if err := g.addClusters(g.kubeconfigAPI); err != nil {
-		return plugin.Error(metrics.Plugin, err)
-	}
-	if g.clusterAPI != nil {
-		cfg, err := g.restConfig(g.kubeconfig, g.kubecontext)
-		if err != nil {
-			return plugin.Error(metrics.Plugin, fmt.Errorf("clusterapi: %w", err))
+	for _, step := range []func(*caddy.Controller, *Gateway) error{setupUpdates, setupTLSReload, setupReaders} {
+		if err := step(c, g); err != nil {
+			return plugin.Error(metrics.Plugin, err)
 		}
-		mgmt, err := watch.NewRestAPI(cfg)
-		if err != nil {
-			return plugin.Error(metrics.Plugin, fmt.Errorf("clusterapi: %w", err))
-		}
-		g.discovery = g.newDiscovery(mgmt.Dynamic, mgmt.ServedResources, func(kubeconfig []byte) (watch.API, error) {
-			return fleet.KubeconfigBytesAPI(kubeconfig, g.apiLimits)
-		})
 	}
 
 	// The first start of the process must not wait for the API server:
@@ -83,9 +60,9 @@ func setup(c *caddy.Controller) error {
 		g.view = dnsserver.GetConfig(c).ViewName // known once every block is set up
 		// With the transfer plugin in the server block, changes send NOTIFY.
 		if t, ok := dnsserver.GetConfig(c).Handler("transfer").(*transfer.Transfer); ok {
-			g.notifier.Use(t)
+			g.xfer.notifier.Use(t)
 		}
-		if err := g.startCDS(dnsserver.GetConfig(c).Handler("dnssec")); err != nil {
+		if err := g.cds.start(dnsserver.GetConfig(c).Handler("dnssec"), g.Zones, g.ttl); err != nil {
 			return plugin.Error(metrics.Plugin, err)
 		}
 		// The first publication after the sync sends NOTIFY (see Index.Flush).
@@ -94,7 +71,7 @@ func setup(c *caddy.Controller) error {
 	c.OnShutdown(func() error {
 		g.stop()
 		g.index.Close()
-		g.releaseShared() // the indexes are closed: they gave their objects back
+		g.release() // the indexes are closed: they gave their objects back
 		return nil
 	})
 	dnsserver.GetConfig(c).AddPlugin(func(next plugin.Handler) plugin.Handler {
@@ -160,20 +137,11 @@ func parse(c *caddy.Controller) (*Gateway, error) {
 			}
 		}
 	}
-	opt, err := "cluster_zones", g.addClusterZones()
-	if err == nil {
-		opt, err = g.checkZones()
-	}
-	if err == nil {
-		opt, err = "persist", claimPersist(c, g)
-	}
-	if err == nil {
-		opt, err = g.checkClusters()
-	}
-	if err == nil {
-		opt, err = "catalog", g.checkCatalog()
-	}
-	if err != nil {
+	for _, check := range blockChecks {
+		opt, err := check(c, g)
+		if err == nil {
+			continue
+		}
 		if l, ok := lines[opt]; ok {
 			line = l
 		}
@@ -186,114 +154,25 @@ func parse(c *caddy.Controller) (*Gateway, error) {
 	return g, nil
 }
 
-func parseOption(c *caddy.Controller, g *Gateway) error {
-	opt := c.Val()
-	switch opt {
-	case "cluster":
-		return parseCluster(c, g)
-	case "updates":
-		return parseUpdates(c, g)
-	}
-	args := c.RemainingArgs()
-	switch opt {
-	case "ttl":
-		if len(args) != 1 {
-			return argCountErr(c, "ttl TTL", args)
-		}
-		ttl, err := strconv.Atoi(args[0])
-		if err != nil || ttl < 0 || ttl > maxTTL {
-			return c.Errf("ttl must be an integer from 0 to %d, got %q", maxTTL, args[0])
-		}
-		g.ttl = uint32(ttl)
-	case "apex", "secondary":
-		if len(args) == 0 {
-			return argCountErr(c, opt+" NAME [ADDRESS...]", args)
-		}
-		name := strings.ToLower(args[0])
-		if _, err := source.CanonicalName(name, false); err != nil {
-			return c.Errf("invalid %s name %q: %v", opt, args[0], err)
-		}
-		addrs, err := parseNameserverAddrs(args[1:])
-		if err != nil {
-			return c.Errf("%s %s: %v", opt, args[0], err)
-		}
-		if opt == "apex" {
-			g.apex, g.apexAddrs = name, addrs
-		} else {
-			g.secondary, g.secondaryAddrs = name, addrs
-		}
-	case "parent":
-		return parseParent(c, g, args)
-	case "cds":
-		return parseCDS(c, g, args)
-	case "catalog":
-		return parseCatalog(c, g, args)
-	case "cluster_zones":
-		return parseClusterZones(c, g, args)
-	case "fallthrough":
-		g.Fall.SetZonesFromArgs(args)
-	case "clusterapi":
-		g.clusterAPI = &clusterAPIConfig{namespaces: args}
-	case "ownership":
-		if len(args) != 1 {
-			return argCountErr(c, "ownership union|first|delegated", args)
-		}
-		p, ok := index.ParsePolicy(args[0])
-		if !ok {
-			return c.Errf("unknown ownership policy %q; supported: union, first, delegated", args[0])
-		}
-		g.ownership = p
-	case "include", "exclude":
-		if err := g.addresses.AddRanges(opt, args); err != nil {
-			return c.Err(err.Error())
-		}
-	case "tls_reload":
-		if len(args) != 2 {
-			return argCountErr(c, "tls_reload CERT KEY", args)
-		}
-		g.tlsReload = []string{args[0], args[1]}
-	case "apiserver_qps":
-		if len(args) != 1 {
-			return argCountErr(c, "apiserver_qps QPS", args)
-		}
-		qps, err := strconv.ParseFloat(args[0], 32)
-		if err != nil || qps <= 0 || qps > 10000 {
-			return c.Errf("apiserver_qps must be a number above 0, at most 10000, got %q", args[0])
-		}
-		g.apiLimits.QPS = float32(qps)
-	case "apiserver_burst":
-		if len(args) != 1 {
-			return argCountErr(c, "apiserver_burst BURST", args)
-		}
-		burst, err := strconv.Atoi(args[0])
-		if err != nil || burst < 1 || burst > 100000 {
-			return c.Errf("apiserver_burst must be an integer from 1 to 100000, got %q", args[0])
-		}
-		g.apiLimits.Burst = burst
-	case "default_location":
-		l, err := parseLocationArgs(opt, args)
-		if err != nil {
-			return c.Err(err.Error())
-		}
-		g.defaultLocation = l
-	case "persist":
-		if len(args) != 1 {
-			return argCountErr(c, "persist DIR", args)
-		}
-		if err := persist.CheckDir(args[0]); err != nil {
-			return c.Errf("persist: %v", err)
-		}
-		g.persistDir, g.persistLine = args[0], c.Line()
-	default:
-		err := setClusterOption(&g.clusterOptions, opt, args)
-		if errors.Is(err, errUnknownOption) {
-			return c.Errf("unknown property %q", opt)
-		}
-		if err != nil {
-			return c.Err(err.Error())
+// coveredBy reports whether name is at or below one of the server block's keys.
+func coveredBy(name string, keys []string) bool {
+	for _, k := range keys {
+		for _, z := range normalizedKeys(k) {
+			if dns.IsSubDomain(z, name) {
+				return true
+			}
 		}
 	}
-	return nil
+	return false
+}
+
+// normalizedKeys returns the zones of a server block key ("dns://z:53").
+func normalizedKeys(key string) []string {
+	var zones []string
+	for _, z := range plugin.Host(key).NormalizeExact() {
+		zones = append(zones, dns.CanonicalName(z))
+	}
+	return zones
 }
 
 // argCountErr reports a wrong number of arguments. Unlike c.ArgErr, which names

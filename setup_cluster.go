@@ -174,41 +174,26 @@ func (s *clusterSpec) zones(block []string) []string {
 	return out
 }
 
-// checkClusters checks what cluster blocks and the k8s_gateway block's own
-// options say together; it returns the option at fault.
-func (g *Gateway) checkClusters() (string, error) {
-	if len(g.clusters) == 0 {
-		return "", nil
+// setupReaders makes the clusters the block reads (addClusters), and the
+// discovery of the clusterapi option.
+func setupReaders(_ *caddy.Controller, g *Gateway) error {
+	if err := g.addClusters(&g.readers, g.kubeconfigAPI); err != nil {
+		return err
 	}
-	if g.kubeconfig != "" && g.clusterAPI == nil {
-		return "kubeconfig", errors.New("kubeconfig: with cluster blocks, each cluster block names its own kubeconfig (the block's names the Cluster API management cluster, with clusterapi)")
-	}
-	return "", nil
-}
-
-// addClusters makes the clusters of the configuration: the block's one
-// cluster, or one for each cluster block. apiOf returns the API client of a
-// kubeconfig and context (both empty: in the cluster, or the default
-// kubeconfig); it does not contact the API server.
-func (g *Gateway) addClusters(apiOf func(kubeconfig, context string) (watch.API, error)) error {
-	if len(g.clusters) == 0 {
-		api, err := apiOf(g.kubeconfig, g.kubecontext)
-		if err != nil {
-			return err
-		}
-		g.fleet.Add(fleet.NewCluster("", g.controllerConfig(), api, g.index, g.emitEvents))
+	if g.clusterAPI == nil {
 		return nil
 	}
-	for i, s := range g.clusters {
-		o := s.resolved(g.clusterOptions)
-		api, err := apiOf(o.kubeconfig, o.kubecontext)
-		if err != nil {
-			return fmt.Errorf("cluster %s: %w", s.name, err)
-		}
-		// The nameservers' own Services are read from the first cluster.
-		cfg := g.controllerConfigOf(&o, s.zones(g.blockZones()), i == 0)
-		g.fleet.Add(fleet.NewCluster(s.name, cfg, api, g.index, o.emitEvents))
+	cfg, err := g.restConfig(g.kubeconfig, g.kubecontext)
+	if err != nil {
+		return fmt.Errorf("clusterapi: %w", err)
 	}
+	mgmt, err := watch.NewRestAPI(cfg)
+	if err != nil {
+		return fmt.Errorf("clusterapi: %w", err)
+	}
+	g.discovery = g.newDiscovery(mgmt.Dynamic, mgmt.ServedResources, func(kubeconfig []byte) (watch.API, error) {
+		return fleet.KubeconfigBytesAPI(kubeconfig, g.apiLimits)
+	})
 	return nil
 }
 

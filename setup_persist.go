@@ -19,7 +19,7 @@ type persistClaimsKey struct{}
 // would answer one view from the other's records. A reload is another
 // instance, with claims of its own.
 func claimPersist(c *caddy.Controller, g *Gateway) error {
-	if g.persistDir == "" {
+	if g.persist.dir == "" {
 		return nil
 	}
 	claims, _ := c.Get(persistClaimsKey{}).(map[string]int)
@@ -27,9 +27,9 @@ func claimPersist(c *caddy.Controller, g *Gateway) error {
 		claims = map[string]int{}
 		c.Set(persistClaimsKey{}, claims)
 	}
-	dir, err := filepath.Abs(g.persistDir)
+	dir, err := filepath.Abs(g.persist.dir)
 	if err != nil {
-		return fmt.Errorf("persist %s: %v", g.persistDir, err)
+		return fmt.Errorf("persist %s: %v", g.persist.dir, err)
 	}
 	if d, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = d
@@ -38,11 +38,11 @@ func claimPersist(c *caddy.Controller, g *Gateway) error {
 		path := persist.Path(dir, zone)
 		if line, ok := claims[path]; ok {
 			return fmt.Errorf("persist %s: the block of the persist option at line %d keeps the copy of zone %s there already (%s); each block, and each view, needs a directory of its own",
-				g.persistDir, line, zone, path)
+				g.persist.dir, line, zone, path)
 		}
 	}
 	for _, zone := range g.Zones {
-		claims[persist.Path(dir, zone)] = g.persistLine
+		claims[persist.Path(dir, zone)] = g.persist.line
 	}
 	return nil
 }

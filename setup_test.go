@@ -51,7 +51,7 @@ func k8sView(g *Gateway) k8sSetupView {
 		Zones: g.Zones, TTL: g.ttl, Apex: g.apex, Secondary: g.secondary,
 		Resources: g.resources, IngressClasses: g.ingressClasses, GatewayClasses: g.gatewayClasses,
 		Selectors: g.labelSelectors, LabelSelector: g.labelSelector, Namespaces: g.namespaces, Kubeconfig: g.kubeconfig, Kubecontext: g.kubecontext, Fall: g.Fall.Zones,
-		Ownership: g.ownership.String(), Delegations: g.delegations, Events: g.emitEvents, Persist: g.persistDir,
+		Ownership: g.ownership.String(), Delegations: g.delegations, Events: g.emitEvents, Persist: g.persist.dir,
 		Include: k8sRanges(g.addresses.Include), Exclude: k8sRanges(g.addresses.Exclude),
 	}
 }

@@ -16,7 +16,7 @@ import (
 // setupTLSReload makes the server block's TLS listeners serve the
 // certificate of g's tls_reload files. The tls plugin, set up before
 // k8s_gateway, must be in the block.
-func (g *Gateway) setupTLSReload(c *caddy.Controller) error {
+func setupTLSReload(c *caddy.Controller, g *Gateway) error {
 	if g.tlsReload == nil {
 		return nil
 	}

@@ -25,7 +25,7 @@ func TestSetupTLSReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := caddy.NewTestController("dns", "")
-	if err := g.setupTLSReload(c); err == nil || !strings.Contains(err.Error(), "no tls plugin") {
+	if err := setupTLSReload(c, g); err == nil || !strings.Contains(err.Error(), "no tls plugin") {
 		t.Errorf("without the tls plugin: %v", err)
 	}
 	pair, err := tls.LoadX509KeyPair(certFile, keyFile)
@@ -34,7 +34,7 @@ func TestSetupTLSReload(t *testing.T) {
 	}
 	cfg := dnsserver.GetConfig(c)
 	cfg.TLSConfig = &tls.Config{Certificates: []tls.Certificate{pair}}
-	if err := g.setupTLSReload(c); err != nil {
+	if err := setupTLSReload(c, g); err != nil {
 		t.Fatal(err)
 	}
 	if len(cfg.TLSConfig.Certificates) != 0 || cfg.TLSConfig.GetCertificate == nil {

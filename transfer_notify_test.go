@@ -43,7 +43,7 @@ func TestTransferNotify(t *testing.T) {
 			t.Fatalf("%s: serial %d after the first Flush, want %d (the clock's time)", zone, got, want)
 		}
 	}
-	g.notifier.Use(xtTransferPlugin(t, g, "transfer example.com example.org {\n to "+secondary+"\n}"))
+	g.xfer.notifier.Use(xtTransferPlugin(t, g, "transfer example.com example.org {\n to "+secondary+"\n}"))
 
 	expect := func(step string, want ...string) {
 		t.Helper()

@@ -39,31 +39,31 @@ func updGateway(t *testing.T, client kubernetes.Interface, configure func(*Gatew
 	t.Helper()
 	g := k8sNewGateway(client, []string{"example.com."}, func(g *Gateway) {
 		g.ownership = index.First
-		g.updateOpts = acmeupdate.NewOptions()
+		g.updates.opts = acmeupdate.NewOptions()
 		for ns, secret := range updKeys {
 			k, err := acmeupdate.NewKey(ns+".", "hmac-sha256", secret, ns, "Corefile")
 			if err != nil {
 				t.Fatal(err)
 			}
-			g.updateOpts.Keys = append(g.updateOpts.Keys, k)
+			g.updates.opts.Keys = append(g.updates.opts.Keys, k)
 		}
-		g.updateOpts.Listen = "127.0.0.1:0"
+		g.updates.opts.Listen = "127.0.0.1:0"
 		if configure != nil {
 			configure(g)
 		}
 	})
 	api := func(string, string) (watch.API, error) { return watchtest.API{Core: client}, nil }
 	var err error
-	if g.owners, err = g.newOwnerView(api); err != nil {
+	if g.updates.owners, err = newOwnerView(g, api); err != nil {
 		t.Fatal(err)
 	}
-	g.newUpdates()
+	g.updates.service = newUpdateService(g)
 	gvr := schema.GroupVersionResource{Group: "externaldns.k8s.io", Version: "v1alpha1", Resource: "dnsendpoints"}
-	g.updates.StartClient(dynfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "DNSEndpointList"}))
-	if err := g.updates.Listen(); err != nil {
+	g.updates.service.StartClient(dynfake.NewSimpleDynamicClientWithCustomListKinds(k8sruntime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "DNSEndpointList"}))
+	if err := g.updates.service.Listen(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(g.updates.Stop)
+	t.Cleanup(g.updates.service.Stop)
 	return g
 }
 
@@ -74,9 +74,9 @@ func updStart(t *testing.T, g *Gateway) {
 	if err := g.start(); err != nil {
 		t.Fatal(err)
 	}
-	if g.owners != nil {
-		g.owners.start()
-		t.Cleanup(g.owners.stop)
+	if v := g.updates.owners; v != nil {
+		v.start(fleet.HealthTiming{})
+		t.Cleanup(func() { v.stop(); v.index.Close() })
 	}
 }
 
@@ -100,7 +100,7 @@ func updChallengeIn(t *testing.T, g *Gateway, zone, namespace, name string) int 
 	m.Insert([]dns.RR{rr})
 	m.SetTsig(namespace+".", dns.HmacSHA256, 300, time.Now().Unix())
 	c := &dns.Client{Net: "tcp", TsigSecret: map[string]string{namespace + ".": updKeys[namespace]}}
-	reply, _, err := c.Exchange(m, g.updates.Addr())
+	reply, _, err := c.Exchange(m, g.updates.service.Addr())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestUpdateOwnershipFailsClosed(t *testing.T) {
 	updWant(t, g, "Ingresses forbidden, a free name", "team-b", "free.example.com.", dns.RcodeServerFailure)
 	forbidden.Store(false)
 	testutil.Eventually(t, "Ingresses read", func() string {
-		if ok, why := (updateAuthorizer{g}).Complete(); !ok {
+		if ok, why := (&updateAuthorizer{g: g}).Complete(); !ok {
 			return why
 		}
 		return ""
@@ -171,7 +171,7 @@ func TestUpdateOwnershipUnfiltered(t *testing.T) {
 				t.Fatalf("the view shows the name: %s", got)
 			}
 			testutil.Eventually(t, "complete", func() string {
-				if ok, why := (updateAuthorizer{g}).Complete(); !ok {
+				if ok, why := (&updateAuthorizer{g: g}).Complete(); !ok {
 					return why
 				}
 				return ""
@@ -196,7 +196,7 @@ func TestUpdateNameserverNames(t *testing.T) {
 		})
 		updStart(t, g)
 		testutil.Eventually(t, "complete", func() string {
-			if ok, why := (updateAuthorizer{g}).Complete(); !ok {
+			if ok, why := (&updateAuthorizer{g: g}).Complete(); !ok {
 				return why
 			}
 			return ""
@@ -232,7 +232,7 @@ func TestUpdateNestedZoneApex(t *testing.T) {
 			})
 			updStart(t, g)
 			testutil.Eventually(t, "complete", func() string {
-				if ok, why := (updateAuthorizer{g}).Complete(); !ok {
+				if ok, why := (&updateAuthorizer{g: g}).Complete(); !ok {
 					return why
 				}
 				return ""
@@ -306,7 +306,7 @@ func TestUpdateOwnershipUnreachableCluster(t *testing.T) {
 	g.fleet.Add(fleet.NewCluster("remote", g.controllerConfig(), watchtest.API{Core: remote}, g.index, false))
 	updStart(t, g)
 	complete := func() string {
-		if ok, why := (updateAuthorizer{g}).Complete(); !ok {
+		if ok, why := (&updateAuthorizer{g: g}).Complete(); !ok {
 			return why
 		}
 		return ""

@@ -46,7 +46,7 @@ func TestParseUpdates(t *testing.T) {
 			t.Errorf("%q: error %v, want %q", tc.block, err, tc.err)
 			continue
 		}
-		if err == nil && g.updateOpts == nil {
+		if err == nil && g.updates.opts == nil {
 			t.Errorf("%q: no options", tc.block)
 		}
 	}
@@ -102,29 +102,29 @@ func TestServeUpdate(t *testing.T) {
 	}
 
 	g, _ := qtGateway(t, []string{"example.org."}, func(g *Gateway) {
-		g.updateOpts = acmeupdate.NewOptions()
+		g.updates.opts = acmeupdate.NewOptions()
 		k, err := acmeupdate.NewKey("team-a.", "hmac-sha256", secret, "team-a", "Corefile")
 		if err != nil {
 			t.Fatal(err)
 		}
-		g.updateOpts.Keys = []acmeupdate.Key{k}
-		g.updateOpts.Listen = "127.0.0.1:0"
+		g.updates.opts.Keys = []acmeupdate.Key{k}
+		g.updates.opts.Listen = "127.0.0.1:0"
 	}, nil)
-	g.newUpdates()
+	g.updates.service = newUpdateService(g)
 	gvr := schema.GroupVersionResource{Group: "externaldns.k8s.io", Version: "v1alpha1", Resource: "dnsendpoints"}
 	dyn := dynfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{gvr: "DNSEndpointList"})
-	g.updates.StartClient(dyn)
-	if err := g.updates.Listen(); err != nil {
+	g.updates.service.StartClient(dyn)
+	if err := g.updates.service.Listen(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(g.updates.Stop)
+	t.Cleanup(g.updates.service.Stop)
 	// Through CoreDNS: NOTIMP, the MAC covers bytes only the listener has.
 	if code, _ := updServe(t, g, update()); code != dns.RcodeNotImplemented {
 		t.Fatalf("update through CoreDNS: code %d", code)
 	}
 	for _, netw := range []string{"udp", "tcp"} {
 		c := &dns.Client{Net: netw, TsigSecret: map[string]string{"team-a.": secret}}
-		msg, _, err := c.Exchange(update(), g.updates.Addr())
+		msg, _, err := c.Exchange(update(), g.updates.service.Addr())
 		if err != nil || msg.Rcode != dns.RcodeSuccess || msg.IsTsig() == nil {
 			t.Fatalf("update over %s: %v %v", netw, msg, err)
 		}

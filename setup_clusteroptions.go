@@ -245,6 +245,37 @@ func parseFailover(o *clusterOptions, _ string, args []string) error {
 	return nil
 }
 
+// parseWeight reads the weight option of a cluster.
+func parseWeight(o *clusterOptions, _ string, args []string) error {
+	if len(args) != 1 {
+		return usageErr("weight N", args)
+	}
+	w, err := source.ParseWeight(args[0])
+	if err != nil {
+		return err
+	}
+	o.weight = w
+	return nil
+}
+
+// parseLocation reads the location option of a cluster.
+func parseLocation(o *clusterOptions, opt string, args []string) error {
+	l, err := parseLocationArgs(opt, args)
+	if err != nil {
+		return err
+	}
+	o.location = l
+	return nil
+}
+
+// parseLocationArgs reads the arguments of a location option.
+func parseLocationArgs(opt string, args []string) (index.Location, error) {
+	if len(args) == 0 {
+		return index.Location{}, usageErr(opt+" [continent=CODE] [country=CODE] [region=CODE]", args)
+	}
+	return index.ParseLocation(strings.Join(args, ","))
+}
+
 // optionAliases are other names of options: withdraw_unhealthy says what
 // health does, and is not CoreDNS's health plugin.
 var optionAliases = map[string]string{"withdraw_unhealthy": "health"}
