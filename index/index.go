@@ -218,6 +218,7 @@ func (ix *Index) rebuild(name string, was []string) {
 	sets, conflict := mergeSets(name, answer, name == ix.zones[zi])
 	ix.rules.reportConflict(name, conflict, answer)
 	ix.nodes.set(name, zi, sets, buildSteer(answer, sets))
+	ix.recheckNameservers(name, zi)
 }
 
 // rebuildWhere rebuilds the names of the objects that match, when change

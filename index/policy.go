@@ -138,6 +138,8 @@ type rules struct {
 	listener      Listener
 	policy        Policy
 	nsNames       []string               // the nameserver names, reserved to the plugin
+	nsIn          [][]string             // per zone: the nameserver names below its apex, in it
+	nsMissing     []bool                 // per zone, under Union: one of nsIn has no node (see nameservers.go)
 	staticDomains map[string][]string    // namespace → domains from the configuration
 	domains       map[string][]string    // namespace → domains set at run time
 	rejections    map[string][]Rejection // owner name → claims rejected there
@@ -166,6 +168,14 @@ func newRules(cfg Config, ns [][]dns.RR) rules {
 			}
 		}
 	}
+	r.nsIn = make([][]string, len(cfg.Zones))
+	r.nsMissing = make([]bool, len(cfg.Zones))
+	for _, n := range r.nsNames {
+		if zi := ZoneOf(cfg.Zones, n); zi >= 0 && n != cfg.Zones[zi] {
+			r.nsIn[zi] = append(r.nsIn[zi], n)
+			r.nsMissing[zi] = r.policy == Union // no node yet
+		}
+	}
 	return r
 }
 
@@ -182,10 +192,13 @@ func (r *rules) admit(name string, zi int, cs []contribution, live bool) []contr
 // admitted returns the contributions at name that the policy accepts, and the
 // rejected ones.
 func (r *rules) admitted(name string, zi int, cs []contribution) (ok []contribution, rejected []Rejection) {
-	if r.policy == Union || len(cs) == 0 {
+	if len(cs) == 0 {
 		return cs, nil
 	}
 	reserved := r.reserved(name, zi)
+	if r.policy == Union && !reserved {
+		return cs, nil
+	}
 	owner := -1
 	for i := range cs {
 		if r.refusal(name, reserved, cs[i].claim) == "" && !cs[i].claim.plugin() && (owner < 0 || before(cs[i], cs[owner])) {
@@ -236,23 +249,34 @@ func (r *rules) refusal(name string, reserved bool, claim Claim) string {
 	return ""
 }
 
-// reserved reports whether name belongs to the plugin: the zone apex, a
-// nameserver name, or a wildcard whose parent is the apex or an ancestor of a
-// nameserver name (RFC 4592: it would answer for them).
+// reserved reports whether name belongs to the plugin under the policy:
+// under every policy, a nameserver name and the names between it and the
+// apex of its zone (a delegation there would take the nameserver away), and
+// a wildcard whose parent is one of those (RFC 4592: it would answer for
+// them); under First and Delegated also the zone apex and the wildcard
+// below it. Under Union the apex and its wildcard are the tenants' (the
+// policy trusts them with every name), but for the wildcard while a
+// nameserver name of the zone has no node, which it would answer for.
 func (r *rules) reserved(name string, zi int) bool {
 	zone := r.zones[zi]
-	if name == zone || slices.Contains(r.nsNames, name) {
-		return true
+	if name == zone {
+		return r.policy != Union
 	}
 	if !isWildcard(name) {
-		return false
+		return r.nameserverOrAbove(name, zi)
 	}
 	parent := name[2:]
 	if parent == zone {
-		return true
+		return r.policy != Union || r.nsMissing[zi]
 	}
-	for _, ns := range r.nsNames {
-		if dns.IsSubDomain(parent, ns) {
+	return r.nameserverOrAbove(parent, zi)
+}
+
+// nameserverOrAbove reports whether name, in zone zi and below its apex, is
+// a nameserver name or one of the names between one and the apex.
+func (r *rules) nameserverOrAbove(name string, zi int) bool {
+	for _, ns := range r.nsIn[zi] {
+		if dns.IsSubDomain(name, ns) {
 			return true
 		}
 	}

@@ -315,7 +315,7 @@ func TestIndexPolicyConflictKeys(t *testing.T) {
 // OwnersBelow answers as a walk over every object does.
 func TestIndexPolicyRandomUpdates(t *testing.T) {
 	zones := []string{"example.com.", "sub.example.com.", "example.org."}
-	labels := []string{"a", "b", "*", "sub", "c"}
+	labels := []string{"a", "b", "*", "sub", "c", "ns"}
 	suffixes := []string{"example.com.", "sub.example.com.", "example.org.", "other.net."}
 	namespaces := []string{"n1", "n2", "n3", ""}
 	for _, policy := range []Policy{Union, First, Delegated} {
@@ -386,5 +386,117 @@ func TestIndexPolicyRandomUpdates(t *testing.T) {
 			}
 		}
 		ix.Close()
+	}
+}
+
+// TestIndexNameserversReserved: under every policy the nameserver names,
+// the names between them and the apex, and the wildcards that would answer
+// for them belong to the plugin's own sources; under union the apex and its
+// wildcard stay the tenants', but for the wildcard while a nameserver name
+// does not exist, which it would answer for.
+func TestIndexNameserversReserved(t *testing.T) {
+	const (
+		ns      = "dns1.kube-system.example.com."
+		nsB     = ns + " 60 IN A 198.51.100.66"
+		aboveNS = "kube-system.example.com. 60 IN NS evil.example.net."
+		starKS  = "*.kube-system.example.com. 60 IN A 198.51.100.66"
+		starB   = "*.example.com. 60 IN A 198.51.100.66"
+		apexB   = "example.com. 60 IN A 198.51.100.66"
+		belowNS = "x.dns1.kube-system.example.com. 60 IN A 198.51.100.66"
+		nsOwn   = ns + " 60 IN A 192.0.2.53"
+	)
+	nsRRs := func(zone string) []dns.RR {
+		return []dns.RR{&dns.NS{Hdr: dns.RR_Header{Name: zone, Rrtype: dns.TypeNS, Class: dns.ClassINET, Ttl: 60}, Ns: ns}}
+	}
+	tenant := put("Service/b/y", "b", 1, nsB, aboveNS, starKS, starB, apexB)
+	own := put("Nameserver/kube-system/dns1", "", 9, nsOwn)
+	for _, tc := range []struct {
+		name   string
+		policy Policy
+		ops    []policyOp
+		want   map[string]string // name → node dump, "" when the name must not exist
+		now    []string
+	}{
+		{
+			name: "union, the nameserver's Service without an address", policy: Union, ops: []policyOp{tenant},
+			want: map[string]string{ns: "", "kube-system.example.com.": "", "*.example.com.": "", "example.com.": "example.com. [A 60:198.51.100.66]"},
+			now: []string{
+				"*.example.com. Service/b/y reserved ", "*.kube-system.example.com. Service/b/y reserved ",
+				ns + " Service/b/y reserved ", "kube-system.example.com. Service/b/y reserved ",
+			},
+		},
+		{
+			name: "union, with the nameserver's address", policy: Union, ops: []policyOp{tenant, own},
+			want: map[string]string{
+				ns: ns + " [A 60:192.0.2.53]", "*.example.com.": "*.example.com. [A 60:198.51.100.66]",
+				"example.com.": "example.com. [A 60:198.51.100.66] wildcard=*.example.com.",
+			},
+			now: []string{
+				"*.kube-system.example.com. Service/b/y reserved ", ns + " Service/b/y reserved ",
+				"kube-system.example.com. Service/b/y reserved ",
+			},
+		},
+		{
+			name: "union, the address comes first and goes", policy: Union, ops: []policyOp{own, tenant, del("Nameserver/kube-system/dns1")},
+			want: map[string]string{ns: "", "*.example.com.": ""},
+			now: []string{
+				"*.example.com. Service/b/y reserved ", "*.kube-system.example.com. Service/b/y reserved ",
+				ns + " Service/b/y reserved ", "kube-system.example.com. Service/b/y reserved ",
+			},
+		},
+		{
+			// A name below the nameserver name makes it exist (an empty
+			// non-terminal): the apex wildcard no longer answers for it.
+			name: "union, a name below the nameserver name", policy: Union, ops: []policyOp{tenant, put("Service/c/z", "c", 2, belowNS)},
+			want: map[string]string{ns: ns, "*.example.com.": "*.example.com. [A 60:198.51.100.66]"},
+			now: []string{
+				"*.kube-system.example.com. Service/b/y reserved ", ns + " Service/b/y reserved ",
+				"kube-system.example.com. Service/b/y reserved ",
+			},
+		},
+		{
+			name: "first", policy: First, ops: []policyOp{tenant, own},
+			want: map[string]string{ns: ns + " [A 60:192.0.2.53]", "*.example.com.": "", "example.com.": "example.com."},
+			now: []string{
+				"*.example.com. Service/b/y reserved ", "*.kube-system.example.com. Service/b/y reserved ",
+				ns + " Service/b/y reserved ", "example.com. Service/b/y reserved ",
+				"kube-system.example.com. Service/b/y reserved ",
+			},
+		},
+		{
+			name: "delegated, even inside the namespace's domains", policy: Delegated, ops: []policyOp{delegate("b", "example.com."), tenant, own},
+			want: map[string]string{ns: ns + " [A 60:192.0.2.53]", "kube-system.example.com.": "kube-system.example.com."},
+			now: []string{
+				"*.example.com. Service/b/y reserved ", "*.kube-system.example.com. Service/b/y reserved ",
+				ns + " Service/b/y reserved ", "example.com. Service/b/y reserved ",
+				"kube-system.example.com. Service/b/y reserved ",
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ix := New(Config{Zones: []string{"example.com."}, SOA: indexSOA, NS: nsRRs, Policy: tc.policy})
+			t.Cleanup(ix.Close)
+			ix.Flush()
+			for _, op := range tc.ops {
+				op(ix)
+			}
+			for name, want := range tc.want {
+				got := ""
+				if n := ix.Snapshot().get(name); n != nil {
+					got = dumpNode(n)
+				}
+				if got != want {
+					t.Errorf("%s: got %q, want %q", name, got, want)
+				}
+			}
+			var now []string
+			for _, r := range ix.rejectionsNow() {
+				now = append(now, fmt.Sprintf("%s %s %s %s", r.Name, r.Key, r.Reason, r.Owner))
+			}
+			if !slices.Equal(now, tc.now) {
+				t.Errorf("rejections %q, want %q", now, tc.now)
+			}
+			checkIndexInvariants(t, ix)
+		})
 	}
 }
