@@ -143,23 +143,38 @@ func signedUnderUnproven(t *testing.T, a acme, addr string, n int) []time.Durati
 	t.Helper()
 	stop := unprovenFlood(t, a.zone, addr)
 	time.Sleep(4 * time.Second) // every unproven client has sent its first message
-	var took []time.Duration
-	failed := 0
-	name := "_acme-challenge." + a.domainA + "."
-	for i := range n {
-		wire := signedUpdate(t, a.zone, a.coreA, name, fmt.Sprintf("under-unproven-%d-%d", i, time.Now().UnixNano()), time.Now())
-		rc, d := tcpUpdate(addr, wire)
-		if rc != dns.RcodeSuccess {
-			t.Errorf("signed update %d under %d unproven connections: rcode %d (-1: no reply) after %s", i+1, unprovenConns, rc, d.Round(time.Millisecond))
-			failed++
-		}
-		took = append(took, d)
-		time.Sleep(200 * time.Millisecond)
-	}
+	took, failed := signedUpdates(t, a, addr, n)
 	answered := stop()
 	t.Logf("%d unproven connections from %d addresses: %d unsigned messages answered; %d of %d signed updates answered NOERROR, in min %s, median %s, max %s",
 		unprovenConns, unprovenAddrs, answered, n-failed, n, slices.Min(took).Round(time.Microsecond), medianDuration(took).Round(time.Microsecond), slices.Max(took).Round(time.Microsecond))
 	return took
+}
+
+// signedUpdates sends n signed updates over TCP, each adding a new value
+// (timed) and deleting it again (untimed: a name holds 16 at most); it
+// returns how long each add took and how many got no NOERROR, which fails
+// the test.
+func signedUpdates(t *testing.T, a acme, addr string, n int) (took []time.Duration, failed int) {
+	t.Helper()
+	name := "_acme-challenge." + a.domainA + "."
+	for i := range n {
+		value := fmt.Sprintf("signed-%d-%d", i, time.Now().UnixNano())
+		rc, d := tcpUpdate(addr, signedUpdate(t, a.zone, a.coreA, name, value, time.Now()))
+		if rc != dns.RcodeSuccess {
+			t.Errorf("signed update %d: rcode %d (-1: no reply) after %s", i+1, rc, d.Round(time.Millisecond))
+			failed++
+		}
+		took = append(took, d)
+		del := new(dns.Msg)
+		del.SetUpdate(a.zone)
+		del.Remove([]dns.RR{&dns.TXT{Hdr: dns.RR_Header{Name: name, Rrtype: dns.TypeTXT, Class: dns.ClassNONE}, Txt: []string{value}}})
+		wire, _ := signedMsg(t, del, a.coreA)
+		if rc, _ := tcpUpdate(addr, wire); rc != dns.RcodeSuccess && failed == 0 {
+			t.Errorf("deleting %s: rcode %d", value, rc)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	return took, failed
 }
 
 func medianDuration(v []time.Duration) time.Duration {
