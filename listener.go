@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,12 @@ import (
 type indexListener struct{ g *Gateway }
 
 func (l indexListener) SerialChanged(zone string, serial uint32) {
+	// Transfers under the serial serve the content it was assigned to.
+	if zi := slices.Index(l.g.Zones, zone); zi >= 0 {
+		if s := l.g.snapshot(zi); s != nil && s.Serial(zi) == serial {
+			l.g.xfer.ixfr.Assigned(zone, zi, s)
+		}
+	}
 	l.g.xfer.notifier.Notify(zone)
 	l.g.parent.kick()
 }

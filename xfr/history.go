@@ -13,8 +13,11 @@ import (
 //
 // A zone's content can change without its serial changing: a second change
 // within one second is published at once and gets its serial on the next
-// second. Transfers therefore serve, under a serial, the content first served
-// under it (record), so that a serial always stands for one content. The
+// second. Transfers therefore serve, under a serial, the content of the
+// snapshot in which the serial was assigned (Assigned), or, without one, the
+// content first served under it (record), so that a serial always stands for
+// one content, and for the same content on replicas that saw the same
+// changes before it. The
 // history keeps each content a transfer served (a version, with its serial)
 // and the difference from the version before; IXFR from serial X is
 // incremental when exactly one version kept had serial X, and otherwise falls
@@ -53,6 +56,9 @@ type history struct {
 	last     map[string]dns.RR
 	body     []dns.RR // the records of last, in transfer order
 	snap     *index.Snapshot
+	// pin is the snapshot in which the current serial was assigned
+	// (Assigned), the content transfers serve under it.
+	pin *index.Snapshot
 	// purged is the serial of the newest version dropped (or served before
 	// the serial went back); hasPurged says whether one was. No IXFR starts
 	// at or before it: a version kept may share that serial.
@@ -197,4 +203,20 @@ func sortedValues(m map[string]dns.RR) []dns.RR {
 		out[i] = m[k]
 	}
 	return out
+}
+
+// Assigned notes s, the snapshot in which zone zi got its current serial
+// (the plugin calls it from the index's SerialChanged): transfers under
+// that serial serve s's content, whenever they come, as every other replica
+// that saw the same changes does. A change within the second of the serial
+// is in later snapshots under the same serial; serving it under that serial
+// would make the serial stand for other content on each replica, depending
+// on when each first served it.
+func (h *Histories) Assigned(zone string, zi int, s *index.Snapshot) {
+	z := h.zone(zone)
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.pin == nil || z.pin.Serial(zi) != s.Serial(zi) {
+		z.pin = s
+	}
 }

@@ -29,6 +29,9 @@ func (h *Histories) Transfer(zone string, zi int, serial uint32, snapshot func()
 		z.mu.Unlock()
 		return send(soa), nil
 	}
+	if z.pin != nil && z.pin.Serial(zi) == s.Serial(zi) {
+		s = z.pin // the content of the serial's assignment
+	}
 	body := z.record(s, zi)
 	var (
 		from     dns.RR
