@@ -22,7 +22,7 @@ type replica struct {
 }
 
 func (r *replica) SerialChanged(zone string, _ uint32) { r.h.Assigned(zone, 0, r.ix.Snapshot()) }
-func (r *replica) Conflict(string, string)              {}
+func (r *replica) Conflict(string, string)             {}
 
 // newReplica returns a replica of example.com. with 20 names on clk.
 func newReplica(t *testing.T, clk *testutil.Clock) *replica {
