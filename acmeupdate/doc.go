@@ -110,7 +110,14 @@
 // <secret>.<namespace>., its secret the Secret's data "secret" (base64, as
 // tsig-keygen prints it and as cert-manager's tsigSecretSecretRef reads it),
 // its algorithm data "algorithm" (default hmac-sha256). A key is bound to
-// the namespace of its Secret, or to the namespace the Corefile names.
+// the namespace of its Secret, or to the namespace the Corefile names. In
+// the one namespace of tenant_secrets (the platform team's), a Secret's key
+// is bound to the namespace its label k8s-gateway.dns/tenant names, and
+// there only (one of the tenants listed, when they are); a Secret there
+// without the label gives no key, and so does a Secret elsewhere whose label
+// names another namespace than its own. The Secrets are read only in the
+// namespaces of secrets and tenant_secrets (every namespace for secrets
+// without any): RBAC cannot narrow Secrets to a label.
 //
 // # Replays
 //
