@@ -11,7 +11,9 @@
 // best priority answer, or all of them when none is healthy (fail open).
 // The choice is made when a name is built, never at query time. Steering:
 // when the contributions left carry weights or locations (Claim.Weight,
-// Claim.Location), a table of targets is packed with the name, and
+// Claim.Location; at a name several tenants publish, only their clusters'
+// count: Claim.ClusterWeight, ClusterLocation), a table of targets is
+// packed with the name, and
 // LookupFor answers one target chosen for the client (its location, then a
 // default, then all; then by weight), scanning the table without
 // allocating.

@@ -64,6 +64,12 @@ type Claim struct {
 	// Location of the object's targets, for the choice by the client's
 	// location (steer.go); zero when unset.
 	Location Location
+	// ClusterWeight and ClusterLocation are the weight and location of the
+	// object's cluster alone (the Corefile's), without the object's own
+	// annotations: they steer its targets instead of Weight and Location
+	// at a name that several tenants publish (Claim.steering).
+	ClusterWeight   uint32
+	ClusterLocation Location
 }
 
 // Reasons a claim is rejected, as the rejected metric and logs name them.

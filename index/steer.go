@@ -12,7 +12,9 @@ import (
 // A name is steered when, after health and priority (health.go) chose the
 // contributions that answer there, two of them or more publish addresses of
 // one type and one of them has a weight or a location (Claim.Weight,
-// Claim.Location). Each such contribution is a target: its addresses of
+// Claim.Location; at a name several tenants publish, those of their
+// clusters alone, Claim.ClusterWeight and Claim.ClusterLocation: see
+// Claim.steering). Each such contribution is a target: its addresses of
 // that type, its weight and its location. The table of targets is packed in
 // the node beside the records when the name is built; at query time,
 // LookupFor answers the addresses of one target:
@@ -42,12 +44,17 @@ const maxTargets = 1024
 // buildSteer returns the targets of the contributions cs at a node whose
 // merged RRsets are sets, or nil when the name is not steered.
 func buildSteer(cs []contribution, sets []rrset) []steerTarget {
-	steered := false
+	shared := false
 	for _, c := range cs {
 		if c.claim.plugin() {
 			return nil
 		}
-		steered = steered || c.claim.Weight != 0 || !c.claim.Location.IsZero()
+		shared = shared || c.claim.Namespace != cs[0].claim.Namespace
+	}
+	steered := false
+	for _, c := range cs {
+		w, l := c.claim.steering(shared)
+		steered = steered || w != 0 || !l.IsZero()
 	}
 	if !steered || len(cs) < 2 {
 		return nil
@@ -65,7 +72,8 @@ func buildSteer(cs []contribution, sets []rrset) []steerTarget {
 		}
 		start := len(out)
 		for _, c := range cs {
-			t := steerTarget{qtype: qtype, weight: max(c.claim.Weight, 1), loc: packLocation(c.claim.Location)}
+			w, l := c.claim.steering(shared)
+			t := steerTarget{qtype: qtype, weight: max(w, 1), loc: packLocation(l)}
 			for _, rr := range c.rrs {
 				if rr.Header().Rrtype != qtype {
 					continue
@@ -84,6 +92,21 @@ func buildSteer(cs []contribution, sets []rrset) []steerTarget {
 		}
 	}
 	return out
+}
+
+// steering returns the weight and location that steer the claim's targets:
+// its own, or at a name that several tenants publish (shared) its
+// cluster's alone. Under Union every tenant may publish at every name, so
+// none may steer a name it shares with another by its annotations: a
+// weight of 1000 would take nearly every answer of a name another tenant
+// publishes, and a location every client of a country; there each target
+// counts as the operator set its cluster in the Corefile. Under First and
+// Delegated the claims a name admits are of one tenant.
+func (c Claim) steering(shared bool) (uint32, Location) {
+	if shared {
+		return c.ClusterWeight, c.ClusterLocation
+	}
+	return c.Weight, c.Location
 }
 
 func equalTargets(a, b []steerTarget) bool {

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"math"
 	"runtime"
 	"slices"
@@ -20,6 +21,24 @@ type steerObj struct {
 	loc       string // ParseLocation form, or ""
 	unhealthy bool
 	priority  int32
+	// ns is the tenant ("ns" when empty); clusterWeight and clusterLoc its
+	// cluster's steering alone (Claim.ClusterWeight, ClusterLocation).
+	ns            string
+	clusterWeight uint32
+	clusterLoc    string
+}
+
+// location parses s, the zero Location when empty.
+func location(t testing.TB, s string) Location {
+	t.Helper()
+	if s == "" {
+		return Location{}
+	}
+	l, err := ParseLocation(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
 }
 
 func steerIndex(t testing.TB, objs []steerObj) *Index {
@@ -34,14 +53,8 @@ func steerIndex(t testing.TB, objs []steerObj) *Index {
 			}
 			rrs = append(rrs, qtRR("www.example.com. 60 IN "+typ+" "+a))
 		}
-		claim := Claim{Namespace: "ns", Weight: o.weight, Unhealthy: o.unhealthy, Priority: o.priority}
-		if o.loc != "" {
-			l, err := ParseLocation(o.loc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			claim.Location = l
-		}
+		claim := Claim{Namespace: cmp.Or(o.ns, "ns"), Weight: o.weight, Unhealthy: o.unhealthy, Priority: o.priority,
+			Location: location(t, o.loc), ClusterWeight: o.clusterWeight, ClusterLocation: location(t, o.clusterLoc)}
 		ix.UpdateClaim(o.key, claim, rrs)
 	}
 	ix.Flush()
@@ -98,6 +111,66 @@ func TestSteerWeights(t *testing.T) {
 	}
 	if got := len(ix.Snapshot().Records(0)); got != 4 {
 		t.Errorf("the zone's records: %d, want 4", got)
+	}
+}
+
+// TestSteerTenants: the weights and locations of objects' annotations steer
+// a name only while one tenant publishes there. Where several do (union
+// lets every namespace publish anywhere), each target counts with its
+// cluster's weight and location alone: a tenant's weight of 1000 at another
+// tenant's name takes its share as one target of an unsteered name, not
+// 1000 of 1001 answers.
+func TestSteerTenants(t *testing.T) {
+	eu := Client{Continent: "EU", Country: "DE"}
+	for _, c := range []struct {
+		desc   string
+		objs   []steerObj
+		client Client
+		want   map[string]int // of 1000 draws
+	}{
+		{
+			desc: "one tenant: its annotations count",
+			objs: []steerObj{{key: "a", addrs: []string{"192.0.2.1"}}, {key: "b", addrs: []string{"192.0.2.2"}, weight: 3}},
+			want: map[string]int{"192.0.2.1": 250, "192.0.2.2": 750},
+		},
+		{
+			desc: "another tenant's weight of 1000 is set aside, and the owner's: all targets answer, as unsteered",
+			objs: []steerObj{
+				{key: "a", ns: "team-a", addrs: []string{"192.0.2.1"}},
+				{key: "a2", ns: "team-a", addrs: []string{"192.0.2.2"}, weight: 2},
+				{key: "b", ns: "team-b", addrs: []string{"192.0.2.3"}, weight: 1000},
+			},
+			want: map[string]int{"192.0.2.1 192.0.2.2 192.0.2.3": 1000},
+		},
+		{
+			desc: "several tenants: the clusters' weights count, not the objects'",
+			objs: []steerObj{
+				{key: "a", ns: "one/apps", addrs: []string{"192.0.2.1"}, weight: 3, clusterWeight: 3},
+				{key: "b", ns: "two/apps", addrs: []string{"192.0.2.3"}, weight: 1000 * 1, clusterWeight: 1},
+			},
+			want: map[string]int{"192.0.2.1": 750, "192.0.2.3": 250},
+		},
+		{
+			desc:   "another tenant's location is set aside",
+			objs:   []steerObj{{key: "a", ns: "team-a", addrs: []string{"192.0.2.1"}}, {key: "b", ns: "team-b", addrs: []string{"192.0.2.3"}, loc: "continent=EU"}},
+			client: eu,
+			want:   map[string]int{"192.0.2.1 192.0.2.3": 1000},
+		},
+		{
+			desc: "several tenants: the clusters' locations count",
+			objs: []steerObj{
+				{key: "a", ns: "one/apps", addrs: []string{"192.0.2.1"}, loc: "continent=NA", clusterLoc: "continent=EU"},
+				{key: "b", ns: "two/apps", addrs: []string{"192.0.2.3"}, loc: "continent=EU", clusterLoc: "continent=NA"},
+			},
+			client: eu,
+			want:   map[string]int{"192.0.2.1": 1000},
+		},
+	} {
+		t.Run(c.desc, func(t *testing.T) {
+			if got := drawn(t, steerIndex(t, c.objs), dns.TypeA, c.client, 1000); !mapsEqual(got, c.want) {
+				t.Errorf("answers %v, want %v", got, c.want)
+			}
+		})
 	}
 }
 

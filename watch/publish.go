@@ -201,7 +201,9 @@ func claimOf(w *watched, meta metav1.Object, nameservers []string) index.Claim {
 // annotations' (source.Steering), with the cluster's (Config.Weight,
 // Config.Location). The weight is the object's times the cluster's, each 1
 // when unset, and stays unset when both are; the object's location wins
-// over the cluster's. It returns what is wrong with the annotations.
+// over the cluster's. The cluster's alone are kept apart too, which steer
+// at a name several tenants publish (index.Claim.ClusterWeight). It
+// returns what is wrong with the annotations.
 func (p *publisher) steer(meta metav1.Object, claim *index.Claim) []string {
 	weight, loc, warnings := source.Steering(meta)
 	if weight != 0 || p.cfg.Weight != 0 {
@@ -211,6 +213,7 @@ func (p *publisher) steer(meta metav1.Object, claim *index.Claim) []string {
 	if loc.IsZero() {
 		claim.Location = p.cfg.Location
 	}
+	claim.ClusterWeight, claim.ClusterLocation = p.cfg.Weight, p.cfg.Location
 	return warnings
 }
 

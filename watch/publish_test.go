@@ -63,11 +63,17 @@ func TestPublisherClaims(t *testing.T) {
 		{"within the namespaces option", func(c *Config) { c.Namespaces = []string{"other", "apps"} }, svc(), &tenant, 1},
 		{"the cluster's priority, weight and location", func(c *Config) {
 			c.Priority, c.Weight, c.Location = 2, 3, index.Location{Region: "eu"}
-		}, svc(), ptr(with(func(c *index.Claim) { c.Priority, c.Weight, c.Location = 2, 3, index.Location{Region: "eu"} })), 1},
+		}, svc(), ptr(with(func(c *index.Claim) {
+			c.Priority, c.Weight, c.Location = 2, 3, index.Location{Region: "eu"}
+			c.ClusterWeight, c.ClusterLocation = 3, index.Location{Region: "eu"}
+		})), 1},
 		{"the object's weight times the cluster's, its location first", func(c *Config) {
 			c.Weight, c.Location = 3, index.Location{Region: "eu"}
 		}, svc(source.WeightAnnotation, "5", source.LocationAnnotation, "region=us"),
-			ptr(with(func(c *index.Claim) { c.Weight, c.Location = 15, index.Location{Region: "US"} })), 1},
+			ptr(with(func(c *index.Claim) {
+				c.Weight, c.Location = 15, index.Location{Region: "US"}
+				c.ClusterWeight, c.ClusterLocation = 3, index.Location{Region: "eu"} // at a name shared with another tenant
+			})), 1},
 		{"the nameserver's own Service is the plugin's", func(c *Config) {
 			c.Nameservers, c.Priority = []string{"apps/web"}, 2
 		}, svc(), &index.Claim{}, 1},
