@@ -167,19 +167,27 @@ image:
 	$(DOCKER) build --build-arg VERSION=$(VERSION) -t $(IMAGE) .
 
 # make release: where the image and the chart go (host[:port][/path]), the base
-# pinned by digest (default: the project's own, pushed to REGISTRY first), the output.
+# pinned by digest (default: the project's own, pushed to REGISTRY first), the output,
+# and how to sign: key (COSIGN_KEY, a cosign key file; its password in the environment,
+# COSIGN_PASSWORD), keyless (the release workflow's OIDC identity), none
+# (default: key when COSIGN_KEY is set, else none).
 REGISTRY     ?=
 BASE_IMAGE   ?=
 DIST         ?= dist
+SIGN         ?=
+COSIGN_KEY   ?=
 
 ## release: VERSION=vX.Y.Z REGISTRY=host[:port][/path]: linux/amd64 and linux/arm64 binaries, their SBOMs
-## (CycloneDX) and SHA256SUMS in $(DIST)/; one multi-arch image to REGISTRY/k8s_gateway:VERSION and the chart
-## to oci://REGISTRY/charts/k8s-gateway, without a container engine (hack/release.sh, CONTRIBUTING.md)
+## (CycloneDX) and SHA256SUMS in $(DIST)/; one multi-arch image (ko) to REGISTRY/k8s_gateway:VERSION and the chart,
+## naming it by digest, to oci://REGISTRY/charts/k8s-gateway, both signed with cosign (SIGN), the image attested with
+## the SBOMs and the build's provenance; without a container engine (hack/release.sh, CONTRIBUTING.md)
 release:
 	@[ -n "$(REGISTRY)" ] || { echo "make release: set REGISTRY=host[:port][/path] (and VERSION=vX.Y.Z)" >&2; exit 1; }
-	LDFLAGS='$(LDFLAGS)' BASE_IMAGE='$(BASE_IMAGE)' DIST='$(DIST)' hack/release.sh release '$(VERSION)' '$(REGISTRY)'
+	LDFLAGS='$(LDFLAGS)' BASE_IMAGE='$(BASE_IMAGE)' DIST='$(DIST)' SIGN='$(SIGN)' COSIGN_KEY='$(COSIGN_KEY)' \
+		hack/release.sh release '$(VERSION)' '$(REGISTRY)'
 
-## release-base: REGISTRY=...: push the project's minimal base (CA certificates, user 65532) and print its digest
+## release-base: REGISTRY=...: push the project's minimal base (the pinned CA bundle, user 65532) and print its
+## digest, the same whoever builds it
 release-base:
 	@[ -n "$(REGISTRY)" ] || { echo "make release-base: set REGISTRY=host[:port][/path]" >&2; exit 1; }
 	@hack/release.sh base '$(REGISTRY)'

@@ -120,3 +120,42 @@ func TestReleaseNotes(t *testing.T) {
 		}
 	}
 }
+
+// docs/install.md tells users to verify a release by the identity of the
+// workflow that signed it: the release workflow of this repository, at the
+// tag of the release the docs name (appVersion), which signs keyless.
+func TestReleaseVerifyIdentity(t *testing.T) {
+	doc, err := os.ReadFile("docs/install.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	chart, err := os.ReadFile("charts/k8s-gateway/Chart.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	appVersion := yamlField(t, string(chart), "", "appVersion")
+	const workflow = ".github/workflows/release.yml"
+	want := "https://github.com/seed-e581d630/k8s_gateway/" + workflow + "@refs/tags/" + appVersion
+	ids := regexp.MustCompile(`--certificate-identity (\S+)`).FindAllStringSubmatch(string(doc), -1)
+	if len(ids) < 3 {
+		t.Fatalf("docs/install.md: %d cosign commands with --certificate-identity, want the image's, the chart's and the provenance's", len(ids))
+	}
+	for _, m := range ids {
+		if m[1] != want {
+			t.Errorf("docs/install.md: --certificate-identity %s, want %s", m[1], want)
+		}
+	}
+	if n := strings.Count(string(doc), "--certificate-oidc-issuer https://token.actions.githubusercontent.com"); n != len(ids) {
+		t.Errorf("docs/install.md: %d commands name GitHub's OIDC issuer, want %d", n, len(ids))
+	}
+	wf, err := os.ReadFile(workflow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"    tags: ['v*.*.*']", "      id-token: write   # cosign keyless: the workflow's OIDC token",
+		`        run: make release VERSION="$TAG" REGISTRY="$REGISTRY" SIGN=keyless`} {
+		if !strings.Contains(string(wf), line+"\n") {
+			t.Errorf("%s: no line %q (the release of a tag, signed keyless)", workflow, line)
+		}
+	}
+}

@@ -17,34 +17,62 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seed-e581d630/k8s_gateway/test/internal/harness"
 )
 
 // TestRelease runs `make release` against a real OCI registry on loopback
-// (Debian's docker-registry), checks what it pushed and wrote, and installs
-// it as a user would: helm install oci://... with the node's containerd
-// pulling the image from that registry.
+// (Debian's docker-registry), twice from the same commit, signing with a test
+// key; checks what it pushed and wrote, the signatures and attestations with
+// cosign and the commands docs/install.md gives users, that a tampered tag
+// fails verification, and installs the release as a user would: helm
+// install oci://... with the node's containerd pulling the image by digest.
 func TestRelease(t *testing.T) {
 	needNode(t)
 	registry := startRegistry(t)
 	version := chartField(t, "appVersion")
 	chartVersion := strings.TrimPrefix(version, "v")
 	dest := registry + "/k8sgw"
-	dist := t.TempDir()
 
-	// The project's base, pushed once, then referenced by digest.
+	// The project's base: its bytes depend only on hack/ocirelease's sources
+	// and go.sum (the CA bundle of a pinned module, time 0), so pushed again,
+	// from any machine, it has the same digest.
 	start := time.Now()
-	base := strings.TrimSpace(makeOut(t, "release-base", "REGISTRY="+dest))
+	base := strings.TrimSpace(makeOut(t, nil, "release-base", "REGISTRY="+dest))
 	if !regexp.MustCompile(`^` + regexp.QuoteMeta(dest) + `/k8s-gateway-base@sha256:[0-9a-f]{64}$`).MatchString(base) {
 		t.Fatalf("make release-base printed %q, want %s/k8s-gateway-base@sha256:...", base, dest)
 	}
-	t.Logf("make release-base: %s", time.Since(start).Round(100*time.Millisecond))
-	// Its bytes depend only on the sources and the commit's time: pushed again, the same digest.
-	if again := strings.TrimSpace(makeOut(t, "release-base", "REGISTRY="+dest)); again != base {
+	t.Logf("make release-base: %s (%s)", time.Since(start).Round(100*time.Millisecond), base)
+	if again := strings.TrimSpace(makeOut(t, nil, "release-base", "REGISTRY="+dest)); again != base {
 		t.Fatalf("make release-base again: %s, first %s", again, base)
 	}
+	checkBase(t, registry, base)
+
+	// A test key pair, and a release signed with it (no transparency log here).
+	keys := t.TempDir()
+	signEnv := []string{"COSIGN_PASSWORD=k8sgw-test", "SIGN=key", "COSIGN_KEY=" + filepath.Join(keys, "cosign.key")}
+	cosignIn(t, keys, signEnv, "generate-key-pair")
+	pub := filepath.Join(keys, "cosign.pub")
+
+	dist := t.TempDir()
 	start = time.Now()
-	makeOut(t, "release", "VERSION="+version, "REGISTRY="+dest, "BASE_IMAGE="+base, "DIST="+dist)
-	t.Logf("make release %s: %s", version, time.Since(start).Round(100*time.Millisecond))
+	makeOut(t, signEnv, "release", "VERSION="+version, "REGISTRY="+dest, "DIST="+dist)
+	t.Logf("make release %s (signed, attested): %s", version, time.Since(start).Round(100*time.Millisecond))
+	image := strings.TrimSpace(readFile(t, filepath.Join(dist, "image.txt")))
+	chartRefDigest := strings.TrimSpace(readFile(t, filepath.Join(dist, "chart.txt")))
+
+	// The same commit released again: the same image, byte for byte.
+	dist2 := t.TempDir()
+	start = time.Now()
+	makeOut(t, signEnv, "release", "VERSION="+version, "REGISTRY="+dest, "DIST="+dist2)
+	t.Logf("make release %s again: %s", version, time.Since(start).Round(100*time.Millisecond))
+	if again := strings.TrimSpace(readFile(t, filepath.Join(dist2, "image.txt"))); again != image {
+		t.Errorf("two releases of one commit: images %s and %s", image, again)
+	} else {
+		t.Logf("two releases of one commit: one image, %s", image)
+	}
+	chartRefDigest2 := strings.TrimSpace(readFile(t, filepath.Join(dist2, "chart.txt")))
+	t.Logf("the chart of the two runs: %s, %s", chartRefDigest, chartRefDigest2)
 
 	revision := strings.TrimSpace(command(t, "git", "-C", repoRoot, "rev-parse", "HEAD"))
 	labels := map[string]string{
@@ -54,27 +82,65 @@ func TestRelease(t *testing.T) {
 		"org.opencontainers.image.revision": revision,
 	}
 	indexDigest := checkImage(t, registry, "k8sgw/k8s_gateway", version, base, dist, labels)
-	if b, _ := os.ReadFile(filepath.Join(dist, "image.txt")); strings.TrimSpace(string(b)) != dest+"/k8s_gateway@"+indexDigest {
-		t.Errorf("dist/image.txt = %q, want %s/k8s_gateway@%s", b, dest, indexDigest)
+	if image != dest+"/k8s_gateway@"+indexDigest {
+		t.Errorf("dist/image.txt = %q, want %s/k8s_gateway@%s", image, dest, indexDigest)
 	}
 	checkDist(t, dist, version, chartVersion)
 
+	// Signatures and attestations, checked with cosign and the key's public half.
+	verify := func(args ...string) (string, error) {
+		return cosignErr(keys, nil, append(append([]string{}, args...), "--key", pub, "--insecure-ignore-tlog=true",
+			"--allow-http-registry", "--allow-insecure-registry")...)
+	}
+	for _, ref := range []string{dest + "/k8s_gateway:" + version, image, dest + "/charts/k8s-gateway:" + chartVersion, chartRefDigest2} {
+		if out, err := verify("verify", ref); err != nil {
+			t.Errorf("cosign verify %s: %v\n%s", ref, err, out)
+		}
+	}
+	for plat, digest := range platformDigests(t, registry, "k8sgw/k8s_gateway", indexDigest) {
+		ref := dest + "/k8s_gateway@" + digest
+		if out, err := verify("verify", ref); err != nil {
+			t.Errorf("cosign verify %s (%s): %v\n%s", ref, plat, err, out)
+		}
+		if out, err := verify("verify-attestation", "--type", "cyclonedx", ref); err != nil {
+			t.Errorf("cosign verify-attestation --type cyclonedx %s (%s): %v\n%s", ref, plat, err, out)
+		}
+		bin := fileSum(t, filepath.Join(dist, "coredns-"+strings.ReplaceAll(plat, "/", "-")))
+		if sbom := attestation(t, keys, ref, "https://cyclonedx.org/bom"); !strings.Contains(sbom, bin) || !strings.Contains(sbom, "binary:hash:SHA-256") {
+			t.Errorf("%s: the SBOM attestation does not name the binary's SHA-256 %s", plat, bin)
+		}
+	}
+	if out, err := verify("verify-attestation", "--type", "slsaprovenance1", image); err != nil {
+		t.Errorf("cosign verify-attestation --type slsaprovenance1 %s: %v\n%s", image, err, out)
+	}
+	prov := attestation(t, keys, image, "https://slsa.dev/provenance/v1")
+	_, baseDigest, _ := strings.Cut(base, "@sha256:")
+	for _, want := range []string{revision, baseDigest,
+		fileSum(t, filepath.Join(dist, "coredns-linux-amd64")), fileSum(t, filepath.Join(dist, "coredns-linux-arm64"))} {
+		if !strings.Contains(prov, want) {
+			t.Errorf("the provenance attestation does not name %s:\n%s", want, prov)
+		}
+	}
+	// The commands docs/install.md gives to verify a release signed with a key.
+	docsVerify(t, keys, pub, dest, version, chartVersion)
+
 	// The chart, as helm pulls it from the registry: the release's versions,
-	// and its default image the one just pushed (the tag is appVersion's).
+	// and its default image the one just pushed, by digest.
 	chartRef := "oci://" + dest + "/charts/k8s-gateway"
 	pulled := t.TempDir()
 	helm(t, "pull", chartRef, "--version", chartVersion, "--plain-http", "-d", pulled)
-	if a, b := fileSum(t, filepath.Join(pulled, "k8s-gateway-"+chartVersion+".tgz")), fileSum(t, filepath.Join(dist, "k8s-gateway-"+chartVersion+".tgz")); a != b {
-		t.Errorf("the chart helm pulled (%s) is not the one in dist (%s)", a, b)
+	if a, b := fileSum(t, filepath.Join(pulled, "k8s-gateway-"+chartVersion+".tgz")), fileSum(t, filepath.Join(dist2, "k8s-gateway-"+chartVersion+".tgz")); a != b {
+		t.Errorf("the chart helm pulled (%s) is not the one the last release pushed (%s)", a, b)
 	}
 	meta := helmOut(t, "show", "chart", chartRef, "--version", chartVersion, "--plain-http")
-	for _, want := range []string{"version: " + chartVersion, "appVersion: " + version, "name: k8s-gateway"} {
+	for _, want := range []string{"version: " + chartVersion, "appVersion: " + version, "name: k8s-gateway",
+		"      image: " + dest + "/k8s_gateway:" + version + "@" + indexDigest} {
 		if !slices.Contains(strings.Split(meta, "\n"), want) {
 			t.Errorf("helm show chart: no line %q in\n%s", want, meta)
 		}
 	}
 	values := helmOut(t, "show", "values", chartRef, "--version", chartVersion, "--plain-http")
-	for _, want := range []string{"  registry: " + registry, "  repository: k8sgw/k8s_gateway", `  tag: ""`} {
+	for _, want := range []string{"  registry: " + registry, "  repository: k8sgw/k8s_gateway", `  tag: ""`, `  digest: "` + indexDigest + `"`} {
 		if !slices.Contains(strings.Split(values, "\n"), want) {
 			t.Errorf("helm show values: no line %q", want)
 		}
@@ -104,9 +170,9 @@ func TestRelease(t *testing.T) {
 	t.Cleanup(func() { helmErr("uninstall", release, "--namespace", ns, "--wait") })
 	t.Logf("helm install %s --version %s (image pulled by containerd) → Ready: %s", chartRef, chartVersion, time.Since(start).Round(100*time.Millisecond))
 	pod := onePod(t, ns, "app.kubernetes.io/instance="+release)
-	image := kubectl(t, "", "-n", ns, "get", "pod", pod, "-o", "jsonpath={.spec.containers[0].image} {.status.containerStatuses[0].imageID}")
-	if want := fmt.Sprintf("%s/k8s_gateway:%s %s/k8s_gateway@%s", dest, version, dest, indexDigest); image != want {
-		t.Fatalf("pod %s runs %q, want %q (the released index)", pod, image, want)
+	running := kubectl(t, "", "-n", ns, "get", "pod", pod, "-o", "jsonpath={.spec.containers[0].image} {.status.containerStatuses[0].imageID}")
+	if want := image + " " + image; running != want {
+		t.Fatalf("pod %s runs %q, want %q (the released index, by digest)", pod, running, want)
 	}
 	test := appNamespace(t)
 	name := "rel." + test + ".example.com"
@@ -116,12 +182,56 @@ func TestRelease(t *testing.T) {
 	nodePort := kubectl(t, "", "-n", ns, "get", "service", release+"-k8s-gateway", "-o",
 		`jsonpath={.spec.ports[?(@.protocol=="UDP")].nodePort}`)
 	eventually(t, 30*time.Second, nodeAddr, nodePort, name, "60 IN A 192.0.2.60")
+
+	// Tampered: the image's tag and the chart's version moved to something
+	// the key never signed. Verification by tag fails; the release's digest
+	// still verifies.
+	crane := filepath.Join(harness.CacheDir(), "bin", "crane")
+	command(t, crane, "copy", "--insecure", base, dest+"/k8s_gateway:"+version)
+	if out, err := verify("verify", dest+"/k8s_gateway:"+version); err == nil {
+		t.Errorf("cosign verify of the tampered tag %s/k8s_gateway:%s passed:\n%s", dest, version, out)
+	}
+	if out, err := verify("verify", image); err != nil {
+		t.Errorf("cosign verify %s after its tag moved: %v\n%s", image, err, out)
+	}
+	helm(t, "push", tamperedChart(t, filepath.Join(dist2, "k8s-gateway-"+chartVersion+".tgz")), "oci://"+dest+"/charts", "--plain-http")
+	if out, err := verify("verify", dest+"/charts/k8s-gateway:"+chartVersion); err == nil {
+		t.Errorf("cosign verify of the tampered chart %s/charts/k8s-gateway:%s passed:\n%s", dest, chartVersion, out)
+	}
+}
+
+// checkBase checks the project's base: both platforms, user 65532, and the CA
+// bundle of the pinned module (Mozilla's roots, not the release machine's file).
+func checkBase(t *testing.T, registry, base string) {
+	t.Helper()
+	name, digest, _ := strings.Cut(base, "@")
+	repo := strings.TrimPrefix(name, registry+"/")
+	var idx ociIndexJSON
+	registryJSON(t, registry, repo, "manifests", digest, ociIndex, &idx)
+	if len(idx.Manifests) != 2 {
+		t.Fatalf("base: %d manifests, want linux/amd64 and linux/arm64", len(idx.Manifests))
+	}
+	var man ociManifestJSON
+	registryJSON(t, registry, repo, "manifests", idx.Manifests[0].Digest, ociManifest, &man)
+	var cfg ociConfigJSON
+	registryJSON(t, registry, repo, "blobs", man.Config.Digest, "", &cfg)
+	if cfg.Config.User != "65532:65532" {
+		t.Errorf("base: user %q, want 65532:65532", cfg.Config.User)
+	}
+	blob, _, _ := registryGet(t, registry, repo, "blobs", man.Layers[0].Digest, "")
+	ca := layerFiles(t, blob)["etc/ssl/certs/ca-certificates.crt"].data
+	if n := bytes.Count(ca, []byte("-----BEGIN CERTIFICATE-----")); n < 100 {
+		t.Errorf("base: the CA bundle has %d certificates, want Mozilla's roots (over 100)", n)
+	}
+	if machine, err := os.ReadFile("/etc/ssl/certs/ca-certificates.crt"); err == nil && bytes.Equal(machine, ca) {
+		t.Errorf("base: the CA bundle is this machine's file, not the pinned module's")
+	}
 }
 
 // checkImage checks the released index and each platform's image: OCI media
-// types, both platforms, the labels and annotations, the Dockerfile's user,
-// entrypoint and ports, the base's layers, and the binary of dist as
-// /coredns. It returns the index's digest.
+// types, both platforms, the labels and annotations, the base's layers by
+// digest, the user and entrypoint, and the binary of dist as ko's
+// /ko-app/coredns. It returns the index's digest.
 func checkImage(t *testing.T, registry, repo, tag, base, dist string, labels map[string]string) string {
 	t.Helper()
 	var idx ociIndexJSON
@@ -133,6 +243,9 @@ func checkImage(t *testing.T, registry, repo, tag, base, dist string, labels map
 	var baseIdx ociIndexJSON
 	baseName, baseDigest, _ := strings.Cut(base, "@")
 	registryJSON(t, registry, strings.TrimPrefix(baseName, registry+"/"), "manifests", baseDigest, ociIndex, &baseIdx)
+	if idx.Annotations["org.opencontainers.image.base.digest"] != baseDigest {
+		t.Errorf("index: base.digest annotation %q, want %s", idx.Annotations["org.opencontainers.image.base.digest"], baseDigest)
+	}
 	var platforms []string
 	for _, m := range idx.Manifests {
 		if m.Platform == nil || m.MediaType != ociManifest {
@@ -149,12 +262,9 @@ func checkImage(t *testing.T, registry, repo, tag, base, dist string, labels map
 		}
 		registryJSON(t, registry, repo, "blobs", man.Config.Digest, "", &cfg)
 		checkLabels(t, plat+" config labels", cfg.Config.Labels, labels)
-		got := fmt.Sprintf("%s/%s user=%s entrypoint=%q cmd=%q", cfg.OS, cfg.Architecture, cfg.Config.User, cfg.Config.Entrypoint, cfg.Config.Cmd)
-		if want := plat + ` user=65532:65532 entrypoint=["/coredns"] cmd=[]`; got != want {
+		got := fmt.Sprintf("%s/%s user=%s entrypoint=%q", cfg.OS, cfg.Architecture, cfg.Config.User, cfg.Config.Entrypoint)
+		if want := plat + ` user=65532:65532 entrypoint=["/ko-app/coredns"]`; got != want {
 			t.Errorf("%s config: %s, want %s", plat, got, want)
-		}
-		if _, udp := cfg.Config.ExposedPorts["1053/udp"]; !udp || len(cfg.Config.ExposedPorts) != 2 {
-			t.Errorf("%s: exposed ports %v, want 1053/udp and 1053/tcp", plat, cfg.Config.ExposedPorts)
 		}
 		// On the base this platform's entry of the pinned base names.
 		var baseMan ociManifestJSON
@@ -166,29 +276,28 @@ func checkImage(t *testing.T, registry, repo, tag, base, dist string, labels map
 				}
 			}
 		}
-		if n := len(baseMan.Layers); n == 0 || len(man.Layers) != n+1 || man.Layers[0].Digest != baseMan.Layers[0].Digest {
-			t.Fatalf("%s: layers %v do not extend the base's %v by one", plat, man.Layers, baseMan.Layers)
+		if n := len(baseMan.Layers); n == 0 || len(man.Layers) <= n || man.Layers[0].Digest != baseMan.Layers[0].Digest {
+			t.Fatalf("%s: layers %v do not extend the base's %v", plat, man.Layers, baseMan.Layers)
 		}
-		// The last layer is the released binary, built for this platform.
+		// The last layer holds the released binary, built for this platform.
 		blob, _, _ := registryGet(t, registry, repo, "blobs", man.Layers[len(man.Layers)-1].Digest, "")
-		files := layerFiles(t, blob)
-		bin, ok := files["coredns"]
-		if !ok || len(files) != 1 || bin.mode != 0o755 {
-			t.Fatalf("%s: the binary layer holds %d files, coredns mode %o", plat, len(files), bin.mode)
+		bin, ok := layerFiles(t, blob)["ko-app/coredns"]
+		if !ok || bin.mode&0o111 == 0 {
+			t.Fatalf("%s: the last layer has no executable ko-app/coredns", plat)
 		}
 		released, err := os.ReadFile(filepath.Join(dist, "coredns-"+strings.ReplaceAll(plat, "/", "-")))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(bin.data, released) {
-			t.Errorf("%s: /coredns in the image is not dist's binary", plat)
+			t.Errorf("%s: /ko-app/coredns in the image is not dist's binary (ko's build and go build differ)", plat)
 		}
 		f, err := elf.NewFile(bytes.NewReader(bin.data))
 		if err != nil {
-			t.Fatalf("%s: /coredns: %v", plat, err)
+			t.Fatalf("%s: /ko-app/coredns: %v", plat, err)
 		}
 		if want := map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}[m.Platform.Architecture]; f.Machine != want {
-			t.Errorf("%s: /coredns is built for %s", plat, f.Machine)
+			t.Errorf("%s: /ko-app/coredns is built for %s", plat, f.Machine)
 		}
 	}
 	slices.Sort(platforms)
@@ -196,6 +305,20 @@ func checkImage(t *testing.T, registry, repo, tag, base, dist string, labels map
 		t.Fatalf("index platforms %v, want linux/amd64 and linux/arm64", platforms)
 	}
 	return digest
+}
+
+// platformDigests returns the digest of each platform's image in an index.
+func platformDigests(t *testing.T, registry, repo, index string) map[string]string {
+	t.Helper()
+	var idx ociIndexJSON
+	registryJSON(t, registry, repo, "manifests", index, ociIndex, &idx)
+	out := map[string]string{}
+	for _, m := range idx.Manifests {
+		if m.Platform != nil {
+			out[m.Platform.OS+"/"+m.Platform.Architecture] = m.Digest
+		}
+	}
+	return out
 }
 
 func checkLabels(t *testing.T, what string, got, want map[string]string) {
@@ -272,12 +395,13 @@ func chartField(t *testing.T, field string) string {
 	return ""
 }
 
-// makeOut runs a make target of the repository and returns its standard output.
-func makeOut(t *testing.T, args ...string) string {
+// makeOut runs a make target of the repository, with env added to the
+// environment, and returns its standard output.
+func makeOut(t *testing.T, env []string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("make", append([]string{"--no-print-directory", "-s", "-C", repoRoot}, args...)...)
 	// A make of its own, whatever make runs this test.
-	cmd.Env = append(os.Environ(), "MAKEFLAGS=", "MAKELEVEL=", "MFLAGS=")
+	cmd.Env = append(append(os.Environ(), "MAKEFLAGS=", "MAKELEVEL=", "MFLAGS="), env...)
 	var stdout bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, os.Stderr
 	if err := cmd.Run(); err != nil {
