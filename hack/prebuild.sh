@@ -21,6 +21,8 @@ LOG=$CACHE/prebuild.log
 
 # The order is the order in which make test needs them.
 steps=(
+	"hack/gotool.sh actionlint"
+	"hack/gotool.sh helm-unittest"
 	"hack/cluster.sh build"
 	"hack/acme.sh build"
 	"hack/helm.sh"
