@@ -74,6 +74,10 @@ func setup(c *caddy.Controller) error {
 		g.release() // the indexes are closed: they gave their objects back
 		return nil
 	})
+	// A malformed IXFR request of the plugin's zones gets FORMERR (RFC 1995
+	// §3), not the transfer plugin's SERVFAIL: the transfer plugin, set up
+	// before the plugin, answers it first (transfer.go).
+	guardTransfers(dnsserver.GetConfig(c), g.transfers)
 	dnsserver.GetConfig(c).AddPlugin(func(next plugin.Handler) plugin.Handler {
 		g.Next = next
 		return g

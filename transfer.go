@@ -3,6 +3,8 @@ package gateway
 import (
 	"slices"
 
+	"github.com/coredns/coredns/core/dnsserver"
+	"github.com/coredns/coredns/plugin"
 	"github.com/coredns/coredns/plugin/transfer"
 	"github.com/miekg/dns"
 
@@ -43,4 +45,22 @@ func (x *transfers) afterStart(zones []string, cat *catalog.Zone) runner {
 		zones = append(zones, cat.Name())
 	}
 	return x.notifier.AfterStart(zones)
+}
+
+// transfers reports whether zone (lower case, fully qualified) is one the
+// plugin transfers: a zone of the block or its catalog.
+func (g *Gateway) transfers(zone string) bool {
+	return slices.Contains(g.Zones, zone) || g.catalog.zone != nil && zone == g.catalog.zone.Name()
+}
+
+// guardTransfers puts xfr.Guard in front of the transfer plugin of the
+// server block cfg: it is handed, in its place, to the plugin before it in
+// the chain (the plugins set up so far; the transfer plugin's directive
+// comes before the plugin's), or stands first when it is first. The
+// transfer plugin itself stays in the chain's registry under its name.
+func guardTransfers(cfg *dnsserver.Config, ours func(zone string) bool) {
+	for i, p := range cfg.Plugin {
+		cfg.Plugin[i] = func(next plugin.Handler) plugin.Handler { return p(xfr.Guard(next, ours)) }
+	}
+	cfg.Plugin = slices.Insert(cfg.Plugin, 0, func(next plugin.Handler) plugin.Handler { return xfr.Guard(next, ours) })
 }

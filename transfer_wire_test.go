@@ -164,3 +164,82 @@ func TestTransferWire(t *testing.T) {
 		t.Errorf("AXFR before sync: %s", rc)
 	}
 }
+
+// passThrough is a plugin of a test's chain that hands every query on.
+type passThrough struct{ next plugin.Handler }
+
+func (p passThrough) Name() string { return "pass" }
+func (p passThrough) ServeDNS(ctx context.Context, w dns.ResponseWriter, r *dns.Msg) (int, error) {
+	return p.next.ServeDNS(ctx, w, r)
+}
+
+// TestTransferIXFRFormerr: an IXFR request without exactly one SOA record in
+// its authority section (RFC 1995 §3) is FORMERR, through the server block's
+// chain as CoreDNS builds it, with the transfer plugin first or after another
+// plugin; what the transfer plugin refuses first stays REFUSED, and the
+// transfer plugin keeps its name and type for the plugins that look it up.
+func TestTransferIXFRFormerr(t *testing.T) {
+	for _, before := range []bool{false, true} {
+		g := xtGateway(t, xtZones, xtZone)
+		setup, err := caddy.DirectiveAction("dns", "transfer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := caddy.NewTestController("dns", "transfer example.com example.net {\n to 127.0.0.1\n}")
+		cfg := dnsserver.GetConfig(c)
+		if before {
+			cfg.AddPlugin(func(next plugin.Handler) plugin.Handler { return passThrough{next} })
+		}
+		if err := setup(c); err != nil {
+			t.Fatalf("transfer setup: %v", err)
+		}
+		guardTransfers(cfg, g.transfers)
+		cfg.AddPlugin(func(plugin.Handler) plugin.Handler { return g })
+		// As CoreDNS's server compiles a chain and registers its handlers.
+		var chain plugin.Handler
+		registry := map[string]plugin.Handler{}
+		for _, p := range slices.Backward(cfg.Plugin) {
+			chain = p(chain)
+			registry[chain.Name()] = chain
+		}
+		tr, ok := registry["transfer"].(*transfer.Transfer)
+		if !ok {
+			t.Fatalf("before %v: the handler named transfer is %T", before, registry["transfer"])
+		}
+		tr.Transferers = []transfer.Transferer{g}
+		addr := xtServer(t, chain)
+
+		soa := func(zone string) dns.RR {
+			return &dns.SOA{Hdr: dns.RR_Header{Name: zone, Rrtype: dns.TypeSOA, Class: dns.ClassINET}, Ns: "ns.", Mbox: "h.", Serial: 1}
+		}
+		a := &dns.A{Hdr: dns.RR_Header{Name: "example.com.", Rrtype: dns.TypeA, Class: dns.ClassINET}, A: net.IPv4(192, 0, 2, 1)}
+		for _, tc := range []struct {
+			name, net, zone string
+			ns              []dns.RR
+			want            string
+		}{
+			{"no SOA", "tcp", "example.com.", nil, "FORMERR"},
+			{"an A record instead", "tcp", "example.com.", []dns.RR{a}, "FORMERR"},
+			{"two SOA records (refused by the server before any plugin)", "tcp", "example.com.", []dns.RR{soa("example.com."), soa("example.com.")}, "FORMERR"},
+			{"the nested zone, no SOA", "tcp", "sub.example.com.", nil, "FORMERR"},
+			{"one SOA, an old serial", "tcp", "example.com.", []dns.RR{soa("example.com.")}, "NOERROR"},
+			{"over UDP: refused first", "udp", "example.com.", nil, "REFUSED"},
+			{"a zone of another plugin: the transfer plugin's answer", "tcp", "example.net.", nil, "SERVFAIL"},
+		} {
+			m := new(dns.Msg)
+			m.SetQuestion(tc.zone, dns.TypeIXFR)
+			m.Ns = tc.ns
+			cl := &dns.Client{Net: tc.net, Timeout: 2 * time.Second}
+			r, _, err := cl.Exchange(m, addr)
+			if err != nil {
+				t.Fatalf("before %v, %s: %v", before, tc.name, err)
+			}
+			if got := dns.RcodeToString[r.Rcode]; got != tc.want {
+				t.Errorf("before %v, %s: %s, want %s", before, tc.name, got, tc.want)
+			}
+			if r.Rcode == dns.RcodeFormatError && len(tc.ns) < 2 && (len(r.Question) != 1 || r.Question[0] != m.Question[0]) {
+				t.Errorf("before %v, %s: FORMERR without the question: %v", before, tc.name, r.Question)
+			}
+		}
+	}
+}

@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -613,4 +614,44 @@ func TestTransferRefused(t *testing.T) {
 	}
 	// Ordinary queries are not restricted.
 	s.eventually(t, time.Second, "example.com.", dns.TypeNS, positive("example.com. 30 IN NS dns1.kube-system.example.com."))
+}
+
+// TestTransferIXFRWithoutSOA: an IXFR request without the requester's SOA in
+// its authority section (RFC 1995 §3 makes it mandatory) is FORMERR, from
+// the plugin as from BIND serving the same zone; with the SOA, the same
+// request transfers.
+func TestTransferIXFRWithoutSOA(t *testing.T) {
+	bindPort := freePort(t)
+	s := startServer(t, "test/e2e/testdata/Corefile.primary", kubeconfig,
+		fmt.Sprintf("K8S_GATEWAY_SECONDARY1=127.0.0.1:%d", bindPort),
+		fmt.Sprintf("K8S_GATEWAY_SECONDARY2=127.0.0.3:%d", freePort(t)))
+	nameserverService(t, "192.0.2.53")
+	bind := startSecondaryReadable(t, "bind", bindPort, s.port)
+	waitSerial(t, s, time.Now(), 20*time.Second, bind)
+	ask := func(port int, ns []dns.RR) string {
+		t.Helper()
+		m := new(dns.Msg)
+		m.SetQuestion("example.com.", dns.TypeIXFR)
+		m.Ns = ns
+		c := &dns.Client{Net: "tcp", Timeout: 5 * time.Second}
+		r, _, err := c.Exchange(m, fmt.Sprintf("127.0.0.1:%d", port))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dns.RcodeToString[r.Rcode]
+	}
+	a := &dns.A{Hdr: dns.RR_Header{Name: "example.com.", Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: 30}, A: net.IPv4(192, 0, 2, 1)}
+	for _, tc := range []struct {
+		name string
+		ns   []dns.RR
+	}{{"no authority section", nil}, {"an A record in the authority section", []dns.RR{a}}} {
+		plugin, reference := ask(s.port, tc.ns), ask(bindPort, tc.ns)
+		if plugin != "FORMERR" || reference != "FORMERR" {
+			t.Errorf("IXFR with %s: the plugin %s, BIND %s, want FORMERR", tc.name, plugin, reference)
+		}
+	}
+	soa := &dns.SOA{Hdr: dns.RR_Header{Name: "example.com.", Rrtype: dns.TypeSOA, Class: dns.ClassINET}, Ns: "ns.", Mbox: "h.", Serial: 1}
+	if got := ask(s.port, []dns.RR{soa}); got != "NOERROR" {
+		t.Errorf("IXFR with the SOA: %s", got)
+	}
 }
