@@ -172,6 +172,13 @@ func TestChartDashboardMetrics(t *testing.T) {
 	names := map[string][]string{} // metric → panels
 	for _, p := range board.Panels {
 		for _, target := range p.Targets {
+			// As the alerts do: the release's scrape job, not only its namespace
+			// (where the cluster's own CoreDNS may run too).
+			for _, sel := range regexp.MustCompile(`\b(?:coredns_[a-z0-9_]+|up)\{[^}]*\}`).FindAllString(target.Expr, -1) {
+				if !strings.Contains(sel, `job=~"$job"`) {
+					t.Errorf("panel %q: %s does not select the job", p.Title, sel)
+				}
+			}
 			for _, m := range dashboardMetric.FindAllString(target.Expr, -1) {
 				name := strings.TrimSuffix(m, "{")
 				names[name] = append(names[name], p.Title)
