@@ -128,21 +128,21 @@ func (g *Gateway) buildIndex() {
 	// what their indexes can; the cluster is the kubeconfig and context as
 	// written (the in-cluster account when empty).
 	shared, release := index.AcquireShared(g.kubeconfig + "\x00" + g.kubecontext)
-	g.readers = readers{release: release, index: index.New(index.Config{
-		Shared:   shared,
-		Zones:    g.Zones,
-		SOA:      g.newSOA,
-		NS:       g.nsRecords,
-		Listener: indexListener{g},
-		Now:      g.now,
-		Policy:   g.ownership,
-		Domains:  g.indexDomains(),
-		Serials:  serials,
-	})}
+	g.readers = readers{release: release, index: g.newIndex(index.Config{Shared: shared, Listener: indexListener{g}, Serials: serials})}
 	// The catalog's serial is the time of the start: a reload that changes
 	// the members gives a larger one.
 	g.catalog.build(g.Zones, g.ttl, uint32(g.clock().Unix()))
 	g.parent.build(g)
+}
+
+// newIndex returns an index of the block's zones, with their SOA and NS
+// records, clock, ownership policy and delegated domains, and cfg's Shared,
+// Listener and Serials: the block's own (buildIndex), or its owner view's
+// (update_owners.go).
+func (g *Gateway) newIndex(cfg index.Config) *index.Index {
+	cfg.Zones, cfg.SOA, cfg.NS, cfg.Now = g.Zones, g.newSOA, g.nsRecords, g.now
+	cfg.Policy, cfg.Domains = g.ownership, g.indexDomains()
+	return index.New(cfg)
 }
 
 // clock returns the time of the plugin's clock.

@@ -51,10 +51,7 @@ func newOwnerView(g *Gateway, apiOf apiFunc) (*readers, error) {
 	if g.ownership == index.Union || !g.viewFilters() {
 		return nil, nil
 	}
-	v := &readers{owner: true, index: index.New(index.Config{
-		Shared: g.index.Shared(),
-		Zones:  g.Zones, SOA: g.newSOA, NS: g.nsRecords, Now: g.now, Policy: g.ownership, Domains: g.indexDomains(),
-	})}
+	v := &readers{owner: true, index: g.newIndex(index.Config{Shared: g.index.Shared()})}
 	if err := g.addClusters(v, apiOf); err != nil {
 		return nil, err
 	}
