@@ -56,7 +56,7 @@ func parseCatalog(c *caddy.Controller, g *Gateway, _ string, args []string) erro
 
 // checkCatalog refuses a catalog zone that overlaps a zone of the block:
 // the index would answer for it, or it for the index's names.
-func checkCatalog(_ *caddy.Controller, g *Gateway) (string, error) {
+func checkCatalog(_ *caddy.Controller, g *Gateway, _ optionLines) (string, error) {
 	if o := g.catalog; o.name != "" {
 		for _, z := range g.Zones {
 			if dns.IsSubDomain(z, o.name) || dns.IsSubDomain(o.name, z) {

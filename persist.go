@@ -6,10 +6,9 @@ import (
 
 // persistFeature is the persist option: the zones' copies on disk, answered
 // after a restart until the informers sync, and kept fresh (package
-// persist). The directory is claimed per Corefile (setup_persist.go).
+// persist). The directory is claimed per Corefile (setup_pairs.go).
 type persistFeature struct {
-	dir  string // "" without the option
-	line int    // the line of the option
+	dir string // "" without the option
 	// copies are those read from dir (buildIndex); nil without the option.
 	copies *persist.Copies
 	// unregisterCopies takes the plugin off the copy metric (metrics.go).

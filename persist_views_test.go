@@ -24,8 +24,8 @@ func TestPersistDirPerBlock(t *testing.T) {
 		second string
 		err    []string // empty: accepted
 	}{
-		{name: "same dir, same zone", second: "k8s_gateway example.com {\n ttl 30\n persist " + dir + "\n}", err: []string{"Testfile:3", "persist", "example.com.", "line 2"}},
-		{name: "same dir through another path", second: "k8s_gateway example.com {\n persist " + dir + "/.\n}", err: []string{"Testfile:2", "line 2"}},
+		{name: "same dir, same zone", second: "k8s_gateway example.com {\n ttl 30\n persist " + dir + "\n}", err: []string{"Testfile:3", "persist", "example.com.", "by the block of Testfile:2"}},
+		{name: "same dir through another path", second: "k8s_gateway example.com {\n persist " + dir + "/.\n}", err: []string{"Testfile:2", "by the block of Testfile:2"}},
 		{name: "same dir, another zone", second: "k8s_gateway example.org {\n persist " + dir + "\n}"},
 		{name: "another dir", second: "k8s_gateway example.com {\n persist " + other + "\n}"},
 	} {

@@ -132,7 +132,7 @@ func parse(c *caddy.Controller) (*Gateway, error) {
 	lines := map[string]int{} // option → the line it is on
 	if c.NextBlock() {
 		for {
-			lines[c.Val()] = c.Line()
+			lines[canonicalOption(c.Val())] = c.Line()
 			if err := parseOption(c, g); err != nil {
 				return nil, err
 			}
@@ -142,7 +142,7 @@ func parse(c *caddy.Controller) (*Gateway, error) {
 		}
 	}
 	for _, check := range blockChecks {
-		opt, err := check(c, g)
+		opt, err := check(c, g, optionLines{file, lines})
 		if err == nil {
 			continue
 		}

@@ -71,41 +71,15 @@ func parseOption(c *caddy.Controller, g *Gateway) error {
 
 // The checks of options together run once the block is read, in order;
 // each returns the option at fault ("" for the zones of the directive),
-// whose line the error names.
-var blockChecks = []func(c *caddy.Controller, g *Gateway) (option string, err error){
-	checkConflicts,
-	func(_ *caddy.Controller, g *Gateway) (string, error) { return "cluster_zones", g.addClusterZones() },
-	func(_ *caddy.Controller, g *Gateway) (string, error) { return g.checkZones() },
-	func(c *caddy.Controller, g *Gateway) (string, error) { return "persist", claimPersist(c, g) },
+// whose line the error names (at: where the block's options are).
+var blockChecks = []func(c *caddy.Controller, g *Gateway, at optionLines) (option string, err error){
+	checkConflicts, // setup_pairs.go
+	func(_ *caddy.Controller, g *Gateway, _ optionLines) (string, error) {
+		return "cluster_zones", g.addClusterZones()
+	},
+	func(_ *caddy.Controller, g *Gateway, _ optionLines) (string, error) { return g.checkZones() },
+	checkClaims, // setup_pairs.go
 	checkCatalog,
-}
-
-// optionConflict is a pair of options that do not work together: the
-// Corefile is refused, at the line of option, with why.
-type optionConflict struct {
-	option, other string
-	both          func(g *Gateway) bool
-	why           string
-}
-
-// optionConflicts are the pairs of options the plugin refuses together.
-var optionConflicts = []optionConflict{
-	{"cluster_zones", "clusterapi", func(g *Gateway) bool { return g.clusterZones && g.clusterAPI != nil },
-		"cluster_zones: the clusters that clusterapi finds join at run time, and a zone cannot be added to a running block: use cluster blocks"},
-	{"cluster_zones", "cds", func(g *Gateway) bool { return g.clusterZones && g.cds.on },
-		"cluster_zones: the dnssec plugin signs the cluster zones as part of the block's zone, with no keys of their own for cds to publish: not supported together"},
-	{"kubeconfig", "cluster", func(g *Gateway) bool { return len(g.clusters) > 0 && g.kubeconfig != "" && g.clusterAPI == nil },
-		"kubeconfig: with cluster blocks, each cluster block names its own kubeconfig (the block's names the Cluster API management cluster, with clusterapi)"},
-}
-
-// checkConflicts refuses the first pair of optionConflicts the block sets.
-func checkConflicts(_ *caddy.Controller, g *Gateway) (string, error) {
-	for _, p := range optionConflicts {
-		if p.both(g) {
-			return p.option, errors.New(p.why)
-		}
-	}
-	return "", nil
 }
 
 func parseTTL(c *caddy.Controller, g *Gateway, _ string, args []string) error {
@@ -219,6 +193,6 @@ func parsePersist(c *caddy.Controller, g *Gateway, _ string, args []string) erro
 	if err := persist.CheckDir(args[0]); err != nil {
 		return c.Errf("persist: %v", err)
 	}
-	g.persist.dir, g.persist.line = args[0], c.Line()
+	g.persist.dir = args[0]
 	return nil
 }
