@@ -31,14 +31,19 @@ func AddressRecord(h dns.RR_Header, ip netip.Addr) dns.RR {
 	return newAAAA(h, ip.As16())
 }
 
-func newA(h dns.RR_Header, ip [4]byte) *dns.A {
-	r := &aRecord{ip: ip}
+func newA(h dns.RR_Header, ip [4]byte) *dns.A { return new(aRecord).init(h, ip) }
+
+func newAAAA(h dns.RR_Header, ip [16]byte) *dns.AAAA { return new(aaaaRecord).init(h, ip) }
+
+// init makes r the record of ip with header h, its address inside it.
+func (r *aRecord) init(h dns.RR_Header, ip [4]byte) *dns.A {
+	r.ip = ip
 	r.Hdr, r.A.A = h, r.ip[:]
 	return &r.A
 }
 
-func newAAAA(h dns.RR_Header, ip [16]byte) *dns.AAAA {
-	r := &aaaaRecord{ip: ip}
+func (r *aaaaRecord) init(h dns.RR_Header, ip [16]byte) *dns.AAAA {
+	r.ip = ip
 	r.Hdr, r.AAAA.AAAA = h, r.ip[:]
 	return &r.AAAA
 }

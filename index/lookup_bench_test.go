@@ -16,20 +16,7 @@ import (
 func BenchmarkLookup(b *testing.B) {
 	const objects = 50_000
 	for _, views := range []int{1, 4} {
-		sh := newShared()
-		ixs := make([]*Index, views)
-		for v := range ixs {
-			ixs[v] = New(Config{Zones: []string{"example.com."}, SOA: indexSOA, Shared: sh})
-		}
-		for o := range objects {
-			key := fmt.Sprintf("Service/ns/s-%d", o)
-			for v, ix := range ixs {
-				ix.UpdateClaim(key, Claim{Namespace: "ns", Created: int64(o)}, viewRecords(o, v%2 == 0))
-			}
-		}
-		for _, ix := range ixs {
-			ix.Flush()
-		}
+		ixs := syncViews(objects, views)
 		s := ixs[0].Snapshot()
 		names := make([]string, 1024)
 		for i := range names {

@@ -240,16 +240,11 @@ func (s packedSet) first(owner string) dns.RR {
 	return rr
 }
 
-// oneA and oneAAAA are an RRset of one address record in one allocation:
-// the slice, the record and its address.
-type oneA struct {
+// oneRecord is an RRset of one address record in one allocation: the
+// slice, the record and its address.
+type oneRecord[R aRecord | aaaaRecord] struct {
 	set [1]dns.RR
-	rr  aRecord
-}
-
-type oneAAAA struct {
-	set [1]dns.RR
-	rr  aaaaRecord
+	rr  R
 }
 
 // oneAddress returns the RRset of the single A or AAAA record b, or nil.
@@ -257,16 +252,12 @@ func oneAddress(owner string, b []byte) []dns.RR {
 	h, rdata := rrHeaderOf(owner, b)
 	switch {
 	case h.Rrtype == dns.TypeA && len(rdata) == 4:
-		o := &oneA{}
-		o.rr.ip = [4]byte(rdata)
-		o.rr.Hdr, o.rr.A.A = h, o.rr.ip[:]
-		o.set[0] = &o.rr.A
+		o := &oneRecord[aRecord]{}
+		o.set[0] = o.rr.init(h, [4]byte(rdata))
 		return o.set[:]
 	case h.Rrtype == dns.TypeAAAA && len(rdata) == 16:
-		o := &oneAAAA{}
-		o.rr.ip = [16]byte(rdata)
-		o.rr.Hdr, o.rr.AAAA.AAAA = h, o.rr.ip[:]
-		o.set[0] = &o.rr.AAAA
+		o := &oneRecord[aaaaRecord]{}
+		o.set[0] = o.rr.init(h, [16]byte(rdata))
 		return o.set[:]
 	}
 	return nil

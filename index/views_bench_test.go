@@ -28,20 +28,7 @@ func BenchmarkViewsSync(b *testing.B) {
 					runtime.GC()
 					runtime.ReadMemStats(&before)
 					b.StartTimer()
-					ixs := make([]*Index, views)
-					sh := newShared()
-					for v := range ixs {
-						ixs[v] = New(Config{Zones: []string{"example.com."}, SOA: indexSOA, Shared: sh})
-					}
-					for o := range objects {
-						key := fmt.Sprintf("Service/ns/s-%d", o)
-						for v, ix := range ixs {
-							ix.UpdateClaim(key, Claim{Namespace: "ns", Created: int64(o)}, viewRecords(o, v%2 == 0))
-						}
-					}
-					for _, ix := range ixs {
-						ix.Flush()
-					}
+					ixs := syncViews(objects, views)
 					b.StopTimer()
 					runtime.ReadMemStats(&after)
 					a := after.TotalAlloc - before.TotalAlloc
@@ -61,6 +48,26 @@ func BenchmarkViewsSync(b *testing.B) {
 			})
 		}
 	}
+}
+
+// syncViews returns views indexes of one zone, which share one Shared,
+// after the initial sync of objects Services (viewRecords).
+func syncViews(objects, views int) []*Index {
+	ixs := make([]*Index, views)
+	sh := newShared()
+	for v := range ixs {
+		ixs[v] = New(Config{Zones: []string{"example.com."}, SOA: indexSOA, Shared: sh})
+	}
+	for o := range objects {
+		key := fmt.Sprintf("Service/ns/s-%d", o)
+		for v, ix := range ixs {
+			ix.UpdateClaim(key, Claim{Namespace: "ns", Created: int64(o)}, viewRecords(o, v%2 == 0))
+		}
+	}
+	for _, ix := range ixs {
+		ix.Flush()
+	}
+	return ixs
 }
 
 // viewRecords are the records of Service o in a view: its A record, private
