@@ -33,7 +33,10 @@
 //   - sharer (shared.go): starts an informer, or joins the one another
 //     controller that reads the cluster with the same credentials runs
 //     (one cache and one watch per kind version, namespace, server-side
-//     filter and health setting, each controller with its own handler).
+//     filter and health setting, each controller with its own handler,
+//     which queues each event at once and handles it on a goroutine of its
+//     own (queued.go): client-go's per-handler buffer, which never shrinks,
+//     stays small when a block joins a running informer).
 //
 // The Controller's own job is the lifecycle (controller.go, informer.go):
 // which informers the configuration asks for, starting those of the kinds

@@ -76,8 +76,10 @@ func (c *Controller) startInformer(w *watched, register bool) cache.InformerSync
 	if w.Version != w.Kind || len(w.Kind.Older) > 0 {
 		log.Infof("%s read at %s", w.what(), w.Version.GroupVersion)
 	}
-	reg, _ := inf.AddEventHandler(c.pub.handler(w))
-	c.stores.setSynced(w, reg.HasSynced)
+	q := newQueued(c.pub.handler(w))
+	reg, _ := inf.AddEventHandler(q)
+	synced := q.synced(reg.HasSynced)
+	c.stores.setSynced(w, synced)
 	unsubscribe := state.Subscribe(c.guardChanged(w))
 	unregister := func() {}
 	if !w.nameserver {
@@ -91,11 +93,12 @@ func (c *Controller) startInformer(w *watched, register bool) cache.InformerSync
 		case <-w.stop:
 		}
 		_ = inf.RemoveEventHandler(reg)
+		q.stop()
 		unsubscribe()
 		unregister()
 		release(key, s)
 	}()
-	return reg.HasSynced
+	return synced
 }
 
 // guardChanged is what a controller does when the API server starts or
