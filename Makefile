@@ -79,24 +79,24 @@ e2e-node: deps
 chaos: deps
 	hack/gotest.sh $(GO) test -tags chaos -count=1 -timeout 15m -v ./test/chaos
 
-## bench: k8s_gateway vs stock CoreDNS (file, whoami) and Knot with dnsperf at 1k/10k/100k names; writes docs/benchmarks.md;
+## bench: k8s_gateway vs stock CoreDNS (file, whoami) and Knot with dnsperf at 1k/10k/100k names; writes docs/operations/benchmarks.md;
 ## then bench-steering (weighted and geo names against plain ones, with and without geoip), bench-secondaries,
 ## and what 4 views of one cluster cost against 1 at 5k and 100k objects (hack/bench-views.sh)
 bench:
-	hack/bench.sh -out docs/benchmarks.md $(BENCH_ARGS)
+	hack/bench.sh -out docs/operations/benchmarks.md $(BENCH_ARGS)
 	$(MAKE) --no-print-directory bench-steering
 	hack/secondaries-bench.sh $(SECONDARIES_ARGS)
 	hack/bench-views.sh
 
 ## bench-secondaries: one primary feeding 2, 8 and 32 BIND and Knot secondaries: API change to every secondary
-## answering (p50/max), IXFR and AXFR bytes, primary CPU per change; prints a table for docs/benchmarks.md
+## answering (p50/max), IXFR and AXFR bytes, primary CPU per change; prints a table for docs/operations/benchmarks.md
 ## (SECONDARIES_ARGS="N,N CHANGES NAMES BURST"; the smoke, four secondaries, runs in e2e)
 .PHONY: bench-secondaries
 bench-secondaries:
 	hack/secondaries-bench.sh $(SECONDARIES_ARGS)
 
 ## bench-steering: server CPU per query of a plain, a weighted and a geo name side by side, with the
-## geoip plugin and a test MMDB (hack/geo.sh); prints a table for docs/benchmarks.md
+## geoip plugin and a test MMDB (hack/geo.sh); prints a table for docs/operations/benchmarks.md
 .PHONY: bench-steering
 bench-steering:
 	hack/geo.sh build
@@ -112,7 +112,7 @@ bench-smoke:
 
 ## bench-hostile: forged UPDATE messages (512 B, 16 KB, 64 KB; UDP and TCP) against the updates listener while
 ## dnsperf measures queries: server CPU per forged message, query rates; a signed update over TCP under 64
-## connections without a key from 8 addresses (the smoke runs in e2e); see docs/benchmarks.md
+## connections without a key from 8 addresses (the smoke runs in e2e); see docs/operations/benchmarks.md
 bench-hostile:
 	hack/bench-hostile.sh $(HOSTILE_ARGS)
 

@@ -25,7 +25,7 @@ import (
 //
 // Where the docs name them (the convention these checks rely on):
 //   - options: the README's Syntax (its synopsis, one block per nesting, and
-//     one bullet "* `name`" each), the first column of docs/options.md, and
+//     one bullet "* `name`" each), the first column of docs/reference/options.md, and
 //     "the `name` option" anywhere; an alias as "`name` (alias `other`)";
 //   - annotations and labels: in backticks, whole (`k8s-gateway.dns/weight`,
 //     `k8s-gateway.dns/ignore: "true"`), or as a prefix in backticks and the
@@ -204,7 +204,7 @@ func synopsisOptions(t *testing.T) map[string][]string {
 // TestDocsOptions: the README's synopsis has every option of each block and
 // no other; each option of the k8s_gateway block (and of a cluster block)
 // has one bullet of the Syntax that starts with it; the options a page
-// names (docs/options.md's table, "the `X` option") exist; an alias is
+// names (docs/reference/options.md's table, "the `X` option") exist; an alias is
 // named the way the code has it.
 func TestDocsOptions(t *testing.T) {
 	code := codeOptions(t)
@@ -273,7 +273,7 @@ func TestDocsOptions(t *testing.T) {
 		}
 	}
 	table := 0
-	for _, line := range strings.Split(docs[filepath.Join("docs", "options.md")], "\n") {
+	for _, line := range strings.Split(docs[filepath.Join("docs", "reference", "options.md")], "\n") {
 		cells := strings.Split(line, "|")
 		if len(cells) < 3 || strings.HasPrefix(strings.TrimSpace(cells[1]), "---") {
 			continue
@@ -281,12 +281,12 @@ func TestDocsOptions(t *testing.T) {
 		for _, s := range spans(cells[1]) {
 			name := strings.Fields(s)[0]
 			if table++; !any[name] {
-				t.Errorf("docs/options.md: the table names the option %s, which the code does not take", name)
+				t.Errorf("docs/reference/options.md: the table names the option %s, which the code does not take", name)
 			}
 		}
 	}
 	if table < 10 {
-		t.Errorf("docs/options.md: %d options in its table; is the table still there?", table-1)
+		t.Errorf("docs/reference/options.md: %d options in its table; is the table still there?", table-1)
 	}
 }
 

@@ -59,10 +59,10 @@ func TestParseNameserverAddresses(t *testing.T) {
 	}
 }
 
-// TestGlueDocSnippet: the k8s_gateway block of docs/glue.md parses and
+// TestGlueDocSnippet: the k8s_gateway block of docs/guides/glue.md parses and
 // gives the addresses it shows.
 func TestGlueDocSnippet(t *testing.T) {
-	doc, err := os.ReadFile("docs/glue.md")
+	doc, err := os.ReadFile("docs/guides/glue.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,13 +71,13 @@ func TestGlueDocSnippet(t *testing.T) {
 	_, block, ok3 := strings.Cut(snippet, "    k8s_gateway {\n")
 	body, _, ok4 := strings.Cut(block, "    }\n")
 	if !ok || !ok2 || !ok3 || !ok4 {
-		t.Fatalf("no k8s_gateway block in docs/glue.md's corefile snippet:\n%s", snippet)
+		t.Fatalf("no k8s_gateway block in docs/guides/glue.md's corefile snippet:\n%s", snippet)
 	}
 	g, err := parse(caddy.NewTestController("dns", "k8s_gateway example.com {\n"+body+"}"))
 	if err != nil {
-		t.Fatalf("docs/glue.md: %v", err)
+		t.Fatalf("docs/guides/glue.md: %v", err)
 	}
 	if len(g.apexAddrs) != 2 || len(g.secondaryAddrs) != 1 {
-		t.Errorf("docs/glue.md: apex %v, secondary %v", g.apexAddrs, g.secondaryAddrs)
+		t.Errorf("docs/guides/glue.md: apex %v, secondary %v", g.apexAddrs, g.secondaryAddrs)
 	}
 }

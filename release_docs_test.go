@@ -121,11 +121,11 @@ func TestReleaseNotes(t *testing.T) {
 	}
 }
 
-// docs/install.md tells users to verify a release by the identity of the
+// docs/guides/install.md tells users to verify a release by the identity of the
 // workflow that signed it: the release workflow of this repository, at the
 // tag of the release the docs name (appVersion), which signs keyless.
 func TestReleaseVerifyIdentity(t *testing.T) {
-	doc, err := os.ReadFile("docs/install.md")
+	doc, err := os.ReadFile("docs/guides/install.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,15 +138,15 @@ func TestReleaseVerifyIdentity(t *testing.T) {
 	want := "https://github.com/seed-e581d630/k8s_gateway/" + workflow + "@refs/tags/" + appVersion
 	ids := regexp.MustCompile(`--certificate-identity (\S+)`).FindAllStringSubmatch(string(doc), -1)
 	if len(ids) < 3 {
-		t.Fatalf("docs/install.md: %d cosign commands with --certificate-identity, want the image's, the chart's and the provenance's", len(ids))
+		t.Fatalf("docs/guides/install.md: %d cosign commands with --certificate-identity, want the image's, the chart's and the provenance's", len(ids))
 	}
 	for _, m := range ids {
 		if m[1] != want {
-			t.Errorf("docs/install.md: --certificate-identity %s, want %s", m[1], want)
+			t.Errorf("docs/guides/install.md: --certificate-identity %s, want %s", m[1], want)
 		}
 	}
 	if n := strings.Count(string(doc), "--certificate-oidc-issuer https://token.actions.githubusercontent.com"); n != len(ids) {
-		t.Errorf("docs/install.md: %d commands name GitHub's OIDC issuer, want %d", n, len(ids))
+		t.Errorf("docs/guides/install.md: %d commands name GitHub's OIDC issuer, want %d", n, len(ids))
 	}
 	wf, err := os.ReadFile(workflow)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
-// Traffic steering (docs/traffic-steering.md): the weight and location of a
+// Traffic steering (docs/features/traffic-steering.md): the weight and location of a
 // cluster (options of a k8s_gateway or cluster block, beside those of the
 // objects' annotations; setup_clusteroptions.go), the default location, and
 // per query the client's location from the geoip plugin's metadata and the

@@ -19,7 +19,7 @@ import (
 // object (plain_one), plain (both addresses), weighted (one, drawn), geo (one, by the client's location from
 // the geoip plugin's metadata and an ECS option), and the plain name asked
 // with the same ECS option and metadata. A steered name must cost at most
-// 1.1 × a plain one (docs/benchmarks.md).
+// 1.1 × a plain one (docs/operations/benchmarks.md).
 func BenchmarkServeSteered(b *testing.B) {
 	g := benchGateway(b)
 	hdr := func(name string) dns.RR_Header {

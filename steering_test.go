@@ -167,10 +167,10 @@ func TestSteeringServe(t *testing.T) {
 	}
 }
 
-// TestSteeringDocSnippets: the k8s_gateway blocks of docs/traffic-steering.md
+// TestSteeringDocSnippets: the k8s_gateway blocks of docs/features/traffic-steering.md
 // parse, with a kubeconfig of the test's for the files they name.
 func TestSteeringDocSnippets(t *testing.T) {
-	doc, err := os.ReadFile("docs/traffic-steering.md")
+	doc, err := os.ReadFile("docs/features/traffic-steering.md")
 	if err != nil {
 		t.Fatal(err)
 	}

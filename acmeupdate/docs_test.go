@@ -11,10 +11,10 @@ import (
 	"github.com/miekg/dns"
 )
 
-// docsAnswers returns the table "what | answer" of docs/certificates.md.
+// docsAnswers returns the table "what | answer" of docs/features/certificates.md.
 func docsAnswers(t *testing.T) map[string]string {
 	t.Helper()
-	b, err := os.ReadFile("../docs/certificates.md")
+	b, err := os.ReadFile("../docs/features/certificates.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func docsAnswers(t *testing.T) map[string]string {
 	return rows
 }
 
-// TestDocsAnswers: the answers docs/certificates.md gives, rcode and
+// TestDocsAnswers: the answers docs/features/certificates.md gives, rcode and
 // signature, are the Updater's: each row below is sent and its reply
 // compared with the page's.
 func TestDocsAnswers(t *testing.T) {
@@ -77,7 +77,7 @@ func TestDocsAnswers(t *testing.T) {
 	for _, c := range cases {
 		answer, ok := rows[c.row]
 		if !ok {
-			t.Errorf("docs/certificates.md has no row %q", c.row)
+			t.Errorf("docs/features/certificates.md has no row %q", c.row)
 			continue
 		}
 		u, store, _ := testUpdater(t, nil)
@@ -138,7 +138,7 @@ func TestDocsUpdatePort(t *testing.T) {
 	}
 	port := m[1]
 	mention := regexp.MustCompile("`acme\\.port`[^0-9`]{0,6}([0-9]+)")
-	for _, path := range []string{"charts/k8s-gateway/README.md", "SECURITY.md", "docs/certificates.md"} {
+	for _, path := range []string{"charts/k8s-gateway/README.md", "SECURITY.md", "docs/features/certificates.md"} {
 		text := read(path)
 		found := mention.FindAllStringSubmatch(text, -1)
 		if len(found) == 0 {

@@ -11,7 +11,7 @@ import (
 )
 
 // steering is the weight and location a workload cluster is read with
-// (docs/traffic-steering.md); a zero part is unset.
+// (docs/features/traffic-steering.md); a zero part is unset.
 type steering struct {
 	weight   uint32
 	location index.Location

@@ -14,7 +14,7 @@
 # that two runs never build it at once. They never enter the plugin's binary.
 #
 # Usage: hack/baremetal.sh build|path
-#   build   build what is missing (cold: see docs/benchmarks.md); prints nothing on stdout
+#   build   build what is missing (cold: see docs/operations/benchmarks.md); prints nothing on stdout
 #   path    print the directory holding the binaries
 set -euo pipefail
 

@@ -2,7 +2,7 @@
 # make bench: k8s_gateway against stock CoreDNS (file, whoami) and Knot DNS,
 # with dnsperf, on a local control plane of its own (hack/cluster.sh).
 # Arguments go to test/bench (see `go run ./test/bench -h`); for example
-#   hack/bench.sh -sizes 1000,10000 -rounds 3 -out docs/benchmarks.md
+#   hack/bench.sh -sizes 1000,10000 -rounds 3 -out docs/operations/benchmarks.md
 # K8SGW_BENCH_KEEP=1 keeps the control plane and its objects for the next run,
 # so that a bigger size creates only the difference.
 set -euo pipefail

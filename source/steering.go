@@ -10,7 +10,7 @@ import (
 	"github.com/seed-e581d630/k8s_gateway/index"
 )
 
-// Annotations of traffic steering (see docs/traffic-steering.md), read on
+// Annotations of traffic steering (see docs/features/traffic-steering.md), read on
 // every kind.
 const (
 	// WeightAnnotation is the weight of an object's targets among the others

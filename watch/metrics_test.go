@@ -114,7 +114,7 @@ func TestKindMetrics(t *testing.T) {
 
 // TestKindOffReason: why a kind is off, from the error that disabled it or
 // that its running informer's guard reported: only a refusal and a failure
-// are reasons to alert (docs/alerts.md).
+// are reasons to alert (docs/operations/alerts.md).
 func TestKindOffReason(t *testing.T) {
 	gr := schema.GroupResource{Group: "gateway.networking.k8s.io", Resource: "tlsroutes"}
 	for _, c := range []struct {

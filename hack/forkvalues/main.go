@@ -7,7 +7,7 @@
 //
 // The output is JSON, which Helm reads as YAML. Each value of the fork's
 // chart is carried over, renamed, or refused with what to use instead (see
-// docs/migrating-from-k8s-gateway.md); the fork's defaults that change
+// docs/guides/migrating-from-k8s-gateway.md); the fork's defaults that change
 // answers (ttl 300, Ingress and Service only, UDP only) are written out, so
 // that this chart's defaults do not replace them. Notes about values dropped
 // without a change of answers go to standard error. Every refusal is

@@ -3,7 +3,7 @@
 // query and latency with dnsperf, resident memory, sync time and freshness,
 // at several numbers of published names. The objects live in a real
 // kube-apiserver (hack/cluster.sh); the other servers serve the same records
-// from a zone file. See docs/benchmarks.md.
+// from a zone file. See docs/operations/benchmarks.md.
 //
 // It is a measuring tool, not a test: it asserts nothing about speed, and
 // fails only when something does not work.
@@ -68,7 +68,7 @@ func main() {
 	flag.StringVar(&o.zone, "zone", "bench.example.", "zone served")
 	flag.IntVar(&o.basePort, "port", 15300, "first of four UDP/TCP ports on 127.0.0.1")
 	flag.IntVar(&o.workers, "workers", 32, "parallel API writers of the object generator")
-	flag.StringVar(&o.out, "out", "", "markdown file whose results section is replaced (docs/benchmarks.md)")
+	flag.StringVar(&o.out, "out", "", "markdown file whose results section is replaced (docs/operations/benchmarks.md)")
 	flag.StringVar(&o.work, "work", "", "scratch directory (default: a new temporary one)")
 	flag.StringVar(&o.steering, "steering", "", "MMDB file: measure plain, weighted and geo names side by side instead (see steering.go)")
 	flag.Parse()

@@ -162,7 +162,7 @@ func (rep *report) markdown() string {
 }
 
 // targets compares the results with the goals of issue 18 (see
-// docs/benchmarks.md). The update cost and the garbage collector's share
+// docs/operations/benchmarks.md). The update cost and the garbage collector's share
 // are measured apart (go test -bench), not here.
 func (rep *report) targets(b *bytes.Buffer) {
 	b.WriteString("\n### Targets\n\n| target | measured | met |\n|---|---|:-:|\n")

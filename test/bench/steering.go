@@ -21,7 +21,7 @@ import (
 // name and of steered ones (weights; locations), side by side on one
 // k8s_gateway whose server block has the metadata and geoip plugins, and a
 // plain name on one without them. Each name has two Services. See the
-// "Traffic steering" section of docs/benchmarks.md.
+// "Traffic steering" section of docs/operations/benchmarks.md.
 
 // steerCase is one dnsperf run of the steering comparison.
 type steerCase struct {

@@ -157,7 +157,7 @@ func TestChaos(t *testing.T) {
 		}
 		l := newLoad(p.addr())
 		// Not yet within the targets: the first sync comes 1 to 5 s after
-		// the API server (see docs/chaos.md).
+		// the API server (see docs/operations/chaos.md).
 		l.maxDelay = 10 * time.Second
 		l.expect("a."+ns+".example.com", "192.0.2.1", time.Time{})
 		l.start()

@@ -15,7 +15,7 @@ import (
 	"github.com/miekg/dns"
 )
 
-// TestACMEAnswerTable: the table of answers of docs/certificates.md is this
+// TestACMEAnswerTable: the table of answers of docs/features/certificates.md is this
 // test's table. Each row is read from the page, each of its cases is sent to
 // the running server, and the reply must be what the row says: its rcode
 // (a row naming several gives one per case, in order), its TSIG error, and
@@ -236,7 +236,7 @@ func TestACMEAnswerTable(t *testing.T) {
 		}},
 	}
 
-	rows := answerTable(t, filepath.Join(repoRoot, "docs/certificates.md"))
+	rows := answerTable(t, filepath.Join(repoRoot, "docs/features/certificates.md"))
 	// The rate case spends the key's rate: it runs last.
 	const last = "outside the scope above; over a limit or the key's rate; the name belongs to another namespace"
 	var order []answerRow
@@ -253,7 +253,7 @@ func TestACMEAnswerTable(t *testing.T) {
 	for _, row := range order {
 		list, ok := cases[row.what]
 		if !ok {
-			t.Errorf("docs/certificates.md: no case of this test sends %q", row.what)
+			t.Errorf("docs/features/certificates.md: no case of this test sends %q", row.what)
 			continue
 		}
 		for _, c := range list {

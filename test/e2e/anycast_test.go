@@ -105,7 +105,7 @@ const anycastCorefile = `example.com:{$K8S_GATEWAY_PORT} example.org:{$K8S_GATEW
 }
 `
 
-// TestAnycastSecondaries: the secondaries' configurations of docs/anycast.md.
+// TestAnycastSecondaries: the secondaries' configurations of docs/features/anycast.md.
 // A BIND node and a Knot node, each with a service address and an address of
 // its own, learn the zones from the catalog, transfer from their own
 // addresses only (the primary's log names every client), take NOTIFY, answer

@@ -27,11 +27,11 @@ func docBlocks(t *testing.T, page string) map[string][]string {
 	return blocks
 }
 
-// testDocs: the snippets of docs/install-bare-metal.md are what the stage
+// testDocs: the snippets of docs/guides/install-bare-metal.md are what the stage
 // runs: the pools are valid MetalLB objects, the values install the chart,
 // and the delegation records are those the chart's notes print.
 func (bm *bareMetal) testDocs(t *testing.T) {
-	blocks := docBlocks(t, "install-bare-metal.md")
+	blocks := docBlocks(t, "guides/install-bare-metal.md")
 	var values string
 	for _, y := range blocks["yaml values"] { // chart values (CONTRIBUTING: Docs and recipes)
 		if strings.HasPrefix(y, "# values.yaml\n") {

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// testTiming measures, and logs as "baremetal:" lines (docs/benchmarks.md):
+// testTiming measures, and logs as "baremetal:" lines (docs/operations/benchmarks.md):
 //
 //   - from kubectl apply of an HTTPRoute to the plugin's answer, and to a
 //     validated answer of a resolver whose cache is cold (a fresh unbound: the

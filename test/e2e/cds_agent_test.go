@@ -20,7 +20,7 @@ import (
 // only: dig reads the child's DNSKEY, CDNSKEY and CDS with their signatures,
 // dnssec-cds checks them against the DS in place (RFC 7344 §4.1) and writes
 // an nsupdate script, and nsupdate applies it to the parent with TSIG. These
-// are the commands of docs/secondaries.md.
+// are the commands of docs/features/secondaries.md.
 
 // signedParentNamedConf is BIND as the signed parent com.: the key
 // cds-agent. may change the DS of example.com, nothing else.

@@ -34,7 +34,7 @@ func promtool(t *testing.T) string {
 
 // TestChartAlerts: the PrometheusRule of prometheusRule.enabled passes
 // promtool check rules, every alert fires from the synthetic series of
-// testdata/alerts-test.yml (and only there), and docs/alerts.md has a
+// testdata/alerts-test.yml (and only there), and docs/operations/alerts.md has a
 // runbook for each.
 func TestChartAlerts(t *testing.T) {
 	chartHelm(t)
@@ -93,7 +93,7 @@ func TestChartAlerts(t *testing.T) {
 
 	// Every alert is tested firing, and has its runbook (once per name: the
 	// SERVFAIL ratio has a warning and a critical rule).
-	runbooks, err := os.ReadFile(filepath.Join(repoRoot, "docs/alerts.md"))
+	runbooks, err := os.ReadFile(filepath.Join(repoRoot, "docs/operations/alerts.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestChartAlerts(t *testing.T) {
 				t.Errorf("alert %s: testdata/alerts-test.yml never expects it to fire", r.Alert)
 			}
 			if !strings.Contains(string(runbooks), "\n## "+r.Alert+"\n") {
-				t.Errorf("alert %s: no runbook (## %s) in docs/alerts.md", r.Alert, r.Alert)
+				t.Errorf("alert %s: no runbook (## %s) in docs/operations/alerts.md", r.Alert, r.Alert)
 			}
 			if want := "#" + strings.ToLower(r.Alert); !strings.HasSuffix(r.Annotations["runbook_url"], want) {
 				t.Errorf("alert %s: runbook_url %q, want it to end in %s", r.Alert, r.Annotations["runbook_url"], want)

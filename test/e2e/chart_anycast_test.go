@@ -100,11 +100,11 @@ hiddenPrimary: {secondaries: [127.0.0.2], restrict: false}
 	}}
 }
 
-// TestChartAnycastDocValues: the values of docs/anycast.md render: the
+// TestChartAnycastDocValues: the values of docs/features/anycast.md render: the
 // transfer plugin to the secondaries, the catalog, and the NetworkPolicy.
 func TestChartAnycastDocValues(t *testing.T) {
 	chartHelm(t)
-	b, err := os.ReadFile(filepath.Join(repoRoot, "docs/anycast.md"))
+	b, err := os.ReadFile(filepath.Join(repoRoot, "docs/features/anycast.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestChartAnycastDocValues(t *testing.T) {
 	before, rest, ok := strings.Cut(string(b), "\n# values.yaml (hidden primary)\n")
 	values, _, ok2 := strings.Cut(rest, "```")
 	if !ok || !ok2 || !strings.HasPrefix(before[strings.LastIndexByte(before, '\n')+1:], "```yaml") {
-		t.Fatal("docs/anycast.md: no values.yaml (hidden primary) snippet")
+		t.Fatal("docs/features/anycast.md: no values.yaml (hidden primary) snippet")
 	}
 	ns := namespace(t)
 	m := chartRender(t, ns, values)

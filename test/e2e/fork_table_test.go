@@ -9,12 +9,12 @@ import (
 	"testing"
 )
 
-// The table of differences in docs/migrating-from-k8s-gateway.md, between
+// The table of differences in docs/guides/migrating-from-k8s-gateway.md, between
 // these markers, is what TestForkDifferential sees: its rows, in order, and
 // their first four columns exactly; the fifth, why, is written by hand and
 // must not be empty.
 const (
-	forkTableDoc   = "docs/migrating-from-k8s-gateway.md"
+	forkTableDoc   = "docs/guides/migrating-from-k8s-gateway.md"
 	forkTableBegin = "<!-- fork-differences: TestForkDifferential (test/e2e/fork_test.go) checks this table -->"
 	forkTableEnd   = "<!-- end of fork-differences -->"
 	forkTableHead  = "| Case | Setups | The fork | This plugin | Why |\n|---|---|---|---|---|"

@@ -10,7 +10,7 @@ package e2e
 // Corefile. The plugin runs the same README Corefile, and for the chart
 // setups the Corefile of this repository's chart with the fork's values
 // converted by hack/forkvalues. Every difference must be a row of the table
-// of docs/migrating-from-k8s-gateway.md, and every row a difference seen.
+// of docs/guides/migrating-from-k8s-gateway.md, and every row a difference seen.
 
 import (
 	"fmt"

@@ -35,7 +35,7 @@ key "k8sgw." {
 zone "com" {
     type primary;
     file "com.db";
-    // As docs/secondaries.md tells: the key may change only delegations
+    // As docs/features/secondaries.md tells: the key may change only delegations
     // below com. and its registry.
     update-policy {
         grant k8sgw. subdomain example.com. NS A AAAA;
@@ -157,7 +157,7 @@ func TestParentDelegation(t *testing.T) {
 	}, nil)
 	t.Logf("delegation written %s after the plugin was ready", took.Round(time.Millisecond))
 	// One TTL per RRset (RFC 2181 §5.2): the parent gives the NS record it
-	// held at 300 the TTL of the plugin's (30), as docs/secondaries.md says.
+	// held at 300 the TTL of the plugin's (30), as docs/features/secondaries.md says.
 	out, err := exec.Command(digBin, "+noall", "+answer", "-p", fmt.Sprint(port), "@127.0.0.1", "com.", "AXFR").CombinedOutput()
 	if err != nil {
 		t.Fatalf("dig: %v\n%s", err, out)

@@ -116,7 +116,7 @@ func TestSecondariesScale(t *testing.T) {
 	for c := 1; c <= changes; c++ {
 		// A change on a second of its own, with every secondary current: its
 		// serial is published at once (a change within the second of the
-		// last serial waits for the next second, see docs/benchmarks.md).
+		// last serial waits for the next second, see docs/operations/benchmarks.md).
 		if blackhole {
 			// The NOTIFYs of the last change are still being tried: let
 			// them end (3 tries of 2 s), so that each change is measured alone.

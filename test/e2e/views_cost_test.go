@@ -31,7 +31,7 @@ import (
 // Go heap, watches on the API server, time to ready and query rate, with 1,
 // 2 and 4 k8s_gateway blocks (views) over the same objects. It is a
 // measurement, not a check: it runs only with K8SGW_VIEWS_COST=1 and logs a
-// table for docs/benchmarks.md. The objects are K8SGW_VIEWS_COST_SERVICES
+// table for docs/operations/benchmarks.md. The objects are K8SGW_VIEWS_COST_SERVICES
 // LoadBalancer Services (an A and an SRV name each; none by default), then
 // single-host Ingresses up to K8SGW_VIEWS_COST_NAMES objects (10,000 by
 // default); K8SGW_VIEWS_COST_VIEWS lists the numbers of views (1,2,4), and

@@ -94,14 +94,14 @@ func attestation(t *testing.T, dir, ref, predicateType string) string {
 	return ""
 }
 
-// docsVerify runs the commands of docs/install.md's block "sh verify-key"
+// docsVerify runs the commands of docs/guides/install.md's block "sh verify-key"
 // (a release signed with a key of one's own) against this release: its
 // registry and version for the examples', the test key for cosign.pub, and
 // plain HTTP for the loopback registry; and checks that cosign takes every
 // flag of the keyless block the users of the published releases run.
 func docsVerify(t *testing.T, dir, pub, dest, version, chartVersion string) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(repoRoot, "docs/install.md"))
+	b, err := os.ReadFile(filepath.Join(repoRoot, "docs/guides/install.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func docsVerify(t *testing.T, dir, pub, dest, version, chartVersion string) {
 			}
 		}
 		if len(out) < 3 {
-			t.Fatalf("docs/install.md: the block %q has %d cosign commands, want those of the image, the chart and the attestations", block, len(out))
+			t.Fatalf("docs/guides/install.md: the block %q has %d cosign commands, want those of the image, the chart and the attestations", block, len(out))
 		}
 		return out
 	}
@@ -138,7 +138,7 @@ func docsVerify(t *testing.T, dir, pub, dest, version, chartVersion string) {
 		}
 		args = append(args, "--allow-http-registry", "--allow-insecure-registry")
 		if out, err := cosignErr(dir, nil, args...); err != nil {
-			t.Errorf("docs/install.md: cosign %s: %v\n%s", strings.Join(args, " "), err, out)
+			t.Errorf("docs/guides/install.md: cosign %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
 	flag := regexp.MustCompile(`^--[a-z-]+`)
@@ -146,7 +146,7 @@ func docsVerify(t *testing.T, dir, pub, dest, version, chartVersion string) {
 		help, _ := cosignErr(dir, nil, args[0], "--help")
 		for _, a := range args[1:] {
 			if f := flag.FindString(a); f != "" && !strings.Contains(help, "  "+f+" ") && !strings.Contains(help, "  "+f+"=") {
-				t.Errorf("docs/install.md: cosign %s has no flag %s", args[0], f)
+				t.Errorf("docs/guides/install.md: cosign %s has no flag %s", args[0], f)
 			}
 		}
 	}

@@ -25,7 +25,7 @@ import (
 // TestRelease runs `make release` against a real OCI registry on loopback
 // (Debian's docker-registry), twice from the same commit, signing with a test
 // key; checks what it pushed and wrote, the signatures and attestations with
-// cosign and the commands docs/install.md gives users, that a tampered tag
+// cosign and the commands docs/guides/install.md gives users, that a tampered tag
 // fails verification, and installs the release as a user would: helm
 // install oci://... with the node's containerd pulling the image by digest.
 func TestRelease(t *testing.T) {
@@ -122,7 +122,7 @@ func TestRelease(t *testing.T) {
 			t.Errorf("the provenance attestation does not name %s:\n%s", want, prov)
 		}
 	}
-	// The commands docs/install.md gives to verify a release signed with a key.
+	// The commands docs/guides/install.md gives to verify a release signed with a key.
 	docsVerify(t, keys, pub, dest, version, chartVersion)
 
 	// The chart, as helm pulls it from the registry: the release's versions,
