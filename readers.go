@@ -40,7 +40,7 @@ func (g *Gateway) addClusters(r *readers, apiOf apiFunc) error {
 			return err
 		}
 		if r.owner {
-			o = o.unfiltered()
+			o = g.ownerOptions(o)
 		}
 		cfg := g.controllerConfigOf(&o, zones, nameservers)
 		if r.owner {

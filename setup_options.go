@@ -80,6 +80,7 @@ var blockChecks = []func(c *caddy.Controller, g *Gateway, at optionLines) (optio
 	func(_ *caddy.Controller, g *Gateway, _ optionLines) (string, error) { return g.checkZones() },
 	checkClaims, // setup_pairs.go
 	checkCatalog,
+	recordKinds, // update_owners.go
 }
 
 func parseTTL(c *caddy.Controller, g *Gateway, _ string, args []string) error {

@@ -123,16 +123,19 @@ func setupUpdates(c *caddy.Controller, g *Gateway) error {
 	if !slices.Contains(local.resources, "DNSEndpoint") {
 		return g.updates.at.errAt(g.updates.at.block, "the challenges are DNSEndpoints: add DNSEndpoint to resources")
 	}
-	if g.discovery != nil || g.clusterAPI != nil {
-		if g.ownership != index.Union && g.viewFilters() {
-			return g.updates.at.errAt(g.updates.at.block, "with clusterapi, ownership cannot be read past the block's namespaces, label, class and address filters: remove them or use ownership union")
-		}
-	}
-	if g.updates.owners, err = newOwnerView(g, g.kubeconfigAPI); err != nil {
-		return fmt.Errorf("updates: %w", err)
-	}
 	g.updates.service = newUpdateService(g)
+	// The owner view reads what every block publishes (recordKinds): known
+	// once every block is set up, before the first OnStartup.
 	c.OnStartup(func() error {
+		if g.discovery != nil || g.clusterAPI != nil {
+			if g.ownership != index.Union && g.viewFilters() {
+				return g.updates.at.errAt(g.updates.at.block, "with clusterapi, ownership cannot be read past the block's namespaces, label, class and address filters, nor past the kinds other blocks read: remove them or use ownership union")
+			}
+		}
+		var err error
+		if g.updates.owners, err = newOwnerView(g, g.kubeconfigAPI); err != nil {
+			return fmt.Errorf("updates: %w", err)
+		}
 		cfg, err := watch.RestConfig(local.kubeconfig, local.kubecontext)
 		if err != nil {
 			return fmt.Errorf("updates: %w", err)

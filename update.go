@@ -29,6 +29,9 @@ type updatesFeature struct {
 	// owners: the unfiltered owner view (update_owners.go); nil when the
 	// block's own readers show everything.
 	owners *readers
+	// kinds: what the blocks of the Corefile publish, by cluster
+	// (recordKinds); complete once every block is set up.
+	kinds map[string]map[string]bool
 }
 
 // newUpdateService makes the updates service of the block: the index is its

@@ -1,6 +1,10 @@
 package gateway
 
 import (
+	"path/filepath"
+	"slices"
+
+	"github.com/coredns/caddy"
 	"github.com/miekg/dns"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
@@ -14,6 +18,12 @@ import (
 // without those filters into an index of its own, which only the ownership
 // decision reads (readers, with the owner flag). Without filters the
 // block's index is that view.
+//
+// Nor may a name look free because the block does not read the kind that
+// publishes it: the challenge is served by every block that reads
+// DNSEndpoints, which may read Ingresses where this one does not. The
+// owner view reads every kind that any block of the Corefile publishes
+// from the cluster (recordKinds), and a block that reads fewer has one.
 
 // filters reports whether options o publish less than the cluster has.
 func (o *clusterOptions) filters() bool {
@@ -29,20 +39,85 @@ func (o clusterOptions) unfiltered() clusterOptions {
 	return o
 }
 
-// viewFilters reports whether the block or one of its clusters filters.
+// ownerOptions returns o as the owner view reads the cluster: unfiltered,
+// every kind that a block of the Corefile publishes from it.
+func (g *Gateway) ownerOptions(o clusterOptions) clusterOptions {
+	o = o.unfiltered()
+	for kind := range g.updates.kinds[clusterID(&o)] {
+		if !slices.Contains(o.resources, kind) {
+			o.resources = append(slices.Clip(o.resources), kind)
+		}
+	}
+	slices.Sort(o.resources)
+	return o
+}
+
+// readOptions returns the options of each cluster the block reads.
+func (g *Gateway) readOptions() []clusterOptions {
+	if len(g.clusters) == 0 {
+		return []clusterOptions{g.clusterOptions}
+	}
+	out := make([]clusterOptions, 0, len(g.clusters))
+	for _, s := range g.clusters {
+		out = append(out, s.resolved(g.clusterOptions))
+	}
+	return out
+}
+
+// viewFilters reports whether the block or one of its clusters filters, or
+// reads fewer kinds than the blocks of the Corefile publish from it.
 func (g *Gateway) viewFilters() bool {
 	if len(g.addresses.Include) > 0 || len(g.addresses.Exclude) > 0 {
 		return true
 	}
-	if len(g.clusters) == 0 {
-		return g.clusterOptions.filters()
-	}
-	for _, s := range g.clusters {
-		if o := s.resolved(g.clusterOptions); o.filters() {
+	for _, o := range g.readOptions() {
+		if o.filters() || len(g.ownerOptions(o).resources) > len(o.resources) {
 			return true
 		}
 	}
 	return false
+}
+
+// clusterKindsKey keys, in the storage of one Corefile's instance, the
+// kinds its blocks publish from each cluster: clusterID → kind → true.
+type clusterKindsKey struct{}
+
+// clusterID names the cluster that o reads: its kubeconfig file, absolute,
+// and context; empty for the in-cluster or default one.
+func clusterID(o *clusterOptions) string {
+	if o.kubeconfig == "" {
+		return ""
+	}
+	path, err := filepath.Abs(o.kubeconfig)
+	if err != nil {
+		path = o.kubeconfig
+	}
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		path = p
+	}
+	return path + "\x00" + o.kubecontext
+}
+
+// recordKinds adds the kinds the block publishes from each cluster it
+// reads to the Corefile's, which the owner view of a block with updates
+// reads once every block is set up (newOwnerView runs at the start).
+func recordKinds(c *caddy.Controller, g *Gateway, _ optionLines) (string, error) {
+	kinds, _ := c.Get(clusterKindsKey{}).(map[string]map[string]bool)
+	if kinds == nil {
+		kinds = map[string]map[string]bool{}
+		c.Set(clusterKindsKey{}, kinds)
+	}
+	for _, o := range g.readOptions() {
+		id := clusterID(&o)
+		if kinds[id] == nil {
+			kinds[id] = map[string]bool{}
+		}
+		for _, k := range o.resources {
+			kinds[id][k] = true
+		}
+	}
+	g.updates.kinds = kinds
+	return "", nil
 }
 
 // newOwnerView returns the owner view of a block that filters, nil when the

@@ -3,12 +3,14 @@ package gateway
 import (
 	"errors"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/coredns/caddy"
+	"github.com/coredns/caddy/caddyfile"
 	"github.com/miekg/dns"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	k8sruntime "k8s.io/apimachinery/pkg/runtime"
@@ -148,9 +150,9 @@ func TestUpdateOwnershipFailsClosed(t *testing.T) {
 }
 
 // TestUpdateOwnershipUnfiltered: a block's filters (address exclude,
-// namespaces, labels, classes) hide a name from its view, but the challenge
-// is served in every view: ownership is decided on what the cluster
-// publishes, so the name never looks free.
+// namespaces, labels, classes) or its resources hide a name from its view,
+// but the challenge is served in every view: ownership is decided on what
+// the cluster publishes to any block, so the name never looks free.
 func TestUpdateOwnershipUnfiltered(t *testing.T) {
 	internal := testutil.NamedService("team-a", "internal", "10.1.2.3")
 	internal.Labels = map[string]string{"expose": "internal"}
@@ -161,6 +163,12 @@ func TestUpdateOwnershipUnfiltered(t *testing.T) {
 		{"exclude", func(g *Gateway) { g.addresses.Exclude = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")} }},
 		{"namespaces", func(g *Gateway) { g.namespaces = []string{"team-b"} }},
 		{"serviceLabelSelectors", func(g *Gateway) { g.labelSelectors = map[string][]string{"Service": {"expose=public"}} }},
+		// The block reads no Services; another block of the Corefile does
+		// (recordKinds), and serves the challenge too.
+		{"resources", func(g *Gateway) {
+			g.resources = []string{"Ingress"}
+			g.updates.kinds = map[string]map[string]bool{"": {"Ingress": true, "Service": true}}
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -324,4 +332,26 @@ func TestUpdateOwnershipUnreachableCluster(t *testing.T) {
 	down.Store(false)
 	testutil.Eventually(t, "complete again", complete)
 	updWant(t, g, "the remote cluster answers again", "team-b", "free2.example.com.", dns.RcodeSuccess)
+}
+
+// TestOwnerKinds: the owner view of a block reads every kind that a block
+// of the Corefile publishes from the same cluster, whichever comes first;
+// another cluster's blocks add nothing.
+func TestOwnerKinds(t *testing.T) {
+	kc, other := testutil.Kubeconfig(t), testutil.Kubeconfig(t)
+	c := caddy.NewTestController("dns", "k8s_gateway example.com {\n kubeconfig "+kc+"\n resources DNSEndpoint\n ownership first\n}")
+	g := parseCase(t, c, nil)
+	for _, block := range []string{
+		"k8s_gateway example.com {\n kubeconfig " + kc + "\n resources Ingress Service\n}",
+		"k8s_gateway example.com {\n kubeconfig " + other + "\n resources HTTPRoute\n}",
+	} {
+		c.Dispenser = caddyfile.NewDispenser("Testfile", strings.NewReader(block))
+		parseCase(t, c, nil)
+	}
+	if !g.viewFilters() {
+		t.Error("the block reads fewer kinds than the Corefile publishes, and has no owner view")
+	}
+	if got, want := g.ownerOptions(g.clusterOptions).resources, []string{"DNSEndpoint", "Ingress", "Service"}; !slices.Equal(got, want) {
+		t.Errorf("the owner view reads %q, want %q", got, want)
+	}
 }
