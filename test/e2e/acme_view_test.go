@@ -82,3 +82,46 @@ func TestACMEOwnershipOtherKinds(t *testing.T) {
 		return err == nil && strings.Contains(string(out), `"owned"`)
 	})
 }
+
+// TestACMEViews: two views of a zone take updates, each on an address of
+// its own. A challenge written through either is answered by both views:
+// at once by the view that took it, by the other as soon as it reads the
+// DNSEndpoint; another tenant's challenge is refused through either.
+func TestACMEViews(t *testing.T) {
+	a := acmeSetup(t)
+	keyB := keySecret(t, a.nsB, "acme", "hmac-sha256")
+	internalPort, externalPort := freePort(t), freePort(t)
+	env := append(slices.Clone(a.env), "ACME_UPDATE_PORT="+strconv.Itoa(internalPort), "ACME_UPDATE_PORT2="+strconv.Itoa(externalPort))
+	s := startServer(t, "test/e2e/testdata/Corefile.acme-views", kubeconfig, env...)
+	challenge := "_acme-challenge." + a.domainA + "."
+	txt := func(from string) string {
+		out, _ := exec.Command(digBin, "-b", from, "@127.0.0.1", "-p", strconv.Itoa(s.port), "+short", challenge, "TXT").CombinedOutput()
+		return string(out)
+	}
+	for _, v := range []struct{ through, first, other string }{
+		{"127.0.0.1:" + strconv.Itoa(internalPort), "127.0.0.2", "127.0.0.1"},
+		{"127.0.0.1:" + strconv.Itoa(externalPort), "127.0.0.1", "127.0.0.2"},
+	} {
+		value := "through-" + v.through
+		if rc, _ := tcpUpdate(v.through, signedUpdate(t, a.zone, a.coreA, challenge, value, time.Now())); rc != dns.RcodeSuccess {
+			t.Fatalf("team-a's challenge through %s: rcode %d", v.through, rc)
+		}
+		if got := txt(v.first); !strings.Contains(got, value) {
+			t.Errorf("the view of %s, which took the update through %s, answers %q at once, want %q", v.first, v.through, got, value)
+		}
+		waitFor(t, 10*time.Second, func() bool { return strings.Contains(txt(v.other), value) })
+		waitFor(t, 10*time.Second, func() bool {
+			return tcpRcode(v.through, signedUpdate(t, a.zone, keyB, "_acme-challenge.b-own."+a.domainB+".", "probe", time.Now())) == dns.RcodeSuccess
+		})
+		if rc := tcpRcode(v.through, signedUpdate(t, a.zone, keyB, "_acme-challenge.www."+a.domainA+".", "stolen", time.Now())); rc != dns.RcodeRefused {
+			t.Errorf("team-b's challenge at team-a's www through %s: rcode %s, want REFUSED", v.through, dns.RcodeToString[rc])
+		}
+	}
+}
+
+// tcpRcode sends wire to addr over TCP and returns the reply's rcode (-1
+// without one).
+func tcpRcode(addr string, wire []byte) int {
+	rc, _ := tcpUpdate(addr, wire)
+	return rc
+}

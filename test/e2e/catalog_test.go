@@ -5,7 +5,9 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -191,4 +193,75 @@ func TestCatalogGroup(t *testing.T) {
 		t.Errorf("BIND did not log that it ignores the group property:\n%s", bind.output())
 	}
 	t.Logf("BIND: %s", line)
+}
+
+// catalogViewsCorefile is two views of example.com (the internal one for
+// 127.0.0.2), each with the catalog catalog.invalid of its own group.
+const catalogViewsCorefile = `example.com:{$K8S_GATEWAY_PORT} catalog.invalid:{$K8S_GATEWAY_PORT} {
+    view internal {
+        expr incidr(client_ip(), '127.0.0.2/32')
+    }
+    bind 127.0.0.1
+    ready 127.0.0.1:{$K8S_GATEWAY_READY_PORT}
+    transfer {
+        to *
+    }
+    k8s_gateway example.com {
+        apex dns1.kube-system
+        ttl 30
+        catalog catalog.invalid group internal
+    }
+}
+
+example.com:{$K8S_GATEWAY_PORT} catalog.invalid:{$K8S_GATEWAY_PORT} {
+    bind 127.0.0.1
+    ready 127.0.0.1:{$K8S_GATEWAY_READY_PORT}
+    transfer {
+        to *
+    }
+    k8s_gateway example.com {
+        apex dns1.kube-system
+        ttl 30
+        catalog catalog.invalid group external
+    }
+}
+`
+
+// TestCatalogViews: each view serves a catalog of its own: a secondary
+// that a view's address selects learns the zones with that view's
+// properties, and transfers both the catalog and its members from it.
+func TestCatalogViews(t *testing.T) {
+	corefile := filepath.Join(t.TempDir(), "Corefile")
+	writeFile(t, corefile, catalogViewsCorefile)
+	rel, err := filepath.Rel(repoRoot, corefile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := startServer(t, rel, kubeconfig)
+	transfer := func(from, zone string) []string {
+		out, err := exec.Command(digBin, "-b", from, "@127.0.0.1", "-p", strconv.Itoa(s.port), "+tries=1", "+time=5", "+onesoa",
+			"+noall", "+answer", zone, "AXFR").CombinedOutput()
+		if err != nil {
+			t.Fatalf("dig -b %s AXFR %s: %v\n%s", from, zone, err, out)
+		}
+		var rrs []string
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			rrs = append(rrs, strings.Join(strings.Fields(l), " "))
+		}
+		return rrs
+	}
+	for _, v := range []struct{ from, group, other string }{{"127.0.0.2", "internal", "external"}, {"127.0.0.1", "external", "internal"}} {
+		cat := strings.Join(transfer(v.from, "catalog.invalid."), "\n")
+		for _, want := range []string{"PTR example.com.", `TXT "` + v.group + `"`, `version.catalog.invalid. 30 IN TXT "2"`} {
+			if !strings.Contains(cat, want) {
+				t.Errorf("the catalog from %s holds no %q:\n%s", v.from, want, cat)
+			}
+		}
+		if strings.Contains(cat, `"`+v.other+`"`) {
+			t.Errorf("the catalog from %s holds the other view's group:\n%s", v.from, cat)
+		}
+		if zone := transfer(v.from, "example.com."); len(zone) < 2 || !strings.Contains(zone[0], "SOA") {
+			t.Errorf("example.com. from %s: %q", v.from, zone)
+		}
+	}
 }

@@ -13,6 +13,9 @@ import (
 // DE get cluster one, in the US cluster two, elsewhere both by weight; when
 // cluster one's target turns unhealthy, everyone gets cluster two (health
 // comes first, and the name never turns NODATA); when it heals, it is back.
+// When cluster one's API server has been silent longer than failover, its
+// targets count as unhealthy too: the DE client gets cluster two until the
+// API server is back.
 func TestFleetSteering(t *testing.T) {
 	mmdb := testMMDB(t)
 	kc2 := secondCluster(t)
@@ -66,4 +69,25 @@ endpoints: [{addresses: ["10.1.0.1"], conditions: {ready: ` + strconv.FormatBool
 	}
 	kubectlAt(t, kubeconfig, slice(true), "apply", "-f", "-")
 	waitFor("DE client, cluster one healthy again", "198.51.100.0/24", "192.0.2.101")
+
+	// Cluster one's API server goes away: its last known target answers,
+	// then after failover (5 s) it counts as unhealthy.
+	stopped := time.Now()
+	start := stopAPIServer(t)
+	waitFor("DE client, cluster one silent, before failover", "198.51.100.0/24", "192.0.2.101")
+	waitFor("DE client, cluster one failed over", "198.51.100.0/24", "192.0.2.102")
+	if el := time.Since(stopped); el < 5*time.Second {
+		t.Errorf("failed over after %s, before the failover time", el)
+	}
+	if c := s.countAnswers(t, app, "192.0.2.0/24", 500); c["192.0.2.102"] != 500 {
+		t.Errorf("AU clients with cluster one failed over: %v, want cluster two only", c)
+	}
+	start()
+	deadline := time.Now().Add(30 * time.Second)
+	for a := ask("198.51.100.0/24"); len(a.addrs) != 1 || a.addrs[0] != "192.0.2.101"; a = ask("198.51.100.0/24") {
+		if time.Now().After(deadline) {
+			t.Fatal("DE client: cluster one never back after its API server")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }

@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/miekg/dns"
 )
 
 // parentNamedConf is BIND as the parent zone com. that takes updates signed
@@ -222,4 +225,55 @@ func TestParentDelegation(t *testing.T) {
 		t.Errorf("the parent took an update signed with a wrong key:\n%s", got)
 	}
 	_ = s
+}
+
+// TestParentClusterZones: with cluster_zones the parent option keeps the
+// delegation of the block's own zone in a real BIND parent, and never that
+// of a cluster zone: example.com delegates it (NS and glue in its own
+// zone), and a cluster zone's delegation in com. would bypass the block's.
+func TestParentClusterZones(t *testing.T) {
+	dir, port := t.TempDir(), freePort(t)
+	secret := tsigSecret(t)
+	startParentBIND(t, dir, port, secret)
+	keyFile := filepath.Join(t.TempDir(), "k8sgw.key")
+	writeFile(t, keyFile, secret+"\n")
+	nameserverService(t, "192.0.2.53")
+	cf := filepath.Join(t.TempDir(), "Corefile")
+	writeFile(t, cf, fmt.Sprintf(`example.com:{$K8S_GATEWAY_PORT} {
+    bind 127.0.0.1
+    ready 127.0.0.1:{$K8S_GATEWAY_READY_PORT}
+    transfer {
+        to *
+    }
+    k8s_gateway {
+        apex dns1.kube-system
+        ttl 30
+        parent 127.0.0.1:%d key k8sgw. hmac-sha256 %s
+        cluster_zones
+        cluster one {
+            kubeconfig {$KUBECONFIG}
+            subdomain
+        }
+    }
+}
+`, port, keyFile))
+	rel, _ := filepath.Rel(repoRoot, cf)
+	s := startServer(t, rel, kubeconfig)
+	ns := namespace(t)
+	lbServiceAt(t, kubeconfig, ns, "lb", "", "192.0.2.40")
+	inOne := "lb." + ns + ".one.example.com."
+	s.eventually(t, 10*time.Second, inOne, dns.TypeA, positive(inOne+" 30 IN A 192.0.2.40"))
+	waitParent(t, port, 20*time.Second, []string{
+		"example.com. NS dns1.kube-system.example.com.",
+		"dns1.kube-system.example.com. A 192.0.2.53",
+	}, nil)
+	// The block's zone delegates the cluster zone; the parent holds nothing of it.
+	delegation := "one.example.com. 30 IN NS dns1.kube-system.one.example.com."
+	if got := axfr(t, s.port, "example.com."); !slices.Contains(got, delegation) {
+		t.Errorf("example.com. holds no delegation %q:\n%s", delegation, strings.Join(got, "\n"))
+	}
+	time.Sleep(2 * time.Second) // another round of the parent option
+	if got := parentRecords(t, port); strings.Contains(got, "one.example.com") {
+		t.Errorf("the parent holds records of the cluster zone:\n%s", got)
+	}
 }
