@@ -59,7 +59,7 @@ func TestDocsPerformanceClaims(t *testing.T) {
 
 // rewrite are the pages of figures that are being rewritten, each figure
 // with its command; they are checked once they are.
-var rewrite = map[string]bool{"benchmarks.md": true, "chaos.md": true}
+var rewrite = map[string]bool{"benchmarks.md": true}
 
 // goFuncs returns the names of the Benchmark and Test functions of the
 // repository's Go test files (build tags aside).

@@ -206,7 +206,9 @@ type result struct {
 var (
 	reportMu sync.Mutex
 	report   []result
-	allDelay []time.Duration
+	// machineLine says what the suite ran on and the machine's load then.
+	machineLine string
+	allDelay    []time.Duration
 )
 
 // summarize ends the load, checks the scenario against the targets and adds
@@ -281,6 +283,9 @@ func printReport(w io.Writer) {
 		fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %d | %d | %d | %s | %s | %.0f / %.0f | %s |\n",
 			strings.TrimPrefix(r.scenario, "TestChaos/"), r.sent, r.right, r.stale, r.wrong, r.servfail, r.timeouts,
 			r.changes-r.lost, ms(r.p50), ms(r.max), r.lists, r.watches, r.notes)
+	}
+	if machineLine != "" {
+		fmt.Fprintf(w, "\n%s\n", machineLine)
 	}
 	d := slices.Sorted(slices.Values(allDelay))
 	if len(d) > 0 {

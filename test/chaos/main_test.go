@@ -62,7 +62,9 @@ func run(m *testing.M) int {
 	if client, err = kubernetes.NewForConfig(cfg); err != nil {
 		return fail(err)
 	}
+	mach := watchMachine()
 	code := m.Run()
+	machineLine = mach.line()
 	printReport(os.Stdout)
 	if path := os.Getenv("K8SGW_CHAOS_REPORT"); path != "" {
 		f, err := os.Create(path)
