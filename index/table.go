@@ -183,8 +183,8 @@ func (t *table) overlaid(next map[string]view, bit ref) (table, int) {
 	a, delta, added := t.arena, 0, 0
 	for name, v := range next {
 		h := maphash.String(t.seed, name)
-		from, _ := slices.BinarySearchFunc(entries[:len(entries)-added], h, func(e entry, h uint64) int { return cmp.Compare(e.hash, h) })
-		mine, same := change(entries[:len(entries)-added], name, h, v, bit, &a, from)
+		old := leaf(entries[:len(entries)-added])
+		mine, same := change(old, name, h, v, bit, &a, old.search(h))
 		if mine >= 0 && mine == same {
 			continue
 		}
@@ -207,9 +207,21 @@ func (t *table) overlaid(next map[string]view, bit ref) (table, int) {
 			}
 		}
 	}
-	entries = slices.DeleteFunc(entries, func(e entry) bool { return e.ref.views() == 0 })
-	slices.SortFunc(entries, func(x, y entry) int { return cmp.Compare(x.hash, y.hash) })
-	return fromSorted(t.seed, entries, a).settled(), delta
+	// The entries kept are in order; those added are sorted and merged in.
+	kept, fresh := entries[:len(entries)-added], entries[len(entries)-added:]
+	slices.SortFunc(fresh, func(x, y entry) int { return cmp.Compare(x.hash, y.hash) })
+	merged := make([]entry, 0, len(entries))
+	for len(kept) > 0 || len(fresh) > 0 {
+		switch {
+		case len(kept) > 0 && kept[0].ref.views() == 0:
+			kept = kept[1:]
+		case len(fresh) == 0 || len(kept) > 0 && kept[0].hash <= fresh[0].hash:
+			merged, kept = append(merged, kept[0]), kept[1:]
+		default:
+			merged, fresh = append(merged, fresh[0]), fresh[1:]
+		}
+	}
+	return fromSorted(t.seed, merged, a).settled(), delta
 }
 
 // without returns a table of t's entries without view bit, and the number
