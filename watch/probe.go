@@ -50,7 +50,7 @@ func (p *prober) all(ws []*watched) []error {
 		case r := <-results:
 			errs[r.i] = r.err
 			pending--
-			if r.err == nil && deadline == nil {
+			if r.err == nil && deadline == nil && giveUp != nil { // the wait ends once
 				timer := time.NewTimer(p.timing.StartupWait)
 				defer timer.Stop()
 				deadline = timer.C

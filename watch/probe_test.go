@@ -2,6 +2,7 @@ package watch
 
 import (
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -76,6 +77,49 @@ func TestProbeAllWaitsWhileNothingWorks(t *testing.T) {
 	p := &prober{api: c.api, timing: cfg.Timing, stop: make(chan struct{}), joinable: c.share.joinable}
 	errs := p.all(c.watches())
 	for i, err := range errs {
+		if err != nil {
+			t.Errorf("kind %d: %v, want it probed until it works", i, err)
+		}
+	}
+}
+
+// TestProbeAllWorksAfterTheWait: a kind refused while the API server's
+// authorizer starts works only after the startup wait has ended, while
+// another is still refused: the wait ends once, and a kind that works
+// afterwards arms nothing (a second end closed a channel already given up:
+// a panic).
+func TestProbeAllWorksAfterTheWait(t *testing.T) {
+	client := fake.NewSimpleClientset(testutil.NamedService("a", "db", "192.0.2.20"))
+	var mu sync.Mutex
+	calls := map[string]int{}
+	aWorked := false
+	client.PrependReactor("list", "ingresses", func(a k8stesting.Action) (bool, k8sruntime.Object, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		ns := a.GetNamespace()
+		calls[ns]++
+		refused := apierrors.NewForbidden(schema.GroupResource{Group: "networking.k8s.io", Resource: "ingresses"}, "", nil)
+		switch {
+		case ns == "a" && calls[ns] == 1:
+			return true, nil, refused // works at its retry, after the startup wait
+		case ns == "a":
+			aWorked = true
+		case !aWorked || calls["b:after"] == 0:
+			if aWorked {
+				calls["b:after"]++
+			}
+			return true, nil, refused // still refused once a worked
+		}
+		return false, nil, nil
+	})
+	cfg := testConfig("example.com.")
+	cfg.Namespaces = []string{"a", "b"}
+	cfg.Timing.StartupWait = time.Millisecond
+	cfg.Timing.RefusalGrace = time.Minute
+	c := newPipeline(t, cfg, watchtest.API{Core: client}).c
+	t.Cleanup(c.Stop)
+	p := &prober{api: c.api, timing: cfg.Timing, stop: make(chan struct{}), joinable: c.share.joinable}
+	for i, err := range p.all(c.watches()) {
 		if err != nil {
 			t.Errorf("kind %d: %v, want it probed until it works", i, err)
 		}
