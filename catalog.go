@@ -54,8 +54,10 @@ func parseCatalog(c *caddy.Controller, g *Gateway, _ string, args []string) erro
 	return nil
 }
 
-// checkCatalog refuses a catalog zone that overlaps a zone of the block:
-// the index would answer for it, or it for the index's names.
+// checkCatalog refuses a catalog zone that overlaps a zone of the block
+// (the index would answer for it, or it for the index's names), or that
+// could not be served (catalog.Config.Check: a name too long for its
+// members' properties, say).
 func checkCatalog(_ *caddy.Controller, g *Gateway, _ optionLines) (string, error) {
 	if o := g.catalog; o.name != "" {
 		for _, z := range g.Zones {
@@ -63,26 +65,31 @@ func checkCatalog(_ *caddy.Controller, g *Gateway, _ optionLines) (string, error
 				return "catalog", fmt.Errorf("catalog zone %s overlaps the zone %s of the block: give it a name of its own (such as catalog.invalid. in a server block of its own keys)", o.name, z)
 			}
 		}
+		if err := o.config(g.Zones).Check(); err != nil {
+			return "catalog", fmt.Errorf("catalog: %v", err)
+		}
 	}
 	return "", nil
+}
+
+// config returns the catalog of zones: one member per zone.
+func (f *catalogFeature) config(zones []string) catalog.Config {
+	members := make([]catalog.Member, 0, len(zones))
+	for _, z := range zones {
+		members = append(members, catalog.Member{Zone: z, Group: f.group, COO: f.coo})
+	}
+	return catalog.Config{Name: f.name, Refresh: soaRefresh, Retry: soaRetry, Expire: soaExpire, Members: members}
 }
 
 // build builds the catalog zone, one member per zone, with a serial of at
 // least serial (the start) and above the one of the catalog it replaces.
 func (f *catalogFeature) build(zones []string, ttl, serial uint32) {
-	o := f
-	if o.name == "" {
+	if f.name == "" {
 		return
 	}
-	members := make([]catalog.Member, 0, len(zones))
-	for _, z := range zones {
-		members = append(members, catalog.Member{Zone: z, Group: o.group, COO: o.coo})
-	}
-	f.zone = catalog.New(catalog.Config{
-		Name: o.name, Serial: catalog.NextSerial(o.name, serial), TTL: ttl,
-		Refresh: soaRefresh, Retry: soaRetry, Expire: soaExpire,
-		Members: members,
-	})
+	cfg := f.config(zones)
+	cfg.Serial, cfg.TTL = catalog.NextSerial(f.name, serial), ttl
+	f.zone = catalog.New(cfg)
 }
 
 // serves reports whether r is a query of the catalog zone (its transfers

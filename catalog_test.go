@@ -33,6 +33,8 @@ func TestCatalogParse(t *testing.T) {
 		{[]string{"."}, "k8s_gateway example.com {\n catalog c.invalid group\n}", "catalog ZONE", catalogFeature{}},
 		{[]string{"."}, "k8s_gateway example.com {\n catalog c.invalid colour blue\n}", `unknown argument "colour"`, catalogFeature{}},
 		{[]string{"."}, "k8s_gateway example.com {\n catalog c.invalid coo c.invalid\n}", "invalid coo", catalogFeature{}},
+		// A member's group property would be named past 255 octets.
+		{[]string{"."}, "k8s_gateway example.com {\n\n catalog " + strings.Repeat("c.", 105) + "\n}", "Testfile:3 - Error during parsing: catalog: zone c.c.", catalogFeature{}},
 	}
 	for _, tc := range tests {
 		c := caddy.NewTestController("dns", tc.corefile)

@@ -68,7 +68,7 @@ func New(cfg Config) *Zone {
 	}
 	add := func(rr dns.RR) {
 		z.records = append(z.records, rr)
-		owner := strings.ToLower(rr.Header().Name)
+		owner := dns.CanonicalName(rr.Header().Name) // ASCII only, as DNS compares names
 		z.names[owner] = append(z.names[owner], rr)
 	}
 	z.names[name] = []dns.RR{z.soa}
@@ -78,10 +78,14 @@ func New(cfg Config) *Zone {
 
 	members := slices.Clone(cfg.Members)
 	slices.SortFunc(members, func(a, b Member) int { return strings.Compare(dns.CanonicalName(a.Zone), dns.CanonicalName(b.Zone)) })
-	members = slices.CompactFunc(members, func(a, b Member) bool { return dns.CanonicalName(a.Zone) == dns.CanonicalName(b.Zone) })
 	zones := "zones." + name
+	listed := map[string]bool{} // by ID: one zone may be written two ways (a\b and ab)
 	for _, m := range members {
 		id := MemberID(m.Zone) + "." + zones
+		if listed[id] {
+			continue
+		}
+		listed[id] = true
 		add(&dns.PTR{Hdr: hdr(id, dns.TypePTR), Ptr: dns.CanonicalName(m.Zone)})
 		if m.Group != "" {
 			add(&dns.TXT{Hdr: hdr("group."+id, dns.TypeTXT), Txt: []string{m.Group}})

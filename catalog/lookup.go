@@ -1,8 +1,6 @@
 package catalog
 
 import (
-	"strings"
-
 	"github.com/miekg/dns"
 )
 
@@ -24,7 +22,7 @@ const (
 // with every record of the name (the catalog is small and read by its
 // secondaries only).
 func (z *Zone) Lookup(qname string, qtype uint16) (answer, ns []dns.RR, res Result) {
-	owner := strings.ToLower(qname)
+	owner := dns.CanonicalName(qname) // ASCII only, as DNS compares names
 	rrs, ok := z.names[owner]
 	if !ok {
 		if z.ents[owner] {
