@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"fmt"
 	"net"
 	"net/netip"
 	"strconv"
@@ -54,6 +55,19 @@ func parseParent(c *caddy.Controller, g *Gateway, _ string, args []string) error
 	}
 	g.parent = f
 	return nil
+}
+
+// checkParent refuses a parent option that could not keep a zone's
+// delegation in the parent (delegation.CheckZones: a registry name or
+// record too long).
+func checkParent(_ *caddy.Controller, g *Gateway, _ optionLines) (string, error) {
+	if !g.parent.on {
+		return "", nil
+	}
+	if err := delegation.CheckZones(g.Zones, g.nsRecords); err != nil {
+		return "parent", fmt.Errorf("parent: %v", err)
+	}
+	return "", nil
 }
 
 // build makes the syncer of the block's delegations in the parent: the

@@ -46,3 +46,28 @@ func TestParentParse(t *testing.T) {
 		}
 	}
 }
+
+// TestParentZoneFits: a zone whose registry in the parent, or one of whose
+// nameservers' records there, would be longer than DNS allows is refused
+// at the parent line: the delegation could never be written. A reverse or
+// nested zone is not the parent option's, and not refused.
+func TestParentZoneFits(t *testing.T) {
+	key := filepath.Join(t.TempDir(), "k.key")
+	os.WriteFile(key, []byte("c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0\n"), 0o600)
+	long := strings.Repeat("a.", 110) + "example.com" // 231 octets: served, but its registry's name would be 256
+	parent := "\n parent 192.0.2.1 key k8sgw. hmac-sha256 " + key + "\n}"
+	for _, tc := range []struct{ block, err string }{
+		{"k8s_gateway example.com {\n apex dns1.kube-system" + parent, ""},
+		{"k8s_gateway " + long + " {\n apex ns.example.net." + parent, "Testfile:3 - Error during parsing: parent: zone " + long + ".: the name of its registry"},
+		{"k8s_gateway example.com {\n apex " + strings.Repeat("n.", 115) + "example.com." + parent, "Testfile:3 - Error during parsing: parent: zone example.com.: its record example.com. NS in the registry"},
+		{"k8s_gateway example.com " + long + " 2.0.192.in-addr.arpa {\n apex ns.example.net." + parent, ""}, // nested
+	} {
+		_, err := parse(caddy.NewTestController("dns", tc.block))
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%q: %v", tc.block, err)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%q: error %v, want %q", tc.block, err, tc.err)
+		}
+	}
+}

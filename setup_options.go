@@ -78,6 +78,7 @@ var blockChecks = []func(c *caddy.Controller, g *Gateway, at optionLines) (optio
 		return "cluster_zones", g.addClusterZones()
 	},
 	func(_ *caddy.Controller, g *Gateway, _ optionLines) (string, error) { return g.checkZones() },
+	checkParent, // parent.go
 	checkClaims, // setup_pairs.go
 	checkCatalog,
 	recordKinds, // update_owners.go

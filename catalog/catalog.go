@@ -68,7 +68,7 @@ func New(cfg Config) *Zone {
 	}
 	add := func(rr dns.RR) {
 		z.records = append(z.records, rr)
-		owner := dns.CanonicalName(rr.Header().Name) // ASCII only, as DNS compares names
+		owner := lowerASCII(rr.Header().Name)
 		z.names[owner] = append(z.names[owner], rr)
 	}
 	z.names[name] = []dns.RR{z.soa}

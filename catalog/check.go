@@ -54,3 +54,15 @@ func isName(name string) bool {
 	_, ok := dns.IsDomainName(name)
 	return ok && dns.IsFqdn(name) && len(name) <= 254
 }
+
+// lowerASCII lower-cases the ASCII letters of name, as DNS compares names
+// (RFC 4343), leaving every other octet as it is.
+func lowerASCII(name string) string {
+	b := []byte(name)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}

@@ -22,7 +22,7 @@ const (
 // with every record of the name (the catalog is small and read by its
 // secondaries only).
 func (z *Zone) Lookup(qname string, qtype uint16) (answer, ns []dns.RR, res Result) {
-	owner := dns.CanonicalName(qname) // ASCII only, as DNS compares names
+	owner := lowerASCII(qname)
 	rrs, ok := z.names[owner]
 	if !ok {
 		if z.ents[owner] {

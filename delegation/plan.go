@@ -1,6 +1,7 @@
 package delegation
 
 import (
+	"fmt"
 	"net/netip"
 	"slices"
 	"strings"
@@ -55,7 +56,8 @@ func hdr(name string, t uint16, ttl uint32) dns.RR_Header {
 func key(rr dns.RR) string {
 	c := dns.Copy(rr)
 	c.Header().Ttl = 0
-	c.Header().Name = strings.ToLower(c.Header().Name)
+	// DNS compares names in ASCII (RFC 4343); String escapes every other
+	// octet (\DDD), so lower-casing it lowers ASCII only.
 	return strings.ToLower(c.String())
 }
 
@@ -98,14 +100,60 @@ func registryName(zone, parent string) string {
 	return strings.TrimSuffix(zone, "."+parent) + "." + registryLabel + "." + parent
 }
 
+// longestAddress is the longest address in presentation form (IPv6).
+const longestAddress = "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"
+
+// CheckZones reports why the delegation of one of zones, whose NS RRsets
+// ns returns, could not be kept in its parent: the root has none, and the
+// name of its registry (registryName, longest below the root) and each of
+// its records in the registry (one TXT string each, at most 255 octets)
+// must fit, and decode again. Only the zones the parent option delegates are checked (not
+// reverse zones, nor zones nested in another of zones).
+func CheckZones(zones []string, ns func(zone string) []dns.RR) error {
+	for _, zone := range zones {
+		zone = dns.CanonicalName(zone)
+		if !delegated(zones, zone) {
+			continue
+		}
+		if zone == "." {
+			return fmt.Errorf("the root zone has no parent")
+		}
+		if reg := registryName(zone, "."); len(reg) > 254 {
+			return fmt.Errorf("zone %s: the name of its registry in the parent, %s, would be longer than 255 octets", zone, reg)
+		}
+		var longest []dns.RR
+		for _, rr := range ns(zone) {
+			n, ok := rr.(*dns.NS)
+			if !ok {
+				continue
+			}
+			longest = append(longest, &dns.NS{Hdr: hdr(zone, dns.TypeNS, 0), Ns: dns.CanonicalName(n.Ns)})
+			if dns.IsSubDomain(zone, dns.CanonicalName(n.Ns)) {
+				longest = append(longest, &dns.AAAA{Hdr: hdr(dns.CanonicalName(n.Ns), dns.TypeAAAA, 0), AAAA: netip.MustParseAddr(longestAddress).AsSlice()})
+			}
+		}
+		enc := encodeRegistry(longest)
+		for i, s := range enc {
+			if len(s) > 255 {
+				return fmt.Errorf("zone %s: its record %s %s in the registry of the parent would be longer than 255 octets", zone, longest[i].Header().Name, dns.TypeToString[longest[i].Header().Rrtype])
+			}
+		}
+		if back := decodeRegistry(zone, enc); len(back) != len(longest) {
+			return fmt.Errorf("zone %s: a nameserver name of its delegation cannot be listed in the registry of the parent (a space in it?)", zone)
+		}
+	}
+	return nil
+}
+
 // encodeRegistry returns the TXT strings that list rrs: one record per
 // string, in presentation form without the TTL.
 func encodeRegistry(rrs []dns.RR) []string {
 	out := make([]string, 0, len(rrs))
 	for _, rr := range rrs {
 		h := rr.Header()
-		out = append(out, strings.TrimPrefix(rr.String(), h.String()))
-		out[len(out)-1] = h.Name + " " + dns.TypeToString[h.Rrtype] + " " + out[len(out)-1]
+		// The owner as presented, escaped (a tab in it is \009), as the data is.
+		owner, _, _ := strings.Cut(h.String(), "\t")
+		out = append(out, owner+" "+dns.TypeToString[h.Rrtype]+" "+strings.TrimPrefix(rr.String(), h.String()))
 	}
 	return out
 }
@@ -117,6 +165,7 @@ func encodeRegistry(rrs []dns.RR) []string {
 func decodeRegistry(zone string, txt []string) []dns.RR {
 	zone = dns.CanonicalName(zone)
 	var out []dns.RR
+	buf := make([]byte, 1024) // an NS or an address record: two names at most
 	for _, s := range txt {
 		f := strings.Fields(s)
 		if len(f) != 3 {
@@ -131,6 +180,11 @@ func decodeRegistry(zone string, txt []string) []dns.RR {
 		case h.Rrtype == dns.TypeNS && dns.CanonicalName(h.Name) == zone:
 		case (h.Rrtype == dns.TypeA || h.Rrtype == dns.TypeAAAA) && dns.IsSubDomain(zone, dns.CanonicalName(h.Name)):
 		default:
+			continue
+		}
+		// A record that does not pack (an NS target whose last dot is
+		// escaped, say) would fail every update that removes it.
+		if _, err := dns.PackRR(rr, buf, 0, nil, false); err != nil {
 			continue
 		}
 		out = append(out, rr)

@@ -133,11 +133,15 @@ func (s *Syncer) sync(stop <-chan struct{}) error {
 // delegated reports whether the parent holds the delegation of zone: not
 // of a reverse zone (delegated by its address's owner), nor of a zone
 // nested in another zone of the block (which holds its delegation).
-func (s *Syncer) delegated(zone string) bool {
+func (s *Syncer) delegated(zone string) bool { return delegated(s.zones, zone) }
+
+// delegated reports whether the parent holds the delegation of zone, one
+// of zones (see Syncer.delegated).
+func delegated(zones []string, zone string) bool {
 	if strings.HasSuffix(zone, ".arpa.") {
 		return false
 	}
-	for _, z := range s.zones {
+	for _, z := range zones {
 		if z != zone && dns.IsSubDomain(z, zone) {
 			return false
 		}
