@@ -22,9 +22,6 @@ func TestDocsPerformanceClaims(t *testing.T) {
 	figure := regexp.MustCompile(`\b\d[\d,.]*\s?(?:ns|µs|ms|q/s|MiB|GiB)\b|\b\d[\d.]*\s?×|\b(?:nano|micro|milli)seconds?\b|\b\d[\d,.]* queries (?:a|per) second`)
 	cite := regexp.MustCompile("\\b((?:Benchmark|Test)[A-Z]\\w*)\\b|`?make (bench[\\w-]*|chaos)`?|hack/(bench[\\w-]*\\.sh|secondaries-bench\\.sh)")
 	for file, text := range userDocs(t) {
-		if rewrite[filepath.Base(file)] {
-			continue
-		}
 		for _, sec := range sections(text) {
 			secCites := cite.FindAllStringSubmatch(sec, -1)
 			for _, p := range paragraphs(sec) {
@@ -56,10 +53,6 @@ func TestDocsPerformanceClaims(t *testing.T) {
 		}
 	}
 }
-
-// rewrite are the pages of figures that are being rewritten, each figure
-// with its command; they are checked once they are.
-var rewrite = map[string]bool{"benchmarks.md": true}
 
 // goFuncs returns the names of the Benchmark and Test functions of the
 // repository's Go test files (build tags aside).

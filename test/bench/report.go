@@ -115,7 +115,7 @@ func (rep *report) markdown() string {
 		"a latency run %s at %d queries/s. Query mix: 80%% A of existing names, 10%% AAAA of existing names (NODATA), 10%% NXDOMAIN.\n\n",
 		o.serverCPU, o.clientCPU, o.rounds, o.load.duration, o.load.clients, o.load.inflight, o.load.latencyOf, o.load.rate)
 
-	b.WriteString("### Throughput, CPU and latency\n\n")
+	b.WriteString("### Throughput, CPU and latency (`make bench`)\n\n")
 	b.WriteString("| names | server | QPS | server CPU µs/query | p50 µs | p99 µs | QPS ÷ whoami | QPS ÷ file | CPU ÷ whoami | resident MiB after the rounds | of it anonymous MiB |\n")
 	b.WriteString("|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rep.sizes {
@@ -127,7 +127,7 @@ func (rep *report) markdown() string {
 		}
 	}
 
-	b.WriteString("\n### k8s_gateway: memory, sync and freshness\n\n")
+	b.WriteString("\n### k8s_gateway: memory, sync and freshness (`make bench`)\n\n")
 	b.WriteString("| names | objects | resident MiB after sync | of it anonymous MiB | peak resident MiB during sync | start → all answered | first snapshot (plugin log) | freshness median / max | under churn: updates/s, QPS, p99 µs, freshness median / max |\n")
 	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rep.sizes {
@@ -140,7 +140,7 @@ func (rep *report) markdown() string {
 			ms(r.fresh.median), ms(r.fresh.max), r.churnRate, r.churn.qps, micros(r.churnLatency.p99),
 			ms(r.churnFresh.median), ms(r.churnFresh.max))
 	}
-	b.WriteString("\nFreshness is the time from the API server's reply to a status patch until the new address is answered. " +
+	b.WriteString("\nFreshness (`make bench`) is the time from the API server's reply to a status patch until the new address is answered. " +
 		"Of that, the API server's own share, when a watch of the benchmark tool saw the change, was (median / max) ")
 	for i, r := range rep.sizes {
 		if i > 0 {
@@ -161,11 +161,11 @@ func (rep *report) markdown() string {
 	return b.String()
 }
 
-// targets compares the results with the goals of issue 18 (see
-// docs/operations/benchmarks.md). The update cost and the garbage collector's share
+// targets compares the results with the targets of
+// docs/operations/benchmarks.md. The update cost and the garbage collector's share
 // are measured apart (go test -bench), not here.
 func (rep *report) targets(b *bytes.Buffer) {
-	b.WriteString("\n### Targets\n\n| target | measured | met |\n|---|---|:-:|\n")
+	b.WriteString("\n### Targets (`make bench`)\n\n| target | measured | met |\n|---|---|:-:|\n")
 	row := func(target, measured string, ok bool) {
 		mark := "no"
 		if ok {
