@@ -81,14 +81,17 @@ func (f *catalogFeature) config(zones []string) catalog.Config {
 	return catalog.Config{Name: f.name, Refresh: soaRefresh, Retry: soaRetry, Expire: soaExpire, Members: members}
 }
 
-// build builds the catalog zone, one member per zone, with a serial of at
-// least serial (the start) and above the one of the catalog it replaces.
+// build builds the catalog zone, one member per zone: with the serial of the
+// catalog it replaces when it holds the same (a reload that changes
+// nothing), else with a serial of at least serial (the start) and above
+// that one.
 func (f *catalogFeature) build(zones []string, ttl, serial uint32) {
 	if f.name == "" {
 		return
 	}
 	cfg := f.config(zones)
-	cfg.Serial, cfg.TTL = catalog.NextSerial(f.name, serial), ttl
+	cfg.Serial, cfg.TTL = serial, ttl
+	cfg.Serial = catalog.NextSerial(cfg)
 	f.zone = catalog.New(cfg)
 }
 

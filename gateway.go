@@ -75,6 +75,7 @@ type Gateway struct {
 	apiLimits       watch.ClientLimits // the API clients' rate limits (apiserver_qps, apiserver_burst)
 	defaultLocation index.Location     // the default_location option (steering.go)
 	view            string             // the server block's view (the view plugin), a label of the per-zone gauges
+	listener        string             // the server block's listener (reload.go)
 
 	// readers are the block's index and the clusters that feed it (readers.go).
 	readers
@@ -128,7 +129,7 @@ func (g *Gateway) buildIndex() {
 	// what their indexes can; the cluster is the kubeconfig and context as
 	// written (the in-cluster account when empty).
 	shared, release := index.AcquireShared(g.kubeconfig + "\x00" + g.kubecontext)
-	g.readers = readers{release: release, index: g.newIndex(index.Config{Shared: shared, Listener: indexListener{g}, Serials: serials})}
+	g.readers = readers{release: release, index: g.newIndex(index.Config{Shared: shared, Listener: indexListener{g}, Serials: serials, Previous: g.previous})}
 	// The catalog's serial is the time of the start: a reload that changes
 	// the members gives a larger one.
 	g.catalog.build(g.Zones, g.ttl, uint32(g.clock().Unix()))

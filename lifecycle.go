@@ -198,6 +198,7 @@ func (g *Gateway) publishWhenSynced(waits []syncWait, published chan<- struct{})
 	}
 	g.index.Flush()
 	g.ready.Store(true)
+	g.serve() // a reload's next instance takes over from this one (reload.go)
 	close(published)
 	log.Infof("synced %d kinds for zones %s: published %d names %s after the informers started",
 		kinds, strings.Join(g.Zones, " "), g.index.Snapshot().Len(), time.Since(started).Round(time.Millisecond))
@@ -217,6 +218,7 @@ func (g *Gateway) stop() {
 		return
 	}
 	close(g.stopCh)
+	g.unserve()
 	g.readers.stop()
 	g.wg.Wait()
 	g.stopCh = nil

@@ -39,6 +39,8 @@ func setup(c *caddy.Controller) error {
 	if err != nil {
 		return plugin.Error(metrics.Plugin, err)
 	}
+	cfg := dnsserver.GetConfig(c)
+	g.listener = listenerOf(cfg.Transport, cfg.ListenHosts, cfg.Port)
 	g.buildIndex()
 	g.publishStaticNameservers()
 	for _, step := range []func(*caddy.Controller, *Gateway) error{setupUpdates, setupTLSReload, setupReaders} {

@@ -11,7 +11,8 @@
 // property, members and their properties, with NXDOMAIN and NODATA as
 // RFC 2308 says), and Transfer, its AXFR (or its SOA alone for an IXFR that
 // is current). NextSerial gives a catalog's serials in a process, so that
-// each reload moves them forward.
+// each reload that changes the catalog moves them forward, and one that
+// changes nothing keeps them.
 //
 // Member IDs are stable: the hex SHA-256 of the member's canonical wire name,
 // cut to 16 bytes, so the same zone keeps its ID across restarts and replicas

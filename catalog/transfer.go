@@ -1,8 +1,9 @@
 package catalog
 
 import (
+	"crypto/sha256"
+	"fmt"
 	"sync"
-	"sync/atomic"
 
 	"github.com/miekg/dns"
 
@@ -16,25 +17,51 @@ func (z *Zone) Transfer(serial uint32) <-chan []dns.RR {
 	return xfr.Whole(z.soa, z.records, serial)
 }
 
-// serials are the last serials given to each catalog zone in this process,
-// so that a reload within the same second still moves the serial.
-var serials sync.Map // name → *atomic.Uint32
+// serials are the last catalog built under each name in this process: its
+// serial and what it held (a sum of its configuration, the serial aside).
+var serials sync.Map // name → *lastBuilt
 
-// NextSerial returns serial, or one more than the last serial NextSerial
-// gave the catalog name in this process when that is not older (RFC 1982
-// arithmetic): a reload that changes the members within the second of the
-// last start still gives a larger serial.
-func NextSerial(name string, serial uint32) uint32 {
-	v, _ := serials.LoadOrStore(name, new(atomic.Uint32))
-	last := v.(*atomic.Uint32)
-	for {
-		old := last.Load()
-		next := serial
-		if old != 0 && !index.SerialLess(old, serial) {
-			next = old + 1
-		}
-		if last.CompareAndSwap(old, next) {
-			return next
-		}
+type lastBuilt struct {
+	mu     sync.Mutex
+	serial uint32
+	sum    [sha256.Size]byte
+}
+
+// NextSerial returns the serial of the catalog cfg builds, in a process
+// where catalogs of its name were built before (a reload): the last one's
+// serial when cfg holds the same (its members, properties, TTL and SOA
+// timers), so that a reload that changes nothing moves nothing; else
+// cfg.Serial (the start), or one more than the last serial when that is not
+// older (RFC 1982 arithmetic), so that a reload within the second of the last
+// start still gives a larger serial.
+func NextSerial(cfg Config) uint32 {
+	v, _ := serials.LoadOrStore(dns.CanonicalName(cfg.Name), new(lastBuilt))
+	last := v.(*lastBuilt)
+	sum := configSum(cfg)
+	last.mu.Lock()
+	defer last.mu.Unlock()
+	if last.serial != 0 && last.sum == sum {
+		return last.serial
 	}
+	next := cfg.Serial
+	if last.serial != 0 && !index.SerialLess(last.serial, next) {
+		next = last.serial + 1
+	}
+	last.serial, last.sum = next, sum
+	return next
+}
+
+// configSum sums what cfg puts in the catalog, its serial aside: the zone it
+// builds, as a transfer carries it.
+func configSum(cfg Config) [sha256.Size]byte {
+	cfg.Serial = 0
+	z := New(cfg)
+	h := sha256.New()
+	fmt.Fprintln(h, z.soa.String())
+	for _, rr := range z.records {
+		fmt.Fprintln(h, rr.String())
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
 }

@@ -40,20 +40,33 @@ func TestTransfer(t *testing.T) {
 }
 
 // TestNextSerial: a catalog's serial moves forward with each start in the
-// process, even within one second or when the clock goes back.
+// process that changes it, even within one second or when the clock goes
+// back, and stays when the catalog is the same (a reload that changes
+// nothing).
 func TestNextSerial(t *testing.T) {
 	// A name of this run's own: the last serials are kept per process.
 	name := fmt.Sprintf("serial-test-%d.invalid.", time.Now().UnixNano())
-	if got := NextSerial(name, 100); got != 100 {
-		t.Errorf("first serial %d, want 100", got)
+	cfg := func(serial uint32, zones ...string) Config {
+		c := Config{Name: name, Serial: serial, TTL: 30, Refresh: 300, Retry: 60, Expire: 604800}
+		for _, z := range zones {
+			c.Members = append(c.Members, Member{Zone: z})
+		}
+		return c
 	}
-	if got := NextSerial(name, 100); got != 101 {
-		t.Errorf("a reload in the same second: serial %d, want 101", got)
-	}
-	if got := NextSerial(name, 500); got != 500 {
-		t.Errorf("a later reload: serial %d, want 500", got)
-	}
-	if got := NextSerial(name, 200); got != 501 {
-		t.Errorf("a clock that went back: serial %d, want 501", got)
+	for _, step := range []struct {
+		what string
+		cfg  Config
+		want uint32
+	}{
+		{"the first start", cfg(100, "example.com."), 100},
+		{"a reload in the same second that adds a member", cfg(100, "example.com.", "example.org."), 101},
+		{"a reload that changes nothing", cfg(300, "example.org.", "example.com."), 101},
+		{"a later reload that removes a member", cfg(500, "example.com."), 500},
+		{"a clock that went back", cfg(200, "example.net."), 501},
+		{"another TTL", func() Config { c := cfg(200, "example.net."); c.TTL = 60; return c }(), 502},
+	} {
+		if got := NextSerial(step.cfg); got != step.want {
+			t.Errorf("%s: serial %d, want %d", step.what, got, step.want)
+		}
 	}
 }

@@ -57,6 +57,13 @@ type Config struct {
 	// A zero or missing one starts at the clock's time. The first Flush
 	// moves a zone past the serial it started at, even within its second.
 	Serials []uint32
+	// Previous, when set, is asked at the first Flush about the index this
+	// one replaces (a Corefile reload), for each zone zi: the serial the
+	// zone has there (0: none), and whether s, this index's first snapshot,
+	// holds the same content for the zone (its serial aside). A zone with
+	// the same content keeps that serial: nothing moves, nothing is
+	// announced. Any other zone gets a serial past it.
+	Previous func(zi int, s *Snapshot) (serial uint32, same bool)
 }
 
 // Index holds the records that objects publish and hands immutable snapshots
@@ -75,6 +82,7 @@ type Index struct {
 	sh       *Shared
 	given    bool // sh is Config.Shared, not the index's own
 	listener Listener
+	previous func(zi int, s *Snapshot) (uint32, bool) // Config.Previous, until the first Flush
 
 	mu       sync.Mutex // the writer's: every job below is under it
 	closed   bool
@@ -89,7 +97,7 @@ type Index struct {
 // New returns an empty index. The serial of every zone starts at the current
 // time (Unix seconds), so it increases across restarts.
 func New(cfg Config) *Index {
-	ix := &Index{zones: cfg.Zones, sh: cfg.Shared, listener: cfg.Listener}
+	ix := &Index{zones: cfg.Zones, sh: cfg.Shared, listener: cfg.Listener, previous: cfg.Previous}
 	if ix.given = ix.sh != nil; !ix.given {
 		ix.sh = newShared()
 	}
@@ -288,6 +296,10 @@ func (ix *Index) Flush() {
 		rejected = ix.rules.rejectionsNow()
 	}
 	ix.nodes.live = !ix.closed
+	if prev := ix.previous; prev != nil && ix.nodes.live {
+		ix.previous = nil
+		ix.inherit(prev)
+	}
 	notify := ix.publish(false)
 	ix.mu.Unlock()
 	if rl, ok := ix.listener.(RejectionListener); ok {
@@ -296,6 +308,25 @@ func (ix *Index) Flush() {
 		}
 	}
 	ix.announce(notify)
+}
+
+// inherit publishes what was applied so far under the zones' serials as
+// they are (no one reads the index before its first Flush), asks prev about
+// each zone, and gives it the serial prev says (Config.Previous): the next
+// publish reissues the zones with the same content under their serial and
+// gives the others a new one. ix.mu is held.
+func (ix *Index) inherit(prev func(zi int, s *Snapshot) (uint32, bool)) {
+	changed := slices.Clone(ix.nodes.changed)
+	clear(ix.nodes.changed)
+	ix.publish(false)
+	s := ix.Snapshot()
+	for zi := range changed {
+		serial, same := prev(zi, s)
+		if serial != 0 {
+			ix.serials.inherit(zi, serial, same)
+		}
+		ix.nodes.changed[zi] = changed[zi] && !(serial != 0 && same)
+	}
 }
 
 // Seal publishes everything applied so far with the zones' current serials

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -22,6 +23,7 @@ type serials struct {
 	current   []uint32 // per zone
 	pending   []bool   // zones whose data changed without a new serial
 	restored  []bool   // zones whose serial came from Config.Serials, until it changes
+	reissue   []bool   // zones whose serial was set (inherit) without a change: a new SOA, no announcement
 	tick      timer    // bumps pending serials on the next second
 	onTick    func()   // what the timer does: the index's publish of pending serials
 
@@ -32,7 +34,7 @@ type serials struct {
 func (s *serials) init(cfg Config) {
 	s.zones, s.newSOA, s.now, s.afterFunc = cfg.Zones, cfg.SOA, cfg.Now, cfg.afterFunc
 	s.current = make([]uint32, len(cfg.Zones))
-	s.pending, s.restored = make([]bool, len(cfg.Zones)), make([]bool, len(cfg.Zones))
+	s.pending, s.restored, s.reissue = make([]bool, len(cfg.Zones)), make([]bool, len(cfg.Zones)), make([]bool, len(cfg.Zones))
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -48,8 +50,17 @@ func (s *serials) init(cfg Config) {
 	}
 }
 
+// inherit gives zone zi the serial it had in the index this one replaces
+// (Config.Previous): kept as it is when the content is the same, else as a
+// restored serial, which the zone's new content goes past.
+func (s *serials) inherit(zi int, serial uint32, same bool) {
+	s.current[zi], s.pending[zi] = serial, false
+	s.restored[zi], s.reissue[zi] = !same, same
+}
+
 // next gives the zones that changed new serials and returns the zones'
 // states with them, and the zones whose serial changed; it clears changed.
+// Zones to reissue get their serial's SOA without an announcement.
 // With force, every changed zone gets a new serial now (max(serial+1,
 // time)).
 func (s *serials) next(zones []zoneState, changed []bool, force bool) ([]zoneState, []int) {
@@ -75,11 +86,18 @@ func (s *serials) next(zones []zoneState, changed []bool, force bool) ([]zoneSta
 		s.pending[zi], s.restored[zi] = false, false
 		notify = append(notify, zi)
 	}
-	if len(notify) == 0 {
+	reissued := slices.Contains(s.reissue, true)
+	if len(notify) == 0 && !reissued {
 		return zones, nil
 	}
 	out := make([]zoneState, len(zones))
 	copy(out, zones)
+	for zi, r := range s.reissue {
+		if r {
+			s.reissue[zi] = false
+			out[zi].serial, out[zi].soa = s.current[zi], []dns.RR{s.newSOA(s.zones[zi], s.current[zi])}
+		}
+	}
 	for _, zi := range notify {
 		out[zi].serial, out[zi].soa = s.current[zi], []dns.RR{s.newSOA(s.zones[zi], s.current[zi])}
 	}

@@ -220,3 +220,34 @@ func (h *Histories) Assigned(zone string, zi int, s *index.Snapshot) {
 		z.pin = s
 	}
 }
+
+// Adopt starts the history of zone with a copy of its history in from, the
+// Histories of the instance this one replaces (a Corefile reload), unless
+// this one has begun one: an IXFR from a serial that instance served stays
+// incremental.
+func (h *Histories) Adopt(zone string, from *Histories) {
+	if from == nil || from == h {
+		return
+	}
+	from.mu.Lock()
+	src := from.zones[zone]
+	from.mu.Unlock()
+	if src == nil {
+		return
+	}
+	src.mu.Lock()
+	// Not its snapshots: they would keep that instance's index in memory.
+	cp := &history{
+		versions: slices.Clone(src.versions), kept: src.kept, last: src.last, body: src.body,
+		purged: src.purged, hasPurged: src.hasPurged,
+	}
+	src.mu.Unlock()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.zones == nil {
+		h.zones = map[string]*history{}
+	}
+	if h.zones[zone] == nil {
+		h.zones[zone] = cp
+	}
+}
