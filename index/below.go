@@ -68,10 +68,13 @@ type nsCount struct {
 // change notes that the namespaces admitted at name were was and are now
 // is (one per object, in any order).
 func (b *below) change(name string, was, is []string) {
-	if !b.on || len(was) == 0 && len(is) == 0 {
-		return
+	if !b.on || len(was) == len(is) && (len(was) == 0 || len(was) == 1 && was[0] == is[0]) {
+		return // the usual update: the same one namespace, or none
 	}
-	ds := deltas(slices.Sorted(slices.Values(was)), slices.Sorted(slices.Values(is)))
+	was, is = slices.Clone(was), slices.Clone(is)
+	slices.Sort(was)
+	slices.Sort(is)
+	ds := deltas(was, is)
 	if len(ds) == 0 {
 		return
 	}

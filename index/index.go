@@ -216,9 +216,10 @@ func (ix *Index) rebuild(name string, was []string) {
 	cs := ix.owners.contributions(name, &ix.objects, ix.updating)
 	admitted := ix.rules.admit(name, zi, cs, ix.nodes.live)
 	if ix.owners.below.on {
-		is := make([]string, len(admitted))
-		for i, c := range admitted {
-			is[i] = c.claim.Namespace
+		var buf [4]string
+		is := buf[:0]
+		for _, c := range admitted {
+			is = append(is, c.claim.Namespace)
 		}
 		ix.owners.below.change(name, was, is)
 	}

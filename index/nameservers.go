@@ -1,6 +1,6 @@
 package index
 
-import "github.com/miekg/dns"
+import "slices"
 
 // Under Union the wildcard below a zone's apex is a tenant's, but it must
 // not answer for a nameserver name (RFC 4592: it answers for the names that
@@ -19,11 +19,7 @@ func (ix *Index) recheckNameservers(name string, zi int) {
 	if r.policy != Union || len(r.nsIn[zi]) == 0 {
 		return
 	}
-	below := false
-	for _, ns := range r.nsIn[zi] {
-		below = below || dns.IsSubDomain(ns, name)
-	}
-	if !below {
+	if !slices.ContainsFunc(r.nsIn[zi], func(ns string) bool { return inZone(name, ns) }) {
 		return
 	}
 	missing := false

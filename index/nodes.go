@@ -62,7 +62,7 @@ func (ns *nodes) set(name string, zi int, sets []rrset, steer []steerTarget) {
 
 // addChildren adds delta to the count of names with data below name.
 func (ns *nodes) addChildren(name string, delta int32) {
-	ns.children.update(name, func(c *int32) { *c = max(*c+delta, 0) })
+	ns.children.update(name, func(c int32) int32 { return max(c+delta, 0) })
 }
 
 // refresh replaces the node of name. With setData false it keeps the node's

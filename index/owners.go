@@ -32,16 +32,17 @@ func (w *owners) add(name string, id objectID, key string, objs *objects) {
 		}
 		return
 	}
-	w.one.update(name, func(one *uint32) {
-		switch other := *one; {
+	w.one.update(name, func(other uint32) uint32 {
+		switch {
 		case other == 0:
-			*one = uint32(id) + 1
+			return uint32(id) + 1
 		case other != uint32(id)+1:
-			*one = 0
 			keys := []string{objs.key(objectID(other - 1)), key}
 			slices.Sort(keys)
 			w.several[name] = keys
+			return 0
 		}
+		return other
 	})
 }
 
@@ -49,10 +50,11 @@ func (w *owners) add(name string, id objectID, key string, objs *objects) {
 func (w *owners) remove(name string, id objectID, key string, objs *objects) {
 	keys, ok := w.several[name]
 	if !ok {
-		w.one.update(name, func(one *uint32) {
-			if *one == uint32(id)+1 {
-				*one = 0
+		w.one.update(name, func(one uint32) uint32 {
+			if one == uint32(id)+1 {
+				return 0
 			}
+			return one
 		})
 		return
 	}
@@ -62,7 +64,7 @@ func (w *owners) remove(name string, id objectID, key string, objs *objects) {
 	if len(keys) == 1 {
 		delete(w.several, name)
 		other, _, _ := objs.find(keys[0])
-		w.one.update(name, func(one *uint32) { *one = uint32(other) + 1 })
+		w.one.update(name, func(uint32) uint32 { return uint32(other) + 1 })
 		return
 	}
 	w.several[name] = keys
@@ -94,6 +96,9 @@ type updating struct {
 func (w *owners) contributions(name string, objs *objects, u updating) []contribution {
 	var cs []contribution
 	w.each(name, objs, func(id objectID, key string) {
+		if cs == nil {
+			cs = make([]contribution, 0, max(len(w.several[name]), 1))
+		}
 		c := contribution{key: key, claim: objs.claim(id)}
 		if id == u.id && u.rrs != nil {
 			c.rrs = rrsAt(u.rrs, name)

@@ -281,19 +281,14 @@ func (r *rules) reserved(name string, zi int) bool {
 // nameserverOrAbove reports whether name, in zone zi and below its apex, is
 // a nameserver name or one of the names between one and the apex.
 func (r *rules) nameserverOrAbove(name string, zi int) bool {
-	for _, ns := range r.nsIn[zi] {
-		if dns.IsSubDomain(name, ns) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.nsIn[zi], func(ns string) bool { return inZone(ns, name) })
 }
 
 // delegated reports whether name is at or below a domain of namespace.
 func (r *rules) delegated(namespace, name string) bool {
 	for _, ds := range [...][]string{r.staticDomains[namespace], r.domains[namespace]} {
 		for _, d := range ds {
-			if dns.IsSubDomain(d, name) {
+			if inZone(name, d) {
 				return true
 			}
 		}

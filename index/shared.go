@@ -325,20 +325,19 @@ func (s *slots[T]) get(name string) T {
 	return s.p.get(uint32(id))
 }
 
-// update calls f with the value of name to change it.
-func (s *slots[T]) update(name string, f func(*T)) {
+// update sets the value of name to what f returns for it.
+func (s *slots[T]) update(name string, f func(T) T) {
 	var zero T
 	h := s.sh.hashName(name)
 	if id, ok := s.sh.name(h); ok {
 		if v := s.p.find(uint32(id)); v != nil && *v != zero {
-			if f(v); *v == zero {
+			if *v = f(*v); *v == zero {
 				s.sh.dropName(h, id)
 			}
 			return
 		}
 	}
-	v := zero
-	if f(&v); v != zero {
+	if v := f(zero); v != zero {
 		*s.p.ensure(uint32(s.sh.holdName(h))) = v
 	}
 }

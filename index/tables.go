@@ -79,8 +79,10 @@ func (v *tableView) getBytes(name []byte) (view, bool) {
 func (v *tableView) fold(next map[string]view, full bool) {
 	v.t.mu.Lock()
 	defer v.t.mu.Unlock()
-	v.apply(next, full)
-	v.ahead = true
+	if t, ok := v.apply(next, full); ok {
+		v.ahead = true
+		v.t.renew(&t, v)
+	}
 }
 
 // publish applies next as fold does and stores s, with the view's names,
@@ -88,10 +90,16 @@ func (v *tableView) fold(next map[string]view, full bool) {
 func (v *tableView) publish(next map[string]view, full bool, s *Snapshot) {
 	v.t.mu.Lock()
 	defer v.t.mu.Unlock()
-	v.apply(next, full)
-	s.names, s.bit, s.len = *v.t.newest.Load(), v.bit, v.names
+	t, ok := v.apply(next, full)
+	if !ok {
+		t = *v.t.newest.Load()
+	}
+	s.names, s.bit, s.len = t, v.bit, v.names
 	v.snap.Store(s)
 	v.ahead = false
+	if ok {
+		v.t.renew(&s.names, v) // the snapshot's table, never changed, is the newest
+	}
 }
 
 // leave removes the view's names from the table and gives its place back;
@@ -104,10 +112,11 @@ func (v *tableView) leave() {
 	v.t.renew(&t, v)
 }
 
-// apply changes the newest table; the caller holds t.mu.
-func (v *tableView) apply(next map[string]view, full bool) {
+// apply returns the newest table with next applied and counts the view's
+// names, or false when nothing changes; the caller holds t.mu.
+func (v *tableView) apply(next map[string]view, full bool) (table, bool) {
 	if len(next) == 0 && !full {
-		return
+		return table{}, false
 	}
 	var t table
 	var delta int
@@ -117,7 +126,7 @@ func (v *tableView) apply(next map[string]view, full bool) {
 		t, delta = v.t.newest.Load().with(next, v.bit)
 	}
 	v.names += delta
-	v.t.renew(&t, v)
+	return t, true
 }
 
 // renew makes newest the newest table and moves to it the snapshots of the
