@@ -20,7 +20,8 @@ build:
 ## the test tools' cold builds run in the background meanwhile (hack/prebuild.sh). It prints last each
 ## stage's verdict, every flaky test run again and every skipped test (hack/stages.sh, hack/gotest.sh).
 ## K8SGW_SKIP_NODE=1 skips the node stage and K8SGW_SKIP_BAREMETAL=1 the bare-metal one (both need root;
-## without root and these, they fail)
+## without root and these, they fail); K8SGW_SKIP_FORK=1 the fork differential (it needs the fork's source
+## archive, hack/fork.sh; .ci/run sets it, saying so, on a machine without the archive)
 TEST_STAGES := lint unit chart-test fuzz e2e e2e-node chaos bench-smoke
 test:
 	@hack/prebuild.sh start

@@ -14,10 +14,11 @@
 # external-dns, the cloud SDKs of CoreDNS), so about 2 minutes on two idle
 # cores, plus the download of its modules; warm, a stamp check.
 #
-# Usage: hack/fork.sh build|path|src
-#   build  build it if needed
-#   path   print the binary's path (after build)
-#   src    print the unpacked source's directory (after build)
+# Usage: hack/fork.sh build|path|src|archive
+#   build    build it if needed
+#   path     print the binary's path (after build)
+#   src      print the unpacked source's directory (after build)
+#   archive  print the archive's path; fail when it is not on this machine
 #
 # Environment: K8SGW_FORK_ARCHIVE, the archive's path, when it is not in
 # shared/oracles/ beside (or above) the checkout.
@@ -84,7 +85,8 @@ main() {
 		;;
 	path) printf '%s\n' "$DIR/coredns" ;;
 	src) printf '%s\n' "$DIR/src" ;;
-	*) die "usage: hack/fork.sh build|path|src" ;;
+	archive) archive ;;
+	*) die "usage: hack/fork.sh build|path|src|archive" ;;
 	esac
 }
 

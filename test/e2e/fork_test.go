@@ -82,6 +82,11 @@ var forkBuild struct {
 // and its unpacked source.
 func forkOracle(t *testing.T) (bin, src string) {
 	t.Helper()
+	if os.Getenv("K8SGW_SKIP_FORK") == "1" {
+		// Set on purpose (.ci/run sets it only when the oracle's archive is
+		// not on the machine, and says so): the summary lists the skip.
+		t.Skip("K8SGW_SKIP_FORK=1: the fork oracle is not built, its differential is not run")
+	}
 	forkBuild.once.Do(func() {
 		script := filepath.Join(repoRoot, "hack/fork.sh")
 		start := time.Now()
