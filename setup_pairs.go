@@ -2,8 +2,11 @@ package gateway
 
 import (
 	"fmt"
+	"maps"
 	"net"
 	"path/filepath"
+	"reflect"
+	"slices"
 
 	"github.com/coredns/caddy"
 
@@ -63,53 +66,63 @@ func checkConflicts(_ *caddy.Controller, g *Gateway, at optionLines) (string, er
 
 // corefileClaim is something that one block of a Corefile may hold and no
 // other: each block claims it with option, the second claim is refused
-// with why, naming the line of the first.
+// with why, naming the line of the first, unless both blocks may share it.
 type corefileClaim struct {
 	option string
 	// claims returns what the block holds with the option (none without it).
 	claims func(g *Gateway) ([]string, error)
-	why    string
+	// share reports whether blocks a and b may both hold a claim; nil:
+	// never.
+	share func(a, b *Gateway) bool
+	why   string
 }
 
 // corefileClaims are what the blocks of one Corefile may not share.
 var corefileClaims = []corefileClaim{
-	{"persist", persistClaims,
+	{"persist", persistClaims, nil,
 		"each block, and each view, needs a directory of its own: the two would overwrite each other's copy, and a restart would answer one view from the other's records"},
-	{"parent", parentClaims,
+	{"parent", parentClaims, nil,
 		"the parent holds one delegation of a zone, and two blocks (two views) would make its glue flip between their addresses: keep parent in the one block whose nameserver addresses the parent is to give"},
-	{"updates", updatesClaims,
-		"the second block's service would answer the first's messages, and refuse them: give each block an address of its own"},
+	{"updates", updatesClaims, sameUpdates,
+		"the second block's service would answer the first's messages, and refuse them: give each block an address of its own, or the same zones, ownership and updates options (views of one zone alike)"},
 }
 
 // claimsKey keys, in the storage of one Corefile's instance, what its blocks
-// claimed: the claim → "FILE:LINE" of the option. A reload is another
+// claimed: the claim → the first block that holds it. A reload is another
 // instance, with claims of its own.
 type claimsKey struct{}
+
+// heldClaim is a claim's first block, and where its option is.
+type heldClaim struct {
+	at string // FILE:LINE
+	g  *Gateway
+}
 
 // checkClaims refuses a block that claims what another block of the same
 // Corefile holds (corefileClaims), and records its claims.
 func checkClaims(c *caddy.Controller, g *Gateway, at optionLines) (string, error) {
-	held, _ := c.Get(claimsKey{}).(map[string]string)
+	held, _ := c.Get(claimsKey{}).(map[string]heldClaim)
 	if held == nil {
-		held = map[string]string{}
+		held = map[string]heldClaim{}
 		c.Set(claimsKey{}, held)
 	}
-	var mine []string
+	mine := map[string]heldClaim{}
 	for _, row := range corefileClaims {
 		claims, err := row.claims(g)
 		if err != nil {
 			return row.option, err
 		}
 		for _, claim := range claims {
-			if first, ok := held[claim]; ok {
-				return row.option, fmt.Errorf("%s: %s by the block of %s already: %s", row.option, claim, first, row.why)
+			first, ok := held[claim]
+			if ok && (row.share == nil || !row.share(first.g, g)) {
+				return row.option, fmt.Errorf("%s: %s by the block of %s already: %s", row.option, claim, first.at, row.why)
 			}
-			mine = append(mine, claim, at.at(row.option))
+			if !ok {
+				mine[claim] = heldClaim{at.at(row.option), g}
+			}
 		}
 	}
-	for i := 0; i < len(mine); i += 2 {
-		held[mine[i]] = mine[i+1]
-	}
+	maps.Copy(held, mine)
 	return "", nil
 }
 
@@ -143,6 +156,16 @@ func parentClaims(g *Gateway) ([]string, error) {
 		out = append(out, "the delegation of zone "+zone+" is kept in its parent")
 	}
 	return out, nil
+}
+
+// sameUpdates reports whether the updates of blocks a and b may share an
+// address: with the same zones, ownership and updates options (the views
+// of one zone, as the chart renders them), whichever block's service
+// answers a message, it answers as the other's would.
+func sameUpdates(a, b *Gateway) bool {
+	za, zb := slices.Sorted(slices.Values(a.Zones)), slices.Sorted(slices.Values(b.Zones))
+	return slices.Equal(za, zb) && a.ownership == b.ownership && a.updates.cluster == b.updates.cluster &&
+		reflect.DeepEqual(a.indexDomains(), b.indexDomains()) && reflect.DeepEqual(*a.updates.opts, *b.updates.opts)
 }
 
 // updatesClaims is the address the updates option reads messages on.

@@ -64,7 +64,8 @@ func TestCorefileClaimsRefused(t *testing.T) {
 			line: 3, also: 2, said: "persist: the copy of zone example.com. is kept in " + filepath.Join(dir, "example.com.zone")},
 		"parent": {first: parent, second: " ttl 30\n" + parent, other: "",
 			line: 3, also: 2, said: "parent: the delegation of zone example.com. is kept in its parent"},
-		"updates": {first: updates("127.0.0.1:5399"), second: " ttl 30\n" + updates("127.0.0.1:5399"), other: updates("127.0.0.1:5398"),
+		// Another ownership: the second block's service would decide for both.
+		"updates": {first: updates("127.0.0.1:5399"), second: " ownership first\n" + updates("127.0.0.1:5399"), other: updates("127.0.0.1:5398"),
 			line: 3, also: 2, said: "updates: UPDATE messages are read on 127.0.0.1:5399"},
 	}
 	for _, row := range corefileClaims {
@@ -85,6 +86,37 @@ func TestCorefileClaimsRefused(t *testing.T) {
 			parseCase(t, c, nil)
 			// A reload is another instance: the first block again is fine.
 			parseCase(t, caddy.NewTestController("dns", block(tc.first)), nil)
+		})
+	}
+}
+
+// TestUpdatesSharedAddress: blocks of the same zones (views of one zone)
+// whose updates are alike may read one address, as the chart renders them:
+// one service answers as the other would. Any difference is refused.
+func TestUpdatesSharedAddress(t *testing.T) {
+	key := filepath.Join(t.TempDir(), "k8sgw.key")
+	if err := os.WriteFile(key, []byte("c2VjcmV0LW9mLXRlYW0tYS0zMi1ieXRlcy1sb25nISE=\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	updates := func(rate string) string {
+		return " updates {\n  listen 127.0.0.1:5399\n  key k. hmac-sha256 " + key + " team\n  rate " + rate + "\n }\n"
+	}
+	first := "k8s_gateway example.com {\n exclude 10.0.0.0/8\n" + updates("30") + "}"
+	for _, tc := range []struct{ name, second, err string }{
+		{"alike, another view", "k8s_gateway example.com {\n include 10.0.0.0/8\n" + updates("30") + "}", ""},
+		{"another rate", "k8s_gateway example.com {\n include 10.0.0.0/8\n" + updates("31") + "}", "Testfile:3 - Error during parsing: updates: UPDATE messages are read on 127.0.0.1:5399 by the block of Testfile:3 already"},
+		{"another zone", "k8s_gateway example.org {\n" + updates("30") + "}", "Testfile:2 - Error during parsing: updates"},
+		{"another policy", "k8s_gateway example.com {\n ownership delegated\n" + updates("30") + "}", "Testfile:3 - Error during parsing: updates"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := caddy.NewTestController("dns", first)
+			parseCase(t, c, nil)
+			c.Dispenser = caddyfile.NewDispenser("Testfile", strings.NewReader(tc.second))
+			var want []string
+			if tc.err != "" {
+				want = []string{tc.err}
+			}
+			parseCase(t, c, want)
 		})
 	}
 }

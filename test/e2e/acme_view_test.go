@@ -125,3 +125,32 @@ func tcpRcode(addr string, wire []byte) int {
 	rc, _ := tcpUpdate(addr, wire)
 	return rc
 }
+
+// TestACMEViewsOneAddress: the views of a zone with alike updates on one
+// address, as the chart renders them, start: one service answers for both,
+// a challenge written through it is answered by both views, and another
+// tenant's challenge is refused.
+func TestACMEViewsOneAddress(t *testing.T) {
+	a := acmeSetup(t)
+	keyB := keySecret(t, a.nsB, "acme", "hmac-sha256")
+	port := strconv.Itoa(freePort(t))
+	env := append(slices.Clone(a.env), "ACME_UPDATE_PORT="+port, "ACME_UPDATE_PORT2="+port)
+	s := startServer(t, "test/e2e/testdata/Corefile.acme-views", kubeconfig, env...)
+	addr := "127.0.0.1:" + port
+	challenge := "_acme-challenge." + a.domainA + "."
+	if rc := tcpRcode(addr, signedUpdate(t, a.zone, a.coreA, challenge, "one-address", time.Now())); rc != dns.RcodeSuccess {
+		t.Fatalf("team-a's challenge: rcode %d", rc)
+	}
+	for _, from := range []string{"127.0.0.1", "127.0.0.2"} {
+		waitFor(t, 10*time.Second, func() bool {
+			out, _ := exec.Command(digBin, "-b", from, "@127.0.0.1", "-p", strconv.Itoa(s.port), "+short", challenge, "TXT").CombinedOutput()
+			return strings.Contains(string(out), "one-address")
+		})
+	}
+	waitFor(t, 10*time.Second, func() bool {
+		return tcpRcode(addr, signedUpdate(t, a.zone, keyB, "_acme-challenge.b-own."+a.domainB+".", "probe", time.Now())) == dns.RcodeSuccess
+	})
+	if rc := tcpRcode(addr, signedUpdate(t, a.zone, keyB, "_acme-challenge.www."+a.domainA+".", "stolen", time.Now())); rc != dns.RcodeRefused {
+		t.Errorf("team-b's challenge at team-a's www: rcode %s, want REFUSED", dns.RcodeToString[rc])
+	}
+}
