@@ -1,6 +1,8 @@
 package acmeupdate
 
 import (
+	"strings"
+
 	"github.com/miekg/dns"
 
 	"github.com/seed-e581d630/k8s_gateway/index"
@@ -44,8 +46,10 @@ func (f AuthorizerFunc) MayChallenge(namespace, zone, name string) (bool, string
 //
 // The zone apex belongs to the plugin under first and delegated, and the
 // nameserver names under every policy: a certificate for the DNS server's
-// own name is never a tenant's. Under first and delegated a name above a
-// nameserver name is refused too (its wildcard would cover it). So are the
+// own name is never a tenant's. The names between a nameserver name and the
+// apex are refused under every policy too, as the index reserves them for
+// objects; under union the apex stays every key's unless its wildcard covers
+// a nameserver name (one label below it). Under first and delegated so are the
 // apex of every zone of the block, and the names above one, whichever zone
 // the update names: the apex of a nested zone (cluster_zones makes them) is
 // a name of the outer zone too.
@@ -65,8 +69,11 @@ type Ownership struct {
 // MayChallenge implements Authorizer.
 func (o Ownership) MayChallenge(namespace, zone, name string) (bool, string) {
 	for _, ns := range o.Nameservers {
-		if name == ns || o.Policy != index.Union && dns.IsSubDomain(name, ns) {
+		if name == ns {
 			return false, "the name of a nameserver of the zone belongs to the DNS server"
+		}
+		if dns.IsSubDomain(name, ns) && coversNameserver(o.Policy, zone, name, ns) {
+			return false, "a challenge at " + name + " covers the nameserver name " + ns + " (or its wildcard does), which belongs to the DNS server"
 		}
 	}
 	if o.Policy == index.Union {
@@ -95,4 +102,16 @@ func (o Ownership) MayChallenge(namespace, zone, name string) (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+// coversNameserver reports whether a challenge at name, a name above the
+// nameserver name ns, is refused: every such name below the zone apex is
+// (the index reserves them), and under union the apex only when its
+// wildcard covers ns; under first and delegated the apex is refused anyway.
+func coversNameserver(policy index.Policy, zone, name, ns string) bool {
+	if policy != index.Union || name != zone {
+		return true
+	}
+	_, parent, _ := strings.Cut(ns, ".")
+	return parent == name
 }

@@ -30,8 +30,8 @@ func TestOwnership(t *testing.T) {
 		ns, name string
 		ok       bool
 	}{
-		{index.Union, "team-b", "a.example.com.", true},
-		{index.Union, "team-b", "example.com.", true},
+		{index.Union, "team-b", "b.example.com.", true},
+		{index.Union, "team-b", "example.com.", true},    // no nameserver one label below the apex
 		{index.First, "team-a", "a.example.com.", false}, // above ns1.a.example.com.
 		{index.First, "team-a", "www.a.example.com.", true},
 		{index.First, "team-b", "a.example.com.", false},
@@ -49,7 +49,9 @@ func TestOwnership(t *testing.T) {
 		{index.First, "team-a", "ns1.a.example.com.", false},
 		{index.Delegated, "team-a", "ns1.a.example.com.", false},
 		{index.Delegated, "team-a", "a.example.com.", false},
-		{index.Union, "team-a", "a.example.com.", true},
+		// Under union too, a name between a nameserver name and the apex
+		// (the index reserves it; its wildcard covers ns1.a.example.com.).
+		{index.Union, "team-a", "a.example.com.", false},
 		{index.Delegated, "team-a", "www.a.example.com.", true},
 	}
 	for _, c := range cases {
@@ -57,6 +59,31 @@ func TestOwnership(t *testing.T) {
 		ok, why := o.MayChallenge(c.ns, "example.com.", c.name)
 		if ok != c.ok || !ok && why == "" {
 			t.Errorf("%s: %s at %s: %v (%q), want %v", c.policy, c.ns, c.name, ok, why, c.ok)
+		}
+	}
+}
+
+// TestOwnershipApexWildcard: under union the apex's challenge is every
+// key's, unless a nameserver name is one label below the apex, where the
+// apex's wildcard would cover it; names between a nameserver name and the
+// apex are the server's under every policy.
+func TestOwnershipApexWildcard(t *testing.T) {
+	cases := []struct {
+		nameserver, name string
+		ok               bool
+	}{
+		{"dns1.kube-system.example.com.", "example.com.", true},
+		{"dns1.kube-system.example.com.", "kube-system.example.com.", false},
+		{"dns1.kube-system.example.com.", "dns1.kube-system.example.com.", false},
+		{"dns1.kube-system.example.com.", "other.example.com.", true},
+		{"ns1.example.com.", "example.com.", false}, // *.example.com. covers ns1
+		{"ns1.example.com.", "ns2.example.com.", true},
+		{"ns.example.net.", "example.com.", true}, // outside the zone
+	}
+	for _, c := range cases {
+		o := Ownership{Policy: index.Union, Nameservers: []string{c.nameserver}}
+		if ok, why := o.MayChallenge("team-a", "example.com.", c.name); ok != c.ok || !ok && why == "" {
+			t.Errorf("nameserver %s, challenge at %s: %v (%q), want %v", c.nameserver, c.name, ok, why, c.ok)
 		}
 	}
 }
