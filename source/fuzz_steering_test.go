@@ -14,8 +14,8 @@ import (
 // object (a tenant writes them) give a weight ParseWeight takes or none, a
 // location that reads back as itself, a warning for each value ignored and
 // none for a value taken; the work is bounded: at most one warning per
-// annotation, each quoting at most maxWarningValue octets of it, whatever
-// its size.
+// annotation, each quoting at most maxWarningValue octets of it (at most 4
+// octets each once quoted), whatever its size.
 func FuzzSteeringAnnotations(f *testing.F) {
 	for _, s := range []struct {
 		weight, location string
@@ -56,7 +56,9 @@ func FuzzSteeringAnnotations(f *testing.F) {
 			return false
 		}
 		for _, s := range warnings {
-			if len(s) > maxWarningValue+256 {
+			// A quoted octet takes at most 4 (\xff): the value's octets
+			// are bounded, their quoted form is at most 4 times that.
+			if len(s) > 4*maxWarningValue+256 {
 				t.Fatalf("a warning of %d octets: %.80q...", len(s), s)
 			}
 		}
