@@ -108,3 +108,40 @@ func TestRegistryName(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckZonesDecodesAsItself: CheckZones refuses a nameserver whose
+// record in the registry decodes, but as another record. miekg/dns's IsFqdn
+// counts the backslashes before a last dot wrong after a non-ASCII octet,
+// so "\205\144\\\." (its last dot escaped) passes for fully qualified, and
+// reads back from the registry as "\205\144\\\..": every sync would then
+// remove the record the registry lists and write it again. FuzzRegistryWritten
+// found it (testdata/fuzz/FuzzRegistryWritten/escaped-final-dot-after-non-ascii).
+func TestCheckZonesDecodesAsItself(t *testing.T) {
+	escaped := "\xcd\x90\\\\\\."
+	for _, tc := range []struct {
+		ns string
+		ok bool
+	}{
+		{"ns1.k8s.example.", true},
+		{"ns.example.net.", true},
+		{escaped, false},
+		{"ns\\.a.k8s.example.", true}, // an escaped dot inside a label decodes as itself
+		{"n s.k8s.example.", false},
+	} {
+		err := CheckZones([]string{"k8s.example."}, func(zone string) []dns.RR {
+			return []dns.RR{&dns.NS{Hdr: hdr(zone, dns.TypeNS, 60), Ns: tc.ns}}
+		})
+		if (err == nil) != tc.ok {
+			t.Errorf("nameserver %q: %v, want ok %v", tc.ns, err, tc.ok)
+		}
+	}
+	// The apex and the secondary may have one name: listed once, it decodes
+	// as itself (counting records refused it).
+	err := CheckZones([]string{"k8s.example."}, func(zone string) []dns.RR {
+		ns := &dns.NS{Hdr: hdr(zone, dns.TypeNS, 60), Ns: "ns1.k8s.example."}
+		return []dns.RR{ns, dns.Copy(ns)}
+	})
+	if err != nil {
+		t.Errorf("one nameserver twice: %v", err)
+	}
+}
