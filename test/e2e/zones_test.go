@@ -138,16 +138,33 @@ func gatewayZones(t *testing.T, path string) []string {
 	return nil
 }
 
-// checkZone dumps zone with AXFR from s, checks it with named-checkzone and
-// checks that every NS name of the zone resolves to addresses through s.
-// Objects of other tests may change the zone meanwhile: it tries again until
-// the two dumps around the check agree.
-func checkZone(t *testing.T, s *server, zone string) []string {
+// transferHolding dumps a zone with dig args (ending in the zone and
+// "AXFR") until the transfer holds every record of want, for at most five
+// seconds, and returns the last dump. A change within the second of the
+// zone's serial is answered at once but transferred under the next serial,
+// up to a second later (docs/reference/answers.md).
+func transferHolding(t *testing.T, want []string, args ...string) []string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		axfr := digLines(t, args...)
+		if time.Now().After(deadline) || !slices.ContainsFunc(want, func(rr string) bool { return !slices.Contains(axfr, rr) }) {
+			return axfr
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// checkZone dumps zone with AXFR from s once the transfer holds want,
+// checks it with named-checkzone and checks that every NS name of the zone
+// resolves to addresses through s. Objects of other tests may change the
+// zone meanwhile: it tries again until the two dumps around the check agree.
+func checkZone(t *testing.T, s *server, zone string, want ...string) []string {
 	t.Helper()
 	at := []string{"@127.0.0.1", "-p", strconv.Itoa(s.port)}
 	var axfr []string
 	for attempt := 1; ; attempt++ {
-		axfr = digLines(t, append(at, zone, "AXFR")...)
+		axfr = transferHolding(t, want, append(at, zone, "AXFR")...)
 		if len(axfr) < 3 || !strings.Contains(axfr[0], " SOA ") || axfr[0] != axfr[len(axfr)-1] {
 			t.Fatalf("%s: AXFR not framed by the SOA:\n%s", zone, strings.Join(axfr, "\n"))
 		}
@@ -276,13 +293,14 @@ spec:
 		Answer: []string{rev + " 30 IN NS dns1.kube-system.example.com."},
 		Extra:  []string{"dns1.kube-system.example.com. 30 IN A 192.0.2.53", "dns1.kube-system.example.com. 30 IN AAAA 2001:db8::53"},
 	})
-	axfr := checkZone(t, s, rev)
-	for _, want := range []string{
+	wants := []string{
 		"230." + rev + " 30 IN PTR " + web,
 		"240." + rev + " 30 IN CNAME 240.128/25." + rev,
 		"128/25." + rev + " 30 IN NS ns.example.net.",
 		"53." + rev + " 30 IN PTR dns1.kube-system.example.com.",
-	} {
+	}
+	axfr := checkZone(t, s, rev, wants...)
+	for _, want := range wants {
 		if !slices.Contains(axfr, want) {
 			t.Errorf("AXFR of %s lacks %q", rev, want)
 		}
@@ -365,12 +383,13 @@ spec: {type: LoadBalancer, ports: [{port: 80}]}
 	if r.Rcode != "NOERROR" || !r.AA || len(r.Answer) != 0 || len(r.Authority) != 1 || !strings.HasPrefix(r.Authority[0], "example.com. 30 IN SOA ") {
 		t.Errorf("%s DS: %s, want NODATA with the SOA of example.com.", child, r)
 	}
-	parent := checkZone(t, s, "example.com.")
-	for _, want := range []string{
+	delegation := []string{
 		child + " 30 IN NS dns1.kube-system." + child,
 		"dns1.kube-system." + child + " 30 IN A 192.0.2.53",
 		"dns1.kube-system." + child + " 30 IN AAAA 2001:db8::53",
-	} {
+	}
+	parent := checkZone(t, s, "example.com.", delegation...)
+	for _, want := range delegation {
 		if !slices.Contains(parent, want) {
 			t.Errorf("the AXFR of example.com. lacks the delegation record %q", want)
 		}
