@@ -5,10 +5,13 @@
 // the claim of its owner (a namespace and a creation time), and the domains
 // delegated to a namespace (SetDomains). The ownership policy (union, first,
 // delegated) decides which claims on a name win; merge unites or drops
-// records that several objects publish. Health and priority: a claim may be
-// Unhealthy and has a Priority, and the objects of a key prefix (a cluster)
-// may be set down (SetDown); at a name, the healthy contributions of the
-// best priority answer, or all of them when none is healthy (fail open).
+// records that several objects publish. A quota per tenant (Config.Quota)
+// bounds the records of each namespace's objects: one that does not fit in
+// what its older objects leave publishes nothing until room is made.
+// Health and priority: a claim may be Unhealthy and has a Priority, and the
+// objects of a key prefix (a cluster) may be set down (SetDown); at a
+// name, the healthy contributions of the best priority answer, or all of
+// them when none is healthy (fail open).
 // The choice is made when a name is built, never at query time. Steering:
 // when the contributions left carry weights or locations (Claim.Weight,
 // Claim.Location; at a name several tenants publish, only their clusters'
@@ -38,6 +41,10 @@
 //     rejected claims and the nameserver names it reserves), health and
 //     priority decisions, the merge's conflicts, and telling the listener
 //     of them. Steering tables (steer.go) are built from what rules leave.
+//   - quota (quota.go): the records each tenant holds and which of its
+//     objects it may publish, oldest first; a refused object is held but
+//     publishes at no name (owners leaves it out) and is told as a
+//     rejection (ReasonQuota).
 //   - nodes (nodes.go): the names as the writer sees them: packed nodes
 //     (packed.go), empty non-terminals, wildcards, delegations; folded and
 //     published into the view's table (tables.go, table.go, arena.go).

@@ -49,6 +49,10 @@ type Config struct {
 	// Domains are the domains delegated to each namespace by configuration
 	// (lower-cased, fully qualified), for the Delegated policy.
 	Domains map[string][]string
+	// Quota, when set, returns the records a tenant (a claim's namespace)
+	// may publish, 0 for any number; an object that does not fit in what
+	// the tenant's older objects leave publishes nothing (quota.go).
+	Quota func(tenant string) int
 	// Shared, when set, is shared with the indexes of the other views of
 	// the cluster (see Shared); an index of its own when nil.
 	Shared *Shared
@@ -89,6 +93,7 @@ type Index struct {
 	objects  objects  // objects.go
 	owners   owners   // owners.go, below.go
 	rules    rules    // policy.go, health.go
+	quota    quota    // quota.go
 	nodes    nodes    // nodes.go, into tables.go
 	serials  serials  // serial.go
 	updating updating // the object UpdateClaim rebuilds the names of
@@ -111,6 +116,7 @@ func New(cfg Config) *Index {
 	ix.owners = newOwners(ix.sh)
 	ix.owners.below.on = cfg.Policy != Union
 	ix.rules = newRules(cfg, ns)
+	ix.quota = newQuota(cfg.Quota)
 	ix.nodes = newNodes(cfg.Zones, ix.sh)
 	ix.serials.init(cfg)
 	ix.serials.onTick = ix.tick
@@ -161,29 +167,97 @@ func (ix *Index) UpdateClaim(key string, claim Claim, rrs []dns.RR) {
 		ix.mu.Unlock()
 		return
 	}
+	var refused []Rejection
+	if had && len(wire) > 0 && ix.objects.claim(id).Namespace != claim.Namespace {
+		// Another tenant's now: out of the one's, then into the other's.
+		refused = ix.update(key, id, prev, true, Claim{}, nil, nil)
+		had = false
+	}
+	refused = append(refused, ix.update(key, id, prev, had, claim, rrs, wire)...)
+	notify := ix.publish(false)
+	ix.mu.Unlock()
+	ix.tell(refused)
+	ix.announce(notify)
+}
+
+// update applies a change of the object key (held at id with the records
+// prev when had) to wire, the packed rrs, claimed by claim, which is of
+// the same tenant when had; nil rrs remove it. It returns the objects the
+// quota newly refuses, to tell when live. ix.mu is held.
+func (ix *Index) update(key string, id objectID, prev []byte, had bool, claim Claim, rrs []dns.RR, wire []byte) []Rejection {
+	wasIn := had && ix.quota.admitted(id)
 	var old []string
-	if had {
+	if wasIn {
 		forWireNames(prev, func(name string) { old = append(old, name) })
 	}
+	var oldClaim Claim
+	if had && ix.quota.on() {
+		oldClaim = ix.objects.claim(id)
+	}
+	if len(wire) > 0 {
+		id = ix.objects.store(key, id, had, claim, wire)
+	} else {
+		claim = ix.objects.claim(id) // of the tenant it leaves
+	}
+	var flips []flip
+	if ix.quota.on() {
+		was := 0
+		if had {
+			was = countWire(prev)
+		}
+		flips = ix.quota.change(id, key, oldClaim, claim, was, countWire(wire), &ix.objects, ix.nodes.live)
+	}
+	isIn := len(wire) > 0 && ix.quota.admitted(id)
+	in := rrs
+	if !isIn {
+		in = nil
+	}
 	// Rebuild in a fixed order so that logs and conflict choices are reproducible.
-	names := ownerNames(old, rrs)
-	var was [][]string // what the policy admitted at each name (see below.go)
+	names := ownerNames(old, in)
+	names = append(names, ix.flipNames(flips)...)
+	ix.rebuildAround(names, len(flips) > 0, func() {
+		for _, name := range old {
+			ix.owners.remove(name, id, key, &ix.objects)
+		}
+		if len(wire) == 0 {
+			ix.objects.remove(id)
+		}
+		forOwnerNames(in, func(name string) { ix.owners.add(name, id, key, &ix.objects) })
+		ix.flipOwners(flips)
+		ix.updating = updating{id, rrs}
+	})
+	ix.updating = updating{}
+	if !ix.nodes.live {
+		return nil // the first Flush tells what is refused then
+	}
+	var refused []Rejection
+	if len(wire) > 0 && !isIn && (wasIn || !had) {
+		refused = append(refused, ix.refusal(id))
+	}
+	for _, f := range flips {
+		if !f.admitted {
+			refused = append(refused, ix.refusal(f.id))
+		}
+	}
+	return refused
+}
+
+// rebuildAround rebuilds names (sorted unless unsorted) around change,
+// which changes who publishes there: what the policy admitted at each
+// (see below.go) is taken before it runs.
+func (ix *Index) rebuildAround(names []string, unsorted bool, change func()) {
+	if unsorted {
+		slices.Sort(names)
+		names = slices.Compact(names)
+	}
+	var was [][]string
 	if ix.owners.below.on {
 		was = make([][]string, len(names))
 		for i, name := range names {
 			was[i] = ix.admittedAt(name)
 		}
 	}
-	for _, name := range old {
-		ix.owners.remove(name, id, key, &ix.objects)
-	}
-	if len(wire) == 0 {
-		ix.objects.remove(id)
-	} else {
-		id = ix.objects.store(key, id, had, claim, wire)
-		forOwnerNames(rrs, func(name string) { ix.owners.add(name, id, key, &ix.objects) })
-	}
-	ix.updating = updating{id, rrs}
+	change()
 	for i, name := range names {
 		var w []string
 		if was != nil {
@@ -191,10 +265,6 @@ func (ix *Index) UpdateClaim(key string, claim Claim, rrs []dns.RR) {
 		}
 		ix.rebuild(name, w)
 	}
-	ix.updating = updating{}
-	notify := ix.publish(false)
-	ix.mu.Unlock()
-	ix.announce(notify)
 }
 
 // ownerNames returns the distinct names of old and the owner names of rrs,
@@ -292,9 +362,13 @@ func (ix *Index) Flush() {
 		for zi := range ix.nodes.changed {
 			ix.nodes.changed[zi] = true
 		}
+		if ix.quota.on() {
+			flips := ix.quota.settle(&ix.objects)
+			ix.rebuildAround(ix.flipNames(flips), true, func() { ix.flipOwners(flips) })
+		}
 		// Rejections during the initial sync may be passing (a Namespace's
 		// domains not yet seen): report only those that remain.
-		rejected = ix.rules.rejectionsNow()
+		rejected = append(ix.rules.rejectionsNow(), ix.refusalsNow()...)
 	}
 	ix.nodes.live = !ix.closed
 	if prev := ix.previous; prev != nil && ix.nodes.live {
@@ -303,11 +377,7 @@ func (ix *Index) Flush() {
 	}
 	notify := ix.publish(false)
 	ix.mu.Unlock()
-	if rl, ok := ix.listener.(RejectionListener); ok {
-		for _, r := range rejected {
-			rl.Rejected(r)
-		}
-	}
+	ix.tell(rejected)
 	ix.announce(notify)
 }
 

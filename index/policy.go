@@ -80,6 +80,9 @@ const (
 	ReasonOwned = "owned"
 	// ReasonUndelegated: the name is outside the namespace's delegated domains.
 	ReasonUndelegated = "undelegated"
+	// ReasonQuota: the object's records do not fit in its namespace's quota
+	// (Config.Quota); it publishes nothing (quota.go).
+	ReasonQuota = "quota"
 )
 
 // Rejection is one object's claim on one name that the policy turned down.
@@ -89,6 +92,9 @@ type Rejection struct {
 	Reason     string
 	// Owner is the namespace that owns the name (ReasonOwned), else empty.
 	Owner string
+	// Records and Quota (ReasonQuota): the object's records, at its
+	// first name, and its namespace's quota.
+	Records, Quota int
 }
 
 func (r Rejection) String() string {
@@ -97,6 +103,8 @@ func (r Rejection) String() string {
 		return fmt.Sprintf("%s: claim of %s rejected: the name belongs to namespace %s", r.Name, r.Key, r.Owner)
 	case ReasonUndelegated:
 		return fmt.Sprintf("%s: claim of %s rejected: outside the domains delegated to its namespace", r.Name, r.Key)
+	case ReasonQuota:
+		return fmt.Sprintf("%s: claim of %s rejected: its %d records do not fit in what the older objects of its namespace leave of its quota of %d records; it publishes nothing", r.Name, r.Key, r.Records, r.Quota)
 	}
 	return fmt.Sprintf("%s: claim of %s rejected: the zone apex and the nameserver names belong to the plugin", r.Name, r.Key)
 }
