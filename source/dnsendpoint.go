@@ -69,6 +69,14 @@ func dnsEndpointRecords(e *dnsEndpoint, c *Config) Result {
 	if meta.ignored() {
 		return r
 	}
+	// Counted before any is parsed: each target is a record.
+	targets := 0
+	for _, ep := range e.Spec.Endpoints {
+		targets += len(ep.Targets)
+	}
+	if r.bound(targets) {
+		return r
+	}
 	ttl := objectTTL(&r, meta, c.TTL)
 	for i, ep := range e.Spec.Endpoints {
 		origin := fmt.Sprintf("spec.endpoints[%d]", i)

@@ -93,6 +93,34 @@ const (
 	maxWarningValue = 256
 )
 
+// MaxObjectRecords bounds the records one object publishes. An object may
+// be hostile: a DNSEndpoint of 100,000 endpoints would take every replica's
+// memory, every snapshot and every zone transfer with it. One of more
+// publishes nothing (never a part of it, which could answer half a name),
+// with a warning naming it. It is the plugin's default tenant quota under
+// the multi-tenant policies (tenant_quota), in which no larger object
+// would fit.
+const MaxObjectRecords = 10_000
+
+// RecordsOf returns what obj, an object of kind k, publishes: k.Records,
+// or nothing and a warning when it makes more than MaxObjectRecords.
+func (k *Kind) RecordsOf(obj any, c *Config, ctx Context) Result {
+	r := k.Records(obj, c, ctx)
+	r.bound(len(r.RRs))
+	return r
+}
+
+// bound empties r when an object makes n records, more than
+// MaxObjectRecords, and says why first, whatever else is wrong with it.
+func (r *Result) bound(n int) bool {
+	if n <= MaxObjectRecords {
+		return false
+	}
+	r.RRs = nil
+	r.Warnings = slices.Insert(r.Warnings, 0, fmt.Sprintf("%d records, more than the %d an object may publish: it publishes nothing", n, MaxObjectRecords))
+	return true
+}
+
 func (r *Result) warnf(format string, args ...any) {
 	if len(r.Warnings) >= maxWarnings {
 		r.dropped++

@@ -168,7 +168,7 @@ func (c *Controller) watches() []*watched {
 				},
 			}
 			if k.Records != nil {
-				w.records = func(obj any) source.Result { return k.Records(obj, &c.cfg.Sources, c.stores) }
+				w.records = func(obj any) source.Result { return k.RecordsOf(obj, &c.cfg.Sources, c.stores) }
 			}
 			ws = append(ws, w)
 		}
