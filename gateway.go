@@ -67,9 +67,10 @@ type Gateway struct {
 	// clusterOptions are the block's: those of its one cluster, and the
 	// defaults of the clusters that cluster blocks name.
 	clusterOptions
-	ownership index.Policy         // who may publish at a name
-	addresses source.AddressFilter // the include and exclude options
-	clusters  []clusterSpec        // the cluster blocks, in order; none: the block reads one cluster
+	ownership   index.Policy         // who may publish at a name
+	tenantQuota int                  // records a namespace may publish: 0 any number, -1 the policy's default (quota.go)
+	addresses   source.AddressFilter // the include and exclude options
+	clusters    []clusterSpec        // the cluster blocks, in order; none: the block reads one cluster
 	// clusterAPI: the clusterapi option; the readers' discovery then finds clusters.
 	clusterAPI      *clusterAPIConfig
 	apiLimits       watch.ClientLimits // the API clients' rate limits (apiserver_qps, apiserver_burst)
@@ -115,6 +116,7 @@ func newGateway() *Gateway {
 		zoneOptions:    zoneOptions{ttl: defaultTTL, apex: defaultApex},
 		clusterOptions: newClusterOptions(),
 		timing:         defaultTiming,
+		tenantQuota:    -1,
 	}
 }
 
@@ -142,7 +144,7 @@ func (g *Gateway) buildIndex() {
 // (update_owners.go).
 func (g *Gateway) newIndex(cfg index.Config) *index.Index {
 	cfg.Zones, cfg.SOA, cfg.NS, cfg.Now = g.Zones, g.newSOA, g.nsRecords, g.now
-	cfg.Policy, cfg.Domains = g.ownership, g.indexDomains()
+	cfg.Policy, cfg.Domains, cfg.Quota = g.ownership, g.indexDomains(), g.quota()
 	return index.New(cfg)
 }
 

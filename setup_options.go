@@ -37,6 +37,7 @@ var blockOptionTable = map[string]blockOption{
 	"fallthrough":      {parse: parseFallthrough},
 	"clusterapi":       {parse: parseClusterAPI},
 	"ownership":        {parse: parseOwnership},
+	"tenant_quota":     {parse: parseTenantQuota},
 	"include":          {parse: parseAddressRange},
 	"exclude":          {parse: parseAddressRange},
 	"tls_reload":       {parse: parseTLSReload},
@@ -136,6 +137,20 @@ func parseOwnership(c *caddy.Controller, g *Gateway, _ string, args []string) er
 		return c.Errf("unknown ownership policy %q; supported: union, first, delegated", args[0])
 	}
 	g.ownership = p
+	return nil
+}
+
+// parseTenantQuota reads tenant_quota RECORDS: the records each namespace
+// may publish, 0 for any number.
+func parseTenantQuota(c *caddy.Controller, g *Gateway, _ string, args []string) error {
+	if len(args) != 1 {
+		return argCountErr(c, "tenant_quota RECORDS", args)
+	}
+	n, err := strconv.ParseUint(args[0], 10, 31)
+	if err != nil {
+		return c.Errf("tenant_quota: %q is not a number of records (0 for no quota)", args[0])
+	}
+	g.tenantQuota = int(n)
 	return nil
 }
 

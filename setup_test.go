@@ -36,6 +36,7 @@ type k8sSetupView struct {
 	Persist        string
 	Include        []string
 	Exclude        []string
+	Quota          int // of a namespace, 0 for none
 }
 
 func k8sRanges(ps []netip.Prefix) []string {
@@ -53,7 +54,16 @@ func k8sView(g *Gateway) k8sSetupView {
 		Selectors: g.labelSelectors, LabelSelector: g.labelSelector, Namespaces: g.namespaces, Kubeconfig: g.kubeconfig, Kubecontext: g.kubecontext, Fall: g.Fall.Zones,
 		Ownership: g.ownership.String(), Delegations: g.delegations, Events: g.emitEvents, Persist: g.persist.dir,
 		Include: k8sRanges(g.addresses.Include), Exclude: k8sRanges(g.addresses.Exclude),
+		Quota: quotaOf(g, "team-a"),
 	}
+}
+
+// quotaOf returns the quota of namespace ns that g's index gets, 0 for none.
+func quotaOf(g *Gateway, ns string) int {
+	if q := g.quota(); q != nil {
+		return q(ns)
+	}
+	return 0
 }
 
 func TestParse(t *testing.T) {
@@ -229,7 +239,7 @@ func TestParse(t *testing.T) {
 			name:     "ownership and delegations",
 			corefile: "k8s_gateway example.com {\n ownership delegated\n delegate team-a A.example.com shop.example.com.\n delegate team-b b.example.com\n delegate team-a a.example.com\n}",
 			want: func(v *k8sSetupView) {
-				v.Ownership = "delegated"
+				v.Ownership, v.Quota = "delegated", 10_000
 				v.Delegations = map[string][]string{"team-a": {"a.example.com.", "shop.example.com."}, "team-b": {"b.example.com."}}
 			},
 		},
@@ -238,7 +248,13 @@ func TestParse(t *testing.T) {
 		{name: "persist", corefile: "k8s_gateway example.com {\n persist " + persistDir + "\n}", want: func(v *k8sSetupView) { v.Persist = persistDir }},
 		{name: "persist without a directory", corefile: "k8s_gateway example.com {\n persist\n}", err: []string{"Testfile:2", "persist DIR"}},
 		{name: "persist in a file", corefile: "k8s_gateway example.com {\n ttl 30\n persist " + garbage + "\n}", err: []string{"Testfile:3", "persist:", garbage}},
-		{name: "ownership first", corefile: "k8s_gateway example.com {\n ownership first\n}", want: func(v *k8sSetupView) { v.Ownership = "first" }},
+		{name: "ownership first", corefile: "k8s_gateway example.com {\n ownership first\n}", want: func(v *k8sSetupView) { v.Ownership, v.Quota = "first", 10_000 }},
+		{name: "ownership delegated", corefile: "k8s_gateway example.com {\n ownership delegated\n}", want: func(v *k8sSetupView) { v.Ownership, v.Quota = "delegated", 10_000 }},
+		{name: "tenant_quota", corefile: "k8s_gateway example.com {\n tenant_quota 500\n}", want: func(v *k8sSetupView) { v.Quota = 500 }},
+		{name: "tenant_quota 0 under first", corefile: "k8s_gateway example.com {\n tenant_quota 0\n ownership first\n}", want: func(v *k8sSetupView) { v.Ownership = "first" }},
+		{name: "tenant_quota not a number", corefile: "k8s_gateway example.com {\n tenant_quota many\n}", err: []string{"Testfile:2", "tenant_quota", `"many"`}},
+		{name: "tenant_quota negative", corefile: "k8s_gateway example.com {\n tenant_quota -1\n}", err: []string{"Testfile:2", "tenant_quota", `"-1"`}},
+		{name: "tenant_quota without argument", corefile: "k8s_gateway example.com {\n tenant_quota\n}", err: []string{"Testfile:2", "tenant_quota RECORDS"}},
 		{name: "unknown ownership", corefile: "k8s_gateway example.com {\n ownership mine\n}", err: []string{"Testfile:2", `unknown ownership policy "mine"`}},
 		{name: "ownership without argument", corefile: "k8s_gateway example.com {\n ownership\n}", err: []string{"Testfile:2", "ownership union|first|delegated"}},
 		{name: "delegate without domain", corefile: "k8s_gateway example.com {\n delegate team-a\n}", err: []string{"Testfile:2", "delegate NAMESPACE DOMAIN..."}},

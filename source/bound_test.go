@@ -33,7 +33,7 @@ func TestRecordsOfBound(t *testing.T) {
 		for i := range n {
 			names = append(names, fmt.Sprintf("h%d.example.com", i))
 		}
-		return k8sSlimService(testutil.AnnotateService(testutil.Service(corev1.ServiceTypeLoadBalancer, "192.0.2.1"), CoreDNSHostnameAnnotation, strings.Join(names, ",")))
+		return k8sSlimService(testutil.AnnotateService(testutil.Service(corev1.ServiceTypeLoadBalancer, "192.0.2.1"), coreDNSHostnameAnnotation, strings.Join(names, ",")))
 	}
 	dnsEndpointKind, serviceKind := KindByName("DNSEndpoint"), KindByName("Service")
 	tests := []struct {

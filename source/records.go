@@ -19,10 +19,10 @@ import (
 // Labels and annotations read from objects.
 const (
 	IgnoreLabel = "k8s-gateway.dns/ignore"
-	// CoreDNSHostnameAnnotation is the original plugin's own hostname
+	// coreDNSHostnameAnnotation is the original plugin's own hostname
 	// annotation. external-dns does not read it, so its names are always
 	// added to those of the external-dns hostname annotations.
-	CoreDNSHostnameAnnotation = "coredns.io/hostname"
+	coreDNSHostnameAnnotation = "coredns.io/hostname"
 	// resolveEndpointsAnnotation is the k8s-gateway fork's: "true" asks for
 	// the ready pod addresses of a Service's EndpointSlices. The plugin never
 	// publishes pod addresses, so a Service with it publishes nothing and says
@@ -242,7 +242,7 @@ func parseTTL(s string) (uint32, error) {
 // absolute or relative to every zone: those of coredns.io/hostname and those
 // of the first external-dns hostname annotation that has a valid name.
 func annotationHostnames(r *Result, meta sourceMeta, zones []string) []string {
-	names := hostnamesOf(r, meta, CoreDNSHostnameAnnotation, zones)
+	names := hostnamesOf(r, meta, coreDNSHostnameAnnotation, zones)
 	for _, key := range hostnameAnnotations {
 		if more := hostnamesOf(r, meta, key, zones); len(more) > 0 {
 			return append(names, more...)
@@ -298,7 +298,7 @@ func (r *Result) publish(names []string, t targets, ttl uint32) {
 // sources read. This keeps memory per object small in large clusters.
 
 // sourceAnnotations are the annotations every source reads.
-var sourceAnnotations = slices.Concat([]string{CoreDNSHostnameAnnotation}, hostnameAnnotations, targetAnnotations, ttlAnnotations,
+var sourceAnnotations = slices.Concat([]string{coreDNSHostnameAnnotation}, hostnameAnnotations, targetAnnotations, ttlAnnotations,
 	[]string{WeightAnnotation, LocationAnnotation, resolveEndpointsAnnotation})
 
 // readAnnotations are the annotations any source reads.

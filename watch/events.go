@@ -62,6 +62,8 @@ func (e *Events) Rejected(r index.Rejection) {
 		why = "another namespace published it first"
 	case index.ReasonUndelegated:
 		why = "it is outside the domains delegated to this namespace"
+	case index.ReasonQuota:
+		why = fmt.Sprintf("the object's %d records do not fit in what this namespace's older objects leave of its quota of %d records; the object publishes nothing", r.Records, r.Quota)
 	default:
 		why = "the zone apex and the nameserver names belong to the DNS server"
 	}

@@ -125,6 +125,9 @@ ranges and plugins) or, without a name, the default block.
         {{- if .Values.tenancy.events }}
         events
         {{- end }}
+        {{- if not (kindIs "invalid" .Values.tenancy.quota) }}
+        tenant_quota {{ int64 .Values.tenancy.quota }}
+        {{- end }}
         {{- if (.Values.health).enabled }}
         health
         {{- end }}
