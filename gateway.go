@@ -76,7 +76,7 @@ type Gateway struct {
 	apiLimits       watch.ClientLimits // the API clients' rate limits (apiserver_qps, apiserver_burst)
 	defaultLocation index.Location     // the default_location option (steering.go)
 	view            string             // the server block's view (the view plugin), a label of the per-zone gauges
-	listener        string             // the server block's listener (reload.go)
+	listener        string             // the server block's listener (reload.go, listenerOf)
 
 	// readers are the block's index and the clusters that feed it (readers.go).
 	readers

@@ -72,3 +72,16 @@ func (g *Gateway) publishStaticNameservers() {
 		g.index.Update(staticNameserverKey, rrs) // outside every zone: dropped
 	}
 }
+
+// nameserverNames returns the nameserver names of the block's zones.
+func (g *Gateway) nameserverNames() []string {
+	var out []string
+	for _, z := range g.Zones {
+		for _, rr := range g.nsRecords(z) {
+			if ns, ok := rr.(*dns.NS); ok {
+				out = append(out, dns.CanonicalName(ns.Ns))
+			}
+		}
+	}
+	return out
+}

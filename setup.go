@@ -218,3 +218,8 @@ func checkKubeconfig(path, context string) error {
 	}
 	return nil
 }
+
+// listenerOf names the listener of a server block's configuration.
+func listenerOf(transport string, hosts []string, port string) string {
+	return transport + "://" + strings.Join(hosts, ",") + ":" + port
+}

@@ -82,7 +82,7 @@ var blockChecks = []func(c *caddy.Controller, g *Gateway, at optionLines) (optio
 	checkParent, // parent.go
 	checkClaims, // setup_pairs.go
 	checkCatalog,
-	recordKinds, // update_owners.go
+	recordKinds, // setup_owners.go
 }
 
 func parseTTL(c *caddy.Controller, g *Gateway, _ string, args []string) error {
