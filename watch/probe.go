@@ -42,7 +42,10 @@ func (p *prober) all(ws []*watched) []error {
 	results := make(chan outcome, len(ws))
 	giveUp := make(chan struct{})
 	for i, w := range ws {
-		go func() { results <- outcome{i, p.probe(w, giveUp)} }()
+		// The channel is passed, not the variable: the loop below sets the
+		// variable to nil once it is closed, and a probe that starts late
+		// must still see it closed.
+		go func(giveUp <-chan struct{}) { results <- outcome{i, p.probe(w, giveUp)} }(giveUp)
 	}
 	var deadline <-chan time.Time
 	for pending := len(ws); pending > 0; {
