@@ -17,6 +17,12 @@ set -uo pipefail
 usage="usage: hack/fuzz.sh GO FUZZTIME"
 go=${1:?$usage}
 fuzztime=${2:?$usage}
+# Each input that finds new coverage is minimized before fuzzing goes on,
+# for up to a minute by default: in a run of seconds that would be most of
+# it (no executions are counted meanwhile) and the run would end inside a
+# minimization. An input the fuzzer fails on is written whether or not its
+# minimization ended.
+minimize=${FUZZMINIMIZETIME:-1s}
 out=$(mktemp "${TMPDIR:-/tmp}/k8sgw-fuzz-XXXXXX")
 trap 'rm -f "$out"' EXIT
 
@@ -40,7 +46,7 @@ for pkg in $(grep -v -e /test/ -e /cmd/ <<<"$pkgs"); do
 	for target in $(grep '^Fuzz' <<<"$list"); do
 		for try in 1 2 3; do
 			echo "fuzzing $target ($pkg) for $fuzztime"
-			"$go" test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" "$pkg" 2>&1 | tee "$out"
+			"$go" test -run '^$' -fuzz "^$target\$" -fuzztime "$fuzztime" -fuzzminimizetime "$minimize" "$pkg" 2>&1 | tee "$out"
 			rc=${PIPESTATUS[0]}
 			if ((rc == 0)); then
 				((try == 1)) || flaky+=("$target ($pkg): the fuzzing coordinator's deadline (go.dev/issue/75804), $((try - 1)) of $try runs")
