@@ -29,7 +29,8 @@
 //
 // Inside, an Index composes one type per job, each with its state and its
 // tests, and runs the pipeline from an object's records to its names'
-// nodes (Index.rebuild, index.go):
+// nodes (Index.UpdateClaim and Index.rebuild, update.go; snapshots and
+// serials published by publish.go):
 //   - objects (objects.go, wire.go): the object table: each object's
 //     records in wire form and its claim, by the object's number in the
 //     Shared, and the free places of the objects kept apart.
