@@ -23,6 +23,9 @@ func FuzzRegistry(f *testing.F) {
 		if _, ok := dns.IsDomainName(zone); !ok || !printableASCII(zone) {
 			return // the zones of a block
 		}
+		if CheckZones([]string{zone}, func(string) []dns.RR { return nil }) != nil {
+			return // no parent is kept for it (the root zone, say): no registry is read
+		}
 		txt := strings.Split(registry, "\n")
 		if len(txt) > 256 {
 			txt = txt[:256]
@@ -54,7 +57,7 @@ func FuzzRegistry(f *testing.F) {
 		m := new(dns.Msg)
 		m.SetUpdate("example.")
 		m.Insert([]dns.RR{&dns.TXT{Hdr: hdr(registryName(zone, "."), dns.TypeTXT, 60), Txt: enc}})
-		if _, err := m.Pack(); err != nil && len(enc) > 0 && CheckZones([]string{zone}, func(string) []dns.RR { return nil }) == nil {
+		if _, err := m.Pack(); err != nil && len(enc) > 0 {
 			t.Fatalf("the registry of %q does not pack: %v", enc, err)
 		}
 		if back := decodeRegistry(zone, enc); strs(back) != strs(rrs) {
