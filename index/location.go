@@ -54,7 +54,8 @@ func ParseLocation(s string) (Location, error) {
 		case "region":
 			part = &l.Region
 		default:
-			return Location{}, fmt.Errorf("location part %q: unknown key %q; want continent, country or region", f, k)
+			// The key alone: quoting the part too would quote it twice.
+			return Location{}, fmt.Errorf("location part: unknown key %q; want continent, country or region", k)
 		}
 		if *part != "" && *part != v {
 			return Location{}, fmt.Errorf("location %q: %s given twice", s, k)
