@@ -13,6 +13,8 @@ import (
 	"github.com/coredns/coredns/plugin"
 	"github.com/coredns/coredns/plugin/transfer"
 	"github.com/miekg/dns"
+
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
 )
 
 // xtTransferPlugin returns CoreDNS's transfer plugin set up from block (a
@@ -20,16 +22,7 @@ import (
 // block with both would have it.
 func xtTransferPlugin(t *testing.T, g *Gateway, block string) *transfer.Transfer {
 	t.Helper()
-	setup, err := caddy.DirectiveAction("dns", "transfer")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := caddy.NewTestController("dns", block)
-	if err := setup(c); err != nil {
-		t.Fatalf("transfer setup: %v", err)
-	}
-	cfg := dnsserver.GetConfig(c)
-	tr := cfg.Plugin[len(cfg.Plugin)-1](g).(*transfer.Transfer)
+	tr := testutil.TransferPlugin(t, block, g)
 	tr.Transferers = []transfer.Transferer{g}
 	return tr
 }

@@ -8,32 +8,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coredns/caddy"
-	"github.com/coredns/coredns/core/dnsserver"
-	"github.com/coredns/coredns/plugin/transfer"
 	"github.com/miekg/dns"
-)
 
-// transferPlugin returns CoreDNS's transfer plugin set up from block.
-func transferPlugin(t *testing.T, block string) *transfer.Transfer {
-	t.Helper()
-	setup, err := caddy.DirectiveAction("dns", "transfer")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := caddy.NewTestController("dns", block)
-	if err := setup(c); err != nil {
-		t.Fatalf("transfer setup: %v", err)
-	}
-	cfg := dnsserver.GetConfig(c)
-	return cfg.Plugin[len(cfg.Plugin)-1](nil).(*transfer.Transfer)
-}
+	"github.com/seed-e581d630/k8s_gateway/internal/testutil"
+)
 
 // TestReadTargets: the transfer plugin's stanzas as CoreDNS parsed them:
 // zones, the addresses with their ports, "*", the source address; the
 // stanza of the longest zone holding a name.
 func TestReadTargets(t *testing.T) {
-	tr := transferPlugin(t, "transfer example.com {\n to 192.0.2.1 192.0.2.2:5300 *\n source 127.0.0.1\n}\ntransfer sub.example.com example.org {\n to 192.0.2.3\n}")
+	tr := testutil.TransferPlugin(t, "transfer example.com {\n to 192.0.2.1 192.0.2.2:5300 *\n source 127.0.0.1\n}\ntransfer sub.example.com example.org {\n to 192.0.2.3\n}", nil)
 	sets, ok := readTargets(tr)
 	if !ok || len(sets) != 2 {
 		t.Fatalf("readTargets: %v %+v", ok, sets)
@@ -134,7 +118,7 @@ func TestNotifyParallel(t *testing.T) {
 		to += " " + s.addr
 	}
 	n := &Notifier{}
-	n.Use(transferPlugin(t, "transfer example.com {\n to "+to+"\n}"))
+	n.Use(testutil.TransferPlugin(t, "transfer example.com {\n to "+to+"\n}", nil))
 	n.Notify("example.com.")
 	for deadline := time.Now().Add(10 * time.Second); slices.ContainsFunc(live, func(s *secondary) bool { return s.received.Load() < 1+s.drop }); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -162,7 +146,7 @@ func TestNotifyCoalesced(t *testing.T) {
 	shortNotify(t)
 	dead := startSecondary(t, &secondary{dead: true})
 	n := &Notifier{}
-	n.Use(transferPlugin(t, "transfer example.com {\n to "+dead.addr+"\n}"))
+	n.Use(testutil.TransferPlugin(t, "transfer example.com {\n to "+dead.addr+"\n}", nil))
 	for range 5 {
 		n.Notify("example.com.")
 	}
@@ -178,7 +162,7 @@ func TestNotifyRefused(t *testing.T) {
 	shortNotify(t)
 	refusing := startSecondary(t, &secondary{rcode: dns.RcodeRefused})
 	n := &Notifier{}
-	n.Use(transferPlugin(t, "transfer example.com {\n to "+refusing.addr+"\n}"))
+	n.Use(testutil.TransferPlugin(t, "transfer example.com {\n to "+refusing.addr+"\n}", nil))
 	n.Notify("example.com.")
 	idle(t, n)
 	if got := refusing.received.Load(); got != int32(notifyTries) {
